@@ -1,0 +1,338 @@
+//! Reading and writing datasets: JSONL files of [`Instance`]s in pbebench's own schema or
+//! in the authors' published format, and atomic writes.
+
+use crate::instance::Instance;
+use crate::pylit;
+use crate::relations::{Category, RelationMode};
+use crate::rule::{Cascade, Rule};
+use serde_json::Value;
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+/// The alphabet of the Lite presets: a–k and u–z.
+pub const LITE_ALPHABET: &str = "abcdefghijkuvwxyz";
+/// The alphabet of the full presets: a–z and A–Z.
+pub const FULL_ALPHABET: &str = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+
+/// A problem with a dataset file, located by path and 1-based line.
+#[derive(Debug, thiserror::Error)]
+pub enum DatasetError {
+    /// The file could not be opened or read.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// What the OS said.
+        source: io::Error,
+    },
+    /// One line is not a valid instance.
+    #[error("{path}:{line}: {message}")]
+    Line {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line number.
+        line: usize,
+        /// What is wrong with it.
+        message: String,
+    },
+}
+
+/// Parses one JSONL line in either format. `index` (0-based line among instances) becomes
+/// the id of the authors' records, which have none.
+pub fn parse_instance(line: &str, index: usize) -> Result<Instance, String> {
+    let value: Value = serde_json::from_str(line).map_err(|e| format!("malformed JSON: {e}"))?;
+    let Value::Object(map) = &value else {
+        return Err("a line must hold a JSON object".to_owned());
+    };
+    if map.contains_key("programs") && !map.contains_key("cascade") {
+        return parse_official(map, index);
+    }
+    let instance: Instance =
+        serde_json::from_value(value).map_err(|e| format!("not an instance: {e}"))?;
+    Ok(instance)
+}
+
+/// The authors' format: `inputs`/`outputs` as lists or Python list reprs, `programs` as
+/// `replace("a", "b")` strings, `cascade_length`, `bfcc_category`.
+fn parse_official(map: &serde_json::Map<String, Value>, index: usize) -> Result<Instance, String> {
+    let strings = |key: &str| -> Result<Vec<String>, String> {
+        match map.get(key) {
+            Some(Value::Array(items)) => items
+                .iter()
+                .map(|v| {
+                    v.as_str()
+                        .map(str::to_owned)
+                        .ok_or_else(|| format!("'{key}' must hold strings"))
+                })
+                .collect(),
+            Some(Value::String(repr)) => {
+                pylit::parse_str_list(repr).map_err(|e| format!("'{key}': {e}"))
+            }
+            Some(_) => Err(format!("'{key}' must be a list of strings")),
+            None => Err(format!("missing '{key}'")),
+        }
+    };
+    let inputs = strings("inputs")?;
+    let outputs = strings("outputs")?;
+    let rules = strings("programs")?
+        .iter()
+        .map(|p| parse_replace_call(p))
+        .collect::<Result<Vec<Rule>, String>>()?;
+    let cascade = Cascade::new(rules);
+    let category = match map.get("bfcc_category") {
+        Some(Value::String(c)) => Some(c.parse::<Category>()?),
+        Some(_) => return Err("'bfcc_category' must be a string such as \"1011\"".to_owned()),
+        None => None,
+    };
+    if let Some(stated) = map.get("cascade_length").and_then(Value::as_u64) {
+        if stated as usize != cascade.len() {
+            return Err(format!(
+                "cascade_length is {stated} but there are {} programs",
+                cascade.len()
+            ));
+        }
+    }
+    let alphabet = infer_alphabet(inputs.iter().chain(&outputs).map(String::as_str));
+    let max_rules = if alphabet == LITE_ALPHABET {
+        5
+    } else {
+        cascade.len().max(20)
+    };
+    Ok(Instance {
+        id: index.to_string(),
+        cascade_len: cascade.len(),
+        interactions: Vec::new(),
+        cascade: Some(cascade),
+        category,
+        relations_mode: RelationMode::Paper,
+        max_rules,
+        max_rule_len: 3,
+        alphabet,
+        inputs,
+        outputs,
+        heldout_inputs: Vec::new(),
+        heldout_outputs: Vec::new(),
+    })
+}
+
+/// Reads `replace("a", "b")` (either quote style) into a rule.
+pub fn parse_replace_call(text: &str) -> Result<Rule, String> {
+    let bad = || format!("'{text}' is not of the form replace(\"a\", \"b\")");
+    let body = text.trim().strip_prefix("replace(").ok_or_else(bad)?;
+    let (a, end) = pylit::parse_string_literal(body, skip_ws(body, 0)).map_err(|_| bad())?;
+    let comma = skip_ws(body, end);
+    if body.as_bytes().get(comma) != Some(&b',') {
+        return Err(bad());
+    }
+    let (b, end) =
+        pylit::parse_string_literal(body, skip_ws(body, comma + 1)).map_err(|_| bad())?;
+    if body[end..].trim() != ")" {
+        return Err(bad());
+    }
+    Rule::new(a, b).map_err(|e| format!("'{text}': {e}"))
+}
+
+fn skip_ws(s: &str, mut i: usize) -> usize {
+    while s.as_bytes().get(i).is_some_and(u8::is_ascii_whitespace) {
+        i += 1;
+    }
+    i
+}
+
+/// The preset alphabet that covers every letter seen, else the sorted letters themselves.
+pub fn infer_alphabet<'a>(strings: impl Iterator<Item = &'a str>) -> String {
+    let mut seen: Vec<char> = strings.flat_map(str::chars).collect();
+    seen.sort_unstable();
+    seen.dedup();
+    for preset in [LITE_ALPHABET, FULL_ALPHABET] {
+        if seen.iter().all(|c| preset.contains(*c)) {
+            return preset.to_owned();
+        }
+    }
+    seen.into_iter().collect()
+}
+
+/// Streams the instances of a JSONL file, one `Result` per non-blank line.
+pub struct DatasetReader {
+    path: PathBuf,
+    lines: io::Lines<BufReader<File>>,
+    line: usize,
+    index: usize,
+}
+
+impl DatasetReader {
+    /// Opens `path` for reading.
+    pub fn open(path: impl AsRef<Path>) -> Result<Self, DatasetError> {
+        let path = path.as_ref().to_path_buf();
+        let file = File::open(&path).map_err(|source| DatasetError::Io {
+            path: path.clone(),
+            source,
+        })?;
+        Ok(DatasetReader {
+            path,
+            lines: BufReader::new(file).lines(),
+            line: 0,
+            index: 0,
+        })
+    }
+}
+
+impl Iterator for DatasetReader {
+    type Item = Result<Instance, DatasetError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            let text = match self.lines.next()? {
+                Ok(text) => text,
+                Err(e) => {
+                    self.line += 1;
+                    let message = if e.kind() == io::ErrorKind::InvalidData {
+                        "not valid UTF-8".to_owned()
+                    } else {
+                        e.to_string()
+                    };
+                    return Some(Err(DatasetError::Line {
+                        path: self.path.clone(),
+                        line: self.line,
+                        message,
+                    }));
+                }
+            };
+            self.line += 1;
+            if text.trim().is_empty() {
+                continue;
+            }
+            let parsed = parse_instance(&text, self.index);
+            self.index += 1;
+            return Some(parsed.map_err(|message| DatasetError::Line {
+                path: self.path.clone(),
+                line: self.line,
+                message,
+            }));
+        }
+    }
+}
+
+/// Reads a whole dataset, failing at the first bad line or on duplicate ids.
+pub fn read_dataset(path: impl AsRef<Path>) -> Result<Vec<Instance>, DatasetError> {
+    let path = path.as_ref();
+    let mut seen = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    for (k, item) in DatasetReader::open(path)?.enumerate() {
+        let instance = item?;
+        if !seen.insert(instance.id.clone()) {
+            return Err(DatasetError::Line {
+                path: path.to_path_buf(),
+                line: k + 1,
+                message: format!("duplicate id '{}'", instance.id),
+            });
+        }
+        out.push(instance);
+    }
+    Ok(out)
+}
+
+/// A file written under a temporary name and renamed into place only by [`commit`], so a
+/// crash never leaves a half-written file where the real one should be.
+///
+/// [`commit`]: AtomicFile::commit
+pub struct AtomicFile {
+    path: PathBuf,
+    writer: BufWriter<tempfile::NamedTempFile>,
+}
+
+impl AtomicFile {
+    /// Starts writing what will become `path` (a temporary file beside it).
+    pub fn create(path: impl AsRef<Path>) -> io::Result<Self> {
+        let path = path.as_ref().to_path_buf();
+        let dir = match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        let tmp = tempfile::Builder::new()
+            .prefix(".pbebench-")
+            .suffix(".tmp")
+            .tempfile_in(dir)?;
+        Ok(AtomicFile {
+            path,
+            writer: BufWriter::new(tmp),
+        })
+    }
+
+    /// Flushes, syncs and renames the file into place.
+    pub fn commit(self) -> io::Result<()> {
+        let tmp = self.writer.into_inner().map_err(|e| e.into_error())?;
+        tmp.as_file().sync_all()?;
+        tmp.persist(&self.path).map_err(|e| e.error)?;
+        Ok(())
+    }
+}
+
+impl Write for AtomicFile {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.writer.write(buf)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.writer.flush()
+    }
+}
+
+/// Writes `contents` to `path` atomically.
+pub fn write_atomic(path: impl AsRef<Path>, contents: &[u8]) -> io::Result<()> {
+    let mut f = AtomicFile::create(path)?;
+    f.write_all(contents)?;
+    f.commit()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_the_authors_line() {
+        let line = r#"{"inputs": ["xbu", "uxwkkg"], "outputs": ["xhu", "uxwkkvzw"], "programs": ["replace(\"z\", \"xwy\")", "replace(\"b\", \"h\")", "replace(\"g\", \"vzw\")"], "cascade_length": 3, "bfcc_category": "0010"}"#;
+        let inst = parse_instance(line, 7).unwrap();
+        assert_eq!(inst.id, "7");
+        assert_eq!(inst.cascade_len, 3);
+        assert_eq!(inst.alphabet, LITE_ALPHABET);
+        assert_eq!(inst.max_rules, 5);
+        assert_eq!(inst.category.unwrap().to_string(), "0010");
+        assert!(inst.problems().is_empty(), "{:?}", inst.problems());
+    }
+
+    #[test]
+    fn reads_repr_lists() {
+        let line = r#"{"inputs": "['AB', 'c']", "outputs": "['AB', 'd']", "programs": "['replace(\"c\", \"d\")']", "cascade_length": 1}"#;
+        let inst = parse_instance(line, 0).unwrap();
+        assert_eq!(inst.inputs, vec!["AB", "c"]);
+        assert_eq!(inst.alphabet, FULL_ALPHABET);
+        assert_eq!(inst.max_rules, 20);
+    }
+
+    #[test]
+    fn bad_lines_say_why() {
+        assert!(parse_instance("{", 0)
+            .unwrap_err()
+            .contains("malformed JSON"));
+        assert!(parse_instance("[1]", 0).unwrap_err().contains("object"));
+        let e = parse_instance(
+            r#"{"inputs": [], "outputs": [], "programs": ["replace(z, x)"]}"#,
+            0,
+        )
+        .unwrap_err();
+        assert!(e.contains("not of the form"), "{e}");
+        assert!(parse_replace_call("replace('a','b')").is_ok());
+        assert!(parse_replace_call("replace('a','b') + 1").is_err());
+    }
+
+    #[test]
+    fn atomic_write_replaces_whole_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("x.jsonl");
+        write_atomic(&p, b"one\n").unwrap();
+        write_atomic(&p, b"two\n").unwrap();
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "two\n");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+}

@@ -1,0 +1,1 @@
+//! The PBEBench generator (SPEC §4).

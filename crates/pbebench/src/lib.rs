@@ -1,0 +1,18 @@
+//! # pbebench
+//!
+//! Multi-step programming by examples over string-rewrite cascades: exact `replace`
+//! semantics ([`rule`]), rule interactions and categories ([`relations`]), the PBEBench
+//! generator ([`generate`]), and datasets ([`instance`], [`dataset`]).
+#![deny(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod dataset;
+pub mod generate;
+pub mod instance;
+pub mod pylit;
+pub mod relations;
+pub mod rule;
+
+pub use instance::Instance;
+pub use relations::{Category, RelationMode, Relations};
+pub use rule::{Cascade, Rule, RuleError};

@@ -1,0 +1,301 @@
+//! Rule interactions (feeding, bleeding, counter-feeding, counter-bleeding) and the
+//! 16 relation categories of PBEBench (SPEC §3, the paper's Appendix C and Algorithm 2).
+//!
+//! Two classifiers decide whether one rule feeds or bleeds another:
+//! [`RelationMode::Exact`] (sound and complete over all strings; the default) and
+//! [`RelationMode::Paper`] (the published formula, which reproduces the released labels).
+
+pub mod exact;
+pub mod paper;
+
+use crate::rule::{Cascade, Rule};
+use serde::{Deserialize, Serialize};
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::fmt;
+use std::str::FromStr;
+
+/// Which feeding/bleeding classifier to use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RelationMode {
+    /// Decides the definitions exactly, for strings of any length.
+    #[default]
+    Exact,
+    /// The paper's formula as the authors' released detector computes it.
+    Paper,
+}
+
+impl RelationMode {
+    /// The lowercase name used on the command line and in files.
+    pub fn name(self) -> &'static str {
+        match self {
+            RelationMode::Exact => "exact",
+            RelationMode::Paper => "paper",
+        }
+    }
+}
+
+impl fmt::Display for RelationMode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for RelationMode {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "exact" => Ok(RelationMode::Exact),
+            "paper" => Ok(RelationMode::Paper),
+            other => Err(format!(
+                "unknown relations mode '{other}' (expected exact or paper)"
+            )),
+        }
+    }
+}
+
+/// Whether `first` feeds and whether it bleeds `second`, as the pair `(feeds, bleeds)`.
+///
+/// Both relations depend only on `first`'s two sides and `second`'s pattern, so results are
+/// memoised per thread on that triple: generation classifies the same pairs again and again.
+pub fn interaction(mode: RelationMode, first: &Rule, second: &Rule) -> (bool, bool) {
+    type Key = (RelationMode, Box<str>, Box<str>, Box<str>);
+    thread_local! {
+        static MEMO: RefCell<HashMap<Key, (bool, bool)>> = RefCell::new(HashMap::new());
+    }
+    let (si, ti, sj) = (first.pattern(), first.replacement(), second.pattern());
+    MEMO.with(|memo| {
+        let mut memo = memo.borrow_mut();
+        let key: Key = (mode, si.into(), ti.into(), sj.into());
+        if let Some(&hit) = memo.get(&key) {
+            return hit;
+        }
+        let value = interaction_uncached(mode, si, ti, sj);
+        if memo.len() > 1 << 20 {
+            memo.clear();
+        }
+        memo.insert(key, value);
+        value
+    })
+}
+
+/// [`interaction`] without the memo: `(feeds(si→ti, sj), bleeds(si→ti, sj))`.
+pub fn interaction_uncached(mode: RelationMode, si: &str, ti: &str, sj: &str) -> (bool, bool) {
+    match mode {
+        RelationMode::Exact => (exact::feeds(si, ti, sj), exact::bleeds(si, ti, sj)),
+        RelationMode::Paper => (paper::feeds(si, ti, sj), paper::bleeds(si, ti, sj)),
+    }
+}
+
+/// The four relation flags of a cascade: the category bits `F B CF CB`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct Category(u8);
+
+impl Category {
+    /// Every category, `0000` to `1111`, in that order.
+    pub const ALL: [Category; 16] = {
+        let mut all = [Category(0); 16];
+        let mut i = 0;
+        while i < 16 {
+            all[i] = Category(i as u8);
+            i += 1;
+        }
+        all
+    };
+
+    /// A category from its four flags.
+    pub fn from_flags(
+        feeding: bool,
+        bleeding: bool,
+        counter_feeding: bool,
+        counter_bleeding: bool,
+    ) -> Self {
+        Category(
+            (feeding as u8) << 3
+                | (bleeding as u8) << 2
+                | (counter_feeding as u8) << 1
+                | counter_bleeding as u8,
+        )
+    }
+
+    /// Index 0..16, the bits read as a binary number (`1011` is 11).
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+
+    /// Some ordered pair i < j where i feeds j.
+    pub fn feeding(self) -> bool {
+        self.0 & 8 != 0
+    }
+    /// Some ordered pair i < j where i bleeds j.
+    pub fn bleeding(self) -> bool {
+        self.0 & 4 != 0
+    }
+    /// Some pair i > j where i would feed j but comes after it.
+    pub fn counter_feeding(self) -> bool {
+        self.0 & 2 != 0
+    }
+    /// Some pair i > j where i would bleed j but comes after it.
+    pub fn counter_bleeding(self) -> bool {
+        self.0 & 1 != 0
+    }
+
+    /// The authors' `bfcc_string`: names of the relations present, or "No BFCC relationships".
+    pub fn description(self) -> String {
+        let names = ["Feeding", "Bleeding", "Counterfeeding", "Counterbleeding"];
+        let flags = [
+            self.feeding(),
+            self.bleeding(),
+            self.counter_feeding(),
+            self.counter_bleeding(),
+        ];
+        let present: Vec<&str> = names
+            .iter()
+            .zip(flags)
+            .filter(|(_, f)| *f)
+            .map(|(n, _)| *n)
+            .collect();
+        if present.is_empty() {
+            "No BFCC relationships".to_owned()
+        } else {
+            present.join(", ")
+        }
+    }
+}
+
+impl fmt::Display for Category {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:04b}", self.0)
+    }
+}
+
+impl FromStr for Category {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        if s.len() == 4 && s.bytes().all(|b| b == b'0' || b == b'1') {
+            Ok(Category(
+                u8::from_str_radix(s, 2).expect("checked binary digits"),
+            ))
+        } else {
+            Err(format!(
+                "'{s}' is not a category (four bits F B CF CB such as 1011)"
+            ))
+        }
+    }
+}
+
+impl Serialize for Category {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for Category {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        s.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+/// One ordered pair of rules that interact: rule `i` feeds and/or bleeds rule `j`
+/// (counter-relations when `i > j`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Interaction {
+    /// Index of the acting rule.
+    pub i: usize,
+    /// Index of the affected rule.
+    pub j: usize,
+    /// Rule i can create an occurrence of rule j's pattern.
+    pub feeds: bool,
+    /// Rule i can destroy an occurrence of rule j's pattern.
+    pub bleeds: bool,
+}
+
+/// The pairwise feeding and bleeding matrices of a cascade.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Relations {
+    /// `feeds[i][j]`: rule i feeds rule j (always false on the diagonal).
+    pub feeds: Vec<Vec<bool>>,
+    /// `bleeds[i][j]`: rule i bleeds rule j (always false on the diagonal).
+    pub bleeds: Vec<Vec<bool>>,
+}
+
+impl Relations {
+    /// Classifies every ordered pair of distinct rules of `cascade`.
+    pub fn of(cascade: &Cascade, mode: RelationMode) -> Self {
+        let rules = cascade.rules();
+        let n = rules.len();
+        let mut feeds = vec![vec![false; n]; n];
+        let mut bleeds = vec![vec![false; n]; n];
+        for i in 0..n {
+            for j in 0..n {
+                if i != j {
+                    (feeds[i][j], bleeds[i][j]) = interaction(mode, &rules[i], &rules[j]);
+                }
+            }
+        }
+        Relations { feeds, bleeds }
+    }
+
+    /// The category of Algorithm 2: F/B from pairs i < j, CF/CB from pairs i > j.
+    pub fn category(&self) -> Category {
+        let (mut f, mut b, mut cf, mut cb) = (false, false, false, false);
+        for inter in self.interactions() {
+            if inter.i < inter.j {
+                f |= inter.feeds;
+                b |= inter.bleeds;
+            } else {
+                cf |= inter.feeds;
+                cb |= inter.bleeds;
+            }
+        }
+        Category::from_flags(f, b, cf, cb)
+    }
+
+    /// The interacting ordered pairs, row by row.
+    pub fn interactions(&self) -> Vec<Interaction> {
+        let mut out = Vec::new();
+        for (i, (frow, brow)) in self.feeds.iter().zip(&self.bleeds).enumerate() {
+            for (j, (&feeds, &bleeds)) in frow.iter().zip(brow).enumerate() {
+                if feeds || bleeds {
+                    out.push(Interaction {
+                        i,
+                        j,
+                        feeds,
+                        bleeds,
+                    });
+                }
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn category_text_round_trip() {
+        for c in Category::ALL {
+            assert_eq!(c.to_string().parse::<Category>().unwrap(), c);
+        }
+        assert_eq!("1011".parse::<Category>().unwrap().index(), 11);
+        assert!("10a1".parse::<Category>().is_err());
+        assert_eq!(
+            "0010".parse::<Category>().unwrap().description(),
+            "Counterfeeding"
+        );
+        assert_eq!(Category::default().description(), "No BFCC relationships");
+    }
+
+    #[test]
+    fn category_follows_order() {
+        let rel = Relations {
+            feeds: vec![vec![false, false], vec![true, false]],
+            bleeds: vec![vec![false, true], vec![false, false]],
+        };
+        assert_eq!(rel.category().to_string(), "0110");
+    }
+}

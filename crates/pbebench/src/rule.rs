@@ -1,0 +1,246 @@
+//! Rules (`replace(a, b)`) and cascades, with exactly Python's `str.replace` semantics.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// Why a rule or cascade could not be built.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RuleError {
+    /// `replace("", b)` inserts between every character in Python; no rule may do that here.
+    #[error("a rule's pattern (the first argument of replace) must not be empty")]
+    EmptyPattern,
+    /// The cascade text was not a JSON array of `[a, b]` string pairs.
+    #[error("a cascade must be a JSON array of [pattern, replacement] string pairs: {0}")]
+    Malformed(String),
+}
+
+/// One rewrite rule `replace(pattern, replacement)`: every non-overlapping occurrence of
+/// `pattern`, scanning left to right, is replaced by `replacement` (which may be empty).
+///
+/// Serialised as the two-element JSON array `[pattern, replacement]`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(try_from = "(String, String)", into = "(String, String)")]
+pub struct Rule {
+    pattern: String,
+    replacement: String,
+}
+
+impl Rule {
+    /// A rule; fails only when `pattern` is empty.
+    pub fn new(
+        pattern: impl Into<String>,
+        replacement: impl Into<String>,
+    ) -> Result<Self, RuleError> {
+        let pattern = pattern.into();
+        if pattern.is_empty() {
+            return Err(RuleError::EmptyPattern);
+        }
+        Ok(Rule {
+            pattern,
+            replacement: replacement.into(),
+        })
+    }
+
+    /// The string the rule looks for (`a` in `replace(a, b)`); never empty.
+    pub fn pattern(&self) -> &str {
+        &self.pattern
+    }
+
+    /// The string written in its place (`b` in `replace(a, b)`); may be empty.
+    pub fn replacement(&self) -> &str {
+        &self.replacement
+    }
+
+    /// True when the rule can never change a string (`a == b`).
+    pub fn is_identity(&self) -> bool {
+        self.pattern == self.replacement
+    }
+
+    /// Applies the rule to `s`, like Python's `s.replace(a, b)`.
+    ///
+    /// Matching UTF-8 bytes is the same as matching Unicode scalar values because UTF-8 is
+    /// self-synchronising, so `str::replace` (leftmost, non-overlapping, no rescanning of
+    /// inserted text) has exactly CPython's semantics.
+    pub fn apply(&self, s: &str) -> String {
+        s.replace(self.pattern.as_str(), &self.replacement)
+    }
+
+    /// Applies the rule to `s` into `out` (cleared first); returns whether `s` changed.
+    /// Allocation-free when `out` has capacity: the generator's and solvers' hot path.
+    pub fn apply_into(&self, s: &str, out: &mut String) -> bool {
+        out.clear();
+        let mut last = 0;
+        let mut changed = false;
+        for (start, _) in s.match_indices(self.pattern.as_str()) {
+            out.push_str(&s[last..start]);
+            out.push_str(&self.replacement);
+            last = start + self.pattern.len();
+            changed = true;
+        }
+        out.push_str(&s[last..]);
+        changed && !self.is_identity()
+    }
+
+    /// True when `s` contains the pattern, i.e. the rule would fire on `s`.
+    pub fn fires_on(&self, s: &str) -> bool {
+        !self.is_identity() && s.contains(self.pattern.as_str())
+    }
+}
+
+impl TryFrom<(String, String)> for Rule {
+    type Error = RuleError;
+    fn try_from((a, b): (String, String)) -> Result<Self, Self::Error> {
+        Rule::new(a, b)
+    }
+}
+
+impl From<Rule> for (String, String) {
+    fn from(r: Rule) -> Self {
+        (r.pattern, r.replacement)
+    }
+}
+
+impl fmt::Display for Rule {
+    /// Python spelling, as the released prompts and files use: `replace("a", "b")`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "replace({}, {})",
+            crate::pylit::repr_double(&self.pattern),
+            crate::pylit::repr_double(&self.replacement)
+        )
+    }
+}
+
+/// An ordered list of rules applied one after another: `o = p_m(…p_1(i))`.
+///
+/// Serialised as a JSON array of `[pattern, replacement]` pairs.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Cascade {
+    rules: Vec<Rule>,
+}
+
+impl Cascade {
+    /// A cascade of these rules, in order.
+    pub fn new(rules: Vec<Rule>) -> Self {
+        Cascade { rules }
+    }
+
+    /// The empty cascade, which maps every string to itself.
+    pub fn identity() -> Self {
+        Cascade::default()
+    }
+
+    /// Parses the CLI's form: a JSON array of `[a, b]` string pairs.
+    pub fn from_json(text: &str) -> Result<Self, RuleError> {
+        serde_json::from_str(text).map_err(|e| RuleError::Malformed(e.to_string()))
+    }
+
+    /// The JSON form `[["a","b"],…]`.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("a cascade always serialises")
+    }
+
+    /// The rules in application order.
+    pub fn rules(&self) -> &[Rule] {
+        &self.rules
+    }
+
+    /// Number of rules.
+    pub fn len(&self) -> usize {
+        self.rules.len()
+    }
+
+    /// True for the identity (empty) cascade.
+    pub fn is_empty(&self) -> bool {
+        self.rules.is_empty()
+    }
+
+    /// Applies every rule in order to `s`.
+    pub fn apply(&self, s: &str) -> String {
+        let mut cur = s.to_owned();
+        let mut next = String::with_capacity(s.len() * 2);
+        for rule in &self.rules {
+            if rule.apply_into(&cur, &mut next) {
+                std::mem::swap(&mut cur, &mut next);
+            }
+        }
+        cur
+    }
+
+    /// Applies the cascade to every input.
+    pub fn apply_all<S: AsRef<str>>(&self, inputs: &[S]) -> Vec<String> {
+        inputs.iter().map(|s| self.apply(s.as_ref())).collect()
+    }
+
+    /// True when the cascade maps every input to its output.
+    pub fn reproduces<S: AsRef<str>, T: AsRef<str>>(&self, inputs: &[S], outputs: &[T]) -> bool {
+        inputs.len() == outputs.len()
+            && inputs
+                .iter()
+                .zip(outputs)
+                .all(|(i, o)| self.apply(i.as_ref()) == o.as_ref())
+    }
+}
+
+impl From<Vec<Rule>> for Cascade {
+    fn from(rules: Vec<Rule>) -> Self {
+        Cascade::new(rules)
+    }
+}
+
+impl FromIterator<Rule> for Cascade {
+    fn from_iter<I: IntoIterator<Item = Rule>>(iter: I) -> Self {
+        Cascade::new(iter.into_iter().collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn r(a: &str, b: &str) -> Rule {
+        Rule::new(a, b).unwrap()
+    }
+
+    #[test]
+    fn replace_is_left_to_right_and_non_overlapping() {
+        assert_eq!(r("aa", "b").apply("aaa"), "ba");
+        assert_eq!(r("aa", "b").apply("aaaa"), "bb");
+        assert_eq!(r("a", "aa").apply("aba"), "aabaa");
+        assert_eq!(r("ab", "").apply("aabb"), "ab");
+        assert_eq!(r("é", "e").apply("café"), "cafe");
+    }
+
+    #[test]
+    fn apply_into_reports_change() {
+        let mut out = String::new();
+        assert!(r("a", "b").apply_into("xa", &mut out));
+        assert_eq!(out, "xb");
+        assert!(!r("q", "b").apply_into("xa", &mut out));
+        assert_eq!(out, "xa");
+        assert!(!r("a", "a").apply_into("xa", &mut out));
+    }
+
+    #[test]
+    fn empty_pattern_is_rejected() {
+        assert_eq!(Rule::new("", "x"), Err(RuleError::EmptyPattern));
+        assert!(Cascade::from_json(r#"[["", "x"]]"#).is_err());
+    }
+
+    #[test]
+    fn cascade_json_round_trip_and_order() {
+        let c = Cascade::from_json(r#"[["ab","c"],["c",""]]"#).unwrap();
+        assert_eq!(c.len(), 2);
+        assert_eq!(c.apply("xabc"), "x");
+        assert_eq!(c.to_json(), r#"[["ab","c"],["c",""]]"#);
+        assert!(Cascade::from_json(r#"[["ab"]]"#).is_err());
+        assert!(Cascade::from_json(r#"{"a":1}"#).is_err());
+    }
+
+    #[test]
+    fn display_is_python_spelling() {
+        assert_eq!(r("z", "xwy").to_string(), r#"replace("z", "xwy")"#);
+    }
+}
