@@ -1,1 +1,60 @@
-fn main() {}
+//! `pbebench`: generate PBE problems over string-rewrite cascades, solve, score, vet and
+//! report. This binary only parses arguments and wires the library crates together.
+#![deny(unsafe_code)]
+
+mod commands;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+/// Multi-step programming-by-examples benchmarks over string-rewrite cascades.
+#[derive(Parser)]
+#[command(name = "pbebench", version, about, long_about = None, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Generate a dataset (PBEBench presets or custom parameters) as JSONL.
+    Generate(commands::generate::Args),
+    /// Apply a cascade to words (arguments, or one per line on stdin).
+    Apply(commands::apply::Args),
+    /// Show which rules of a cascade feed or bleed which, and its category.
+    Relations(commands::relations::Args),
+    /// Validate a dataset and print its statistics.
+    Inspect(commands::inspect::Args),
+    /// Write one prompt per instance of a dataset.
+    Prompt(commands::prompt::Args),
+    /// Parse one response (stdin) into a cascade and show each rule's validity.
+    Parse(commands::parse::Args),
+    /// Score responses against a dataset.
+    Score(commands::score::Args),
+    /// Solve a dataset with a built-in symbolic solver.
+    Solve(commands::solve::Args),
+    /// Evaluate a model behind an OpenAI-compatible endpoint, or an external solver.
+    Eval(commands::eval::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Generate(args) => commands::generate::run(args),
+        Command::Apply(args) => commands::apply::run(args),
+        Command::Relations(args) => commands::relations::run(args),
+        Command::Inspect(args) => commands::inspect::run(args),
+        Command::Prompt(args) => commands::prompt::run(args),
+        Command::Parse(args) => commands::parse::run(args),
+        Command::Score(args) => commands::score::run(args),
+        Command::Solve(args) => commands::solve::run(args),
+        Command::Eval(args) => commands::eval::run(args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(err) => {
+            eprintln!("error: {err:#}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -9,9 +9,13 @@
 pub mod dataset;
 pub mod generate;
 pub mod instance;
+pub mod metrics;
+pub mod prompt;
 pub mod pylit;
 pub mod relations;
+pub mod response;
 pub mod rule;
+pub mod score;
 
 pub use instance::Instance;
 pub use relations::{Category, RelationMode, Relations};

@@ -1,0 +1,11 @@
+//! One module per subcommand: its arguments (`Args`) and `run`.
+
+pub mod apply;
+pub mod eval;
+pub mod generate;
+pub mod inspect;
+pub mod parse;
+pub mod prompt;
+pub mod relations;
+pub mod score;
+pub mod solve;
