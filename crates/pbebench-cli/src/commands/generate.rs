@@ -1,12 +1,289 @@
-//! `pbebench generate` (not implemented yet).
+//! `pbebench generate`: write a PBEBench-style dataset as JSONL.
 
+use anyhow::{bail, Context};
+use pbebench::dataset::{AtomicFile, FULL_ALPHABET, LITE_ALPHABET};
+use pbebench::generate::{
+    self, parse_lengths, parse_range, Balance, GenParams, GenStats, MaxRules, Preset,
+};
+use pbebench::RelationMode;
+use std::io::Write;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
-/// Arguments of `pbebench generate`.
+/// Arguments of `pbebench generate`. Every preset parameter can be overridden.
 #[derive(clap::Args)]
-pub struct Args {}
+#[command(
+    after_help = "Presets (paper §4.1): lite (1008 × 5 examples, lengths 2–5, 63 per category), \
+lite-moreeg (240 × 50, lengths 1–5), full (1216 × 50, 64 per length 2–20), full-25-30 (128 × 50, lengths 25 and 30).\n\n\
+Example: pbebench generate --preset lite --seed 0 --out lite.jsonl"
+)]
+pub struct Args {
+    /// Starting parameters: lite, lite-moreeg, full or full-25-30.
+    #[arg(long, default_value = "lite")]
+    preset: Preset,
+    /// Random seed; the file is a pure function of the parameters and the seed.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Output file (written atomically); standard output when absent or "-".
+    #[arg(long, short)]
+    out: Option<PathBuf>,
+    /// Number of instances (D).
+    #[arg(long)]
+    size: Option<usize>,
+    /// Examples per instance (n).
+    #[arg(long)]
+    examples: Option<usize>,
+    /// Letters: "lite" (a–k, u–z), "full" (a–z, A–Z), or letters and ranges such as "a-ku-z".
+    #[arg(long)]
+    alphabet: Option<String>,
+    /// Input length range, e.g. 2..6.
+    #[arg(long, value_parser = parse_range)]
+    input_len: Option<(usize, usize)>,
+    /// Cascade lengths: a range (2..20) or a list (25,30).
+    #[arg(long)]
+    cascade_len: Option<String>,
+    /// Rule side length range, e.g. 1..3.
+    #[arg(long, value_parser = parse_range)]
+    rule_len: Option<(usize, usize)>,
+    /// Rule cap given to solvers (default: the preset's; 5 for Lite, max(length, 20) otherwise).
+    #[arg(long)]
+    max_rules: Option<usize>,
+    /// Patience τ: attempts per block with category quotas enforced.
+    #[arg(long)]
+    patience: Option<u64>,
+    /// Balance by category, by length, or joint (length, then category within length).
+    #[arg(long)]
+    balance: Option<Balance>,
+    /// Relation classifier for categories: exact (default) or paper.
+    #[arg(long)]
+    relations: Option<RelationMode>,
+    /// Held-out examples per instance, never shown to solvers.
+    #[arg(long)]
+    heldout: Option<usize>,
+    /// Worker threads (default: all cores). Does not change the output.
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Write only shard K of N (K/N, 0-based); shards concatenated in order equal the whole.
+    #[arg(long, value_parser = parse_shard)]
+    shard: Option<(usize, usize)>,
+    /// Write generation statistics (attempts, rejections, balance, timing) as JSON here.
+    #[arg(long)]
+    stats_json: Option<PathBuf>,
+}
+
+fn parse_shard(text: &str) -> Result<(usize, usize), String> {
+    let (k, n) = text
+        .split_once('/')
+        .ok_or_else(|| format!("'{text}' is not a shard such as 0/4"))?;
+    let num = |s: &str| {
+        s.trim()
+            .parse::<usize>()
+            .map_err(|_| format!("'{text}' is not a shard such as 0/4"))
+    };
+    Ok((num(k)?, num(n)?))
+}
+
+/// Letters from a name (`lite`, `full`) or a spec of letters and ranges (`a-ku-z`).
+fn parse_alphabet(text: &str) -> anyhow::Result<Vec<char>> {
+    match text {
+        "lite" => return Ok(LITE_ALPHABET.chars().collect()),
+        "full" => return Ok(FULL_ALPHABET.chars().collect()),
+        _ => {}
+    }
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = Vec::new();
+    let mut k = 0;
+    while k < chars.len() {
+        if k + 2 < chars.len() && chars[k + 1] == '-' {
+            let (lo, hi) = (chars[k], chars[k + 2]);
+            if lo > hi {
+                bail!("--alphabet: the range {lo}-{hi} is empty");
+            }
+            out.extend(lo..=hi);
+            k += 3;
+        } else {
+            out.push(chars[k]);
+            k += 1;
+        }
+    }
+    Ok(out)
+}
+
+impl Args {
+    fn params(&self) -> anyhow::Result<GenParams> {
+        let mut p = self.preset.params();
+        p.seed = self.seed;
+        p.shard = self.shard;
+        if let Some(v) = self.size {
+            p.size = v;
+        }
+        if let Some(v) = self.examples {
+            p.examples = v;
+        }
+        if let Some(v) = &self.alphabet {
+            p.alphabet = parse_alphabet(v)?;
+        }
+        if let Some(v) = self.input_len {
+            p.input_len = v;
+        }
+        if let Some(v) = &self.cascade_len {
+            p.cascade_lens = parse_lengths(v).map_err(|e| anyhow::anyhow!("--cascade-len: {e}"))?;
+        }
+        if let Some(v) = self.rule_len {
+            p.rule_len = v;
+        }
+        if let Some(v) = self.max_rules {
+            p.max_rules = MaxRules::Fixed(v);
+        }
+        if let Some(v) = self.patience {
+            p.patience = v;
+        }
+        if let Some(v) = self.balance {
+            p.balance = v;
+        }
+        if let Some(v) = self.relations {
+            p.relations = v;
+        }
+        if let Some(v) = self.heldout {
+            p.heldout = v;
+        }
+        p.validate()?;
+        Ok(p)
+    }
+}
+
+/// A progress bar on standard error (hidden when it is not a terminal).
+struct Bar(indicatif::ProgressBar);
+
+impl generate::Progress for Bar {
+    fn update(&self, accepted: u64, target: u64, attempts: u64) {
+        self.0.set_length(target);
+        self.0.set_position(accepted);
+        self.0.set_message(format!("{attempts} attempts"));
+    }
+}
 
 /// Runs `pbebench generate`.
-pub fn run(_args: Args) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("'pbebench generate' is not implemented yet")
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let params = args.params()?;
+    let threads = args.threads.unwrap_or(0);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .context("starting worker threads")?;
+    let (lo, hi) = params.shard_range();
+    let bar = indicatif::ProgressBar::new((hi - lo) as u64);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{spinner} {pos}/{len} instances [{bar:30}] {elapsed_precise} eta {eta} {msg}",
+        )
+        .expect("valid template")
+        .progress_chars("=> "),
+    );
+    let bar = Bar(bar);
+
+    let mut file = match &args.out {
+        Some(path) if path.as_os_str() != "-" => Some(
+            AtomicFile::create(path)
+                .with_context(|| format!("cannot create {}", path.display()))?,
+        ),
+        _ => None,
+    };
+    let mut stdout = std::io::BufWriter::new(std::io::stdout());
+    let mut pipe_closed = false;
+    let mut sink = |inst: pbebench::Instance| -> Result<(), String> {
+        let mut line = serde_json::to_string(&inst).map_err(|e| e.to_string())?;
+        line.push('\n');
+        match file.as_mut() {
+            Some(f) => f.write_all(line.as_bytes()),
+            None => stdout.write_all(line.as_bytes()),
+        }
+        .map_err(|e| {
+            pipe_closed = e.kind() == std::io::ErrorKind::BrokenPipe;
+            e.to_string()
+        })
+    };
+    let result = pool.install(|| generate::generate(&params, &bar, &mut sink));
+    bar.0.finish_and_clear();
+    if pipe_closed {
+        // The reader (e.g. `head`) has what it wanted: stop quietly, like other Unix tools.
+        return Ok(ExitCode::SUCCESS);
+    }
+    let stats = result?;
+    stdout.flush().context("writing to standard output")?;
+    if let (Some(f), Some(path)) = (file, &args.out) {
+        f.commit()
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    if let Some(path) = &args.stats_json {
+        let json = serde_json::json!({ "params": params, "stats": stats });
+        let text = serde_json::to_string_pretty(&json)? + "\n";
+        pbebench::dataset::write_atomic(path, text.as_bytes())
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    print_summary(&params, &stats, args.out.as_ref());
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print_summary(params: &GenParams, stats: &GenStats, out: Option<&PathBuf>) {
+    let rejections: Vec<String> = stats
+        .rejections
+        .iter()
+        .map(|(r, n)| format!("{r:?} {n}"))
+        .collect();
+    eprintln!(
+        "generated {} instances ({}, seed {}) in {:.1}s: {} attempts, efficiency {:.3}%, {:.0} attempts/s",
+        stats.accepted,
+        params.name,
+        params.seed,
+        stats.seconds,
+        stats.attempts,
+        stats.efficiency * 100.0,
+        stats.attempts as f64 / stats.seconds.max(1e-9),
+    );
+    eprintln!(
+        "  rejected: {}",
+        if rejections.is_empty() {
+            "none".to_owned()
+        } else {
+            rejections.join(", ")
+        }
+    );
+    eprintln!(
+        "  category balance: KL from uniform {:.4} overall{}; mean examples changed per rule {:.2}",
+        stats.kl_overall,
+        if stats.patience_exhausted.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " (patience exhausted in blocks {:?})",
+                stats.patience_exhausted
+            )
+        },
+        stats.mean_examples_changed_per_rule
+    );
+    if let Some(path) = out.filter(|p| p.as_os_str() != "-") {
+        eprintln!("  wrote {}", path.display());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn alphabets_parse() {
+        assert_eq!(
+            parse_alphabet("a-ku-z")
+                .unwrap()
+                .into_iter()
+                .collect::<String>(),
+            LITE_ALPHABET
+        );
+        assert_eq!(parse_alphabet("full").unwrap().len(), 52);
+        assert_eq!(parse_alphabet("xyz").unwrap(), vec!['x', 'y', 'z']);
+        assert!(parse_alphabet("z-a").is_err());
+        assert_eq!(parse_shard("1/4").unwrap(), (1, 4));
+        assert!(parse_shard("1").is_err());
+    }
 }

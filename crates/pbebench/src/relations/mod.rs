@@ -9,9 +9,9 @@ pub mod exact;
 pub mod paper;
 
 use crate::rule::{Cascade, Rule};
+use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::fmt;
 use std::str::FromStr;
 
@@ -57,27 +57,61 @@ impl FromStr for RelationMode {
 
 /// Whether `first` feeds and whether it bleeds `second`, as the pair `(feeds, bleeds)`.
 ///
-/// Both relations depend only on `first`'s two sides and `second`'s pattern, so results are
-/// memoised per thread on that triple: generation classifies the same pairs again and again.
+/// Both relations depend only on `first`'s two sides and `second`'s pattern. Two shortcuts
+/// make this cheap enough to call for every pair of every generated cascade:
+/// - a rule can only create an occurrence of `sj` by writing one of its letters (unless it
+///   deletes), and only destroy one by rewriting one of its letters, so pairs that share
+///   no letter are settled by a bit test (sound for both classifiers: every case of the
+///   paper's formula needs such an overlap too);
+/// - other results are memoised per thread on the triple `(si, ti, sj)`.
 pub fn interaction(mode: RelationMode, first: &Rule, second: &Rule) -> (bool, bool) {
-    type Key = (RelationMode, Box<str>, Box<str>, Box<str>);
-    thread_local! {
-        static MEMO: RefCell<HashMap<Key, (bool, bool)>> = RefCell::new(HashMap::new());
-    }
     let (si, ti, sj) = (first.pattern(), first.replacement(), second.pattern());
+    let mask_sj = letter_mask(sj);
+    let may_feed = ti.is_empty() || letter_mask(ti) & mask_sj != 0;
+    let may_bleed = letter_mask(si) & mask_sj != 0;
+    if !may_feed && !may_bleed {
+        return (false, false);
+    }
+    let (Some(a), Some(b), Some(c)) = (pack(si), pack(ti), pack(sj)) else {
+        return interaction_uncached(mode, si, ti, sj);
+    };
+    type Memo = FxHashMap<(RelationMode, u64, u64, u64), (bool, bool)>;
+    thread_local! {
+        static MEMO: RefCell<Memo> = RefCell::new(Memo::default());
+    }
     MEMO.with(|memo| {
         let mut memo = memo.borrow_mut();
-        let key: Key = (mode, si.into(), ti.into(), sj.into());
-        if let Some(&hit) = memo.get(&key) {
+        if let Some(&hit) = memo.get(&(mode, a, b, c)) {
             return hit;
         }
         let value = interaction_uncached(mode, si, ti, sj);
-        if memo.len() > 1 << 20 {
+        if memo.len() >= MEMO_CAPACITY {
             memo.clear();
         }
-        memo.insert(key, value);
+        memo.insert((mode, a, b, c), value);
         value
     })
+}
+
+/// Entries a thread's memo holds before it is emptied (about 40 MB).
+const MEMO_CAPACITY: usize = 1 << 20;
+
+/// A 64-bit set of the letters of `s` (hashed into 64 buckets: false overlaps only).
+fn letter_mask(s: &str) -> u64 {
+    s.chars().fold(0, |m, c| m | 1 << (c as u32 % 64))
+}
+
+/// `s` as one number when it has at most 3 letters: each letter + 1 in 21 bits, so
+/// distinct strings get distinct numbers and the empty string is 0.
+fn pack(s: &str) -> Option<u64> {
+    let mut key = 0u64;
+    for (k, c) in s.chars().enumerate() {
+        if k == 3 {
+            return None;
+        }
+        key |= (c as u64 + 1) << (21 * k);
+    }
+    Some(key)
 }
 
 /// [`interaction`] without the memo: `(feeds(si→ti, sj), bleeds(si→ti, sj))`.
@@ -297,5 +331,38 @@ mod tests {
             bleeds: vec![vec![false, true], vec![false, false]],
         };
         assert_eq!(rel.category().to_string(), "0110");
+    }
+}
+
+#[cfg(test)]
+mod shortcut_tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn side(min: usize) -> impl Strategy<Value = String> {
+        proptest::string::string_regex(&format!("[abcé]{{{min},4}}")).unwrap()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(3000))]
+        /// The letter-overlap shortcut and the memo never change an answer.
+        #[test]
+        fn interaction_equals_uncached(si in side(1), ti in side(0), sj in side(1)) {
+            let first = Rule::new(si.clone(), ti.clone()).unwrap();
+            let second = Rule::new(sj.clone(), "x").unwrap();
+            for mode in [RelationMode::Exact, RelationMode::Paper] {
+                prop_assert_eq!(interaction(mode, &first, &second), interaction_uncached(mode, &si, &ti, &sj));
+                // Twice: the second answer comes from the memo.
+                prop_assert_eq!(interaction(mode, &first, &second), interaction_uncached(mode, &si, &ti, &sj));
+            }
+        }
+    }
+
+    #[test]
+    fn packing_is_injective_on_short_strings() {
+        assert_eq!(pack(""), Some(0));
+        assert_ne!(pack("a"), pack("a\u{0}"));
+        assert_ne!(pack("ab"), pack("ba"));
+        assert_eq!(pack("abcd"), None);
     }
 }

@@ -1,1 +1,0 @@
-//! The PBEBench generator (SPEC §4).

@@ -1,0 +1,441 @@
+//! Generator parameters, the paper's presets, and their validation.
+
+use crate::dataset::{FULL_ALPHABET, LITE_ALPHABET};
+use crate::relations::RelationMode;
+use serde::Serialize;
+use std::fmt;
+use std::str::FromStr;
+
+/// How quotas balance the dataset.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Balance {
+    /// ⌊D/16⌋ per relation category; ℓ ~ Unif over the cascade lengths (PBEBench-Lite).
+    Category,
+    /// D/#lengths per cascade length, exact length, categories free.
+    Length,
+    /// Per length as `Length`, and ⌊per-length/16⌋ per category within each length until
+    /// patience runs out (PBEBench).
+    Joint,
+}
+
+impl FromStr for Balance {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "category" => Ok(Balance::Category),
+            "length" => Ok(Balance::Length),
+            "joint" => Ok(Balance::Joint),
+            other => Err(format!(
+                "unknown balance '{other}' (expected category, length or joint)"
+            )),
+        }
+    }
+}
+
+/// The rule cap a solver is given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MaxRules {
+    /// The same cap for every instance (5 in the Lite sets).
+    Fixed(usize),
+    /// `max(cascade length, n)` (n = 20 in the hard sets, as the released prompts do).
+    AtLeast(usize),
+}
+
+impl MaxRules {
+    /// The cap for an instance whose gold cascade has `len` rules.
+    pub fn for_length(self, len: usize) -> usize {
+        match self {
+            MaxRules::Fixed(n) => n,
+            MaxRules::AtLeast(n) => n.max(len),
+        }
+    }
+}
+
+/// The published snapshots' parameters (SPEC §4 table).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Preset {
+    /// PBEBench-Lite: 1008 instances, 5 examples, 63 per category, lengths 2–5.
+    Lite,
+    /// PBEBench-Lite-MoreEg: 240 instances, 50 examples, 15 per category, lengths 1–5.
+    LiteMoreEg,
+    /// PBEBench: 1216 instances, 50 examples, 64 per length 2–20.
+    Full,
+    /// PBEBench (25, 30): 128 instances, 64 per length 25 and 30.
+    Full2530,
+}
+
+impl Preset {
+    /// Every preset with its command-line name.
+    pub const ALL: [(&'static str, Preset); 4] = [
+        ("lite", Preset::Lite),
+        ("lite-moreeg", Preset::LiteMoreEg),
+        ("full", Preset::Full),
+        ("full-25-30", Preset::Full2530),
+    ];
+
+    /// The command-line name.
+    pub fn name(self) -> &'static str {
+        Preset::ALL
+            .iter()
+            .find(|(_, p)| *p == self)
+            .map(|(n, _)| *n)
+            .expect("every preset is listed")
+    }
+
+    /// The preset's parameters with seed 0.
+    pub fn params(self) -> GenParams {
+        let (examples, alphabet, lens, size, balance, max_rules) = match self {
+            Preset::Lite => (
+                5,
+                LITE_ALPHABET,
+                (2..=5).collect(),
+                1008,
+                Balance::Category,
+                MaxRules::Fixed(5),
+            ),
+            Preset::LiteMoreEg => (
+                50,
+                LITE_ALPHABET,
+                (1..=5).collect(),
+                240,
+                Balance::Category,
+                MaxRules::Fixed(5),
+            ),
+            Preset::Full => (
+                50,
+                FULL_ALPHABET,
+                (2..=20).collect(),
+                1216,
+                Balance::Joint,
+                MaxRules::AtLeast(20),
+            ),
+            Preset::Full2530 => (
+                50,
+                FULL_ALPHABET,
+                vec![25, 30],
+                128,
+                Balance::Joint,
+                MaxRules::AtLeast(20),
+            ),
+        };
+        GenParams {
+            name: self.name().to_owned(),
+            size,
+            examples,
+            alphabet: alphabet.chars().collect(),
+            input_len: (2, 6),
+            cascade_lens: lens,
+            rule_len: (1, 3),
+            max_rules,
+            patience: 100_000,
+            balance,
+            relations: RelationMode::Exact,
+            heldout: 20,
+            seed: 0,
+            shard: None,
+        }
+    }
+}
+
+impl FromStr for Preset {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Preset::ALL
+            .iter()
+            .find(|(n, _)| *n == s)
+            .map(|(_, p)| *p)
+            .ok_or_else(|| {
+                let names: Vec<&str> = Preset::ALL.iter().map(|(n, _)| *n).collect();
+                format!(
+                    "unknown preset '{s}' (expected one of {})",
+                    names.join(", ")
+                )
+            })
+    }
+}
+
+impl fmt::Display for Preset {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Everything that determines a generated dataset (with the seed, the file is a pure
+/// function of these).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct GenParams {
+    /// Name used in instance ids (the preset's, or "custom").
+    pub name: String,
+    /// Instances in the whole dataset (D).
+    pub size: usize,
+    /// Examples per instance (n).
+    pub examples: usize,
+    /// Letters of inputs and rules (Σ), in order.
+    pub alphabet: Vec<char>,
+    /// Input length range `l_min..=l_max`.
+    pub input_len: (usize, usize),
+    /// Allowed cascade lengths, ascending (usually `L_min..=L_max`).
+    pub cascade_lens: Vec<usize>,
+    /// Rule side length range `s_min..=s_max`.
+    pub rule_len: (usize, usize),
+    /// The rule cap solvers are given.
+    pub max_rules: MaxRules,
+    /// Attempts per block with category quotas enforced (τ).
+    pub patience: u64,
+    /// Balancing mode.
+    pub balance: Balance,
+    /// Relation classifier used for categories.
+    pub relations: RelationMode,
+    /// Held-out examples per instance (h).
+    pub heldout: usize,
+    /// Random seed.
+    pub seed: u64,
+    /// Shard `(k, N)`: write only the k-th of N contiguous slices.
+    pub shard: Option<(usize, usize)>,
+}
+
+/// An inconsistent parameter, named as on the command line.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("--{param}: {message}")]
+pub struct ParamError {
+    /// The command-line name of the parameter at fault.
+    pub param: &'static str,
+    /// What is wrong and what to do.
+    pub message: String,
+}
+
+fn err(param: &'static str, message: impl Into<String>) -> ParamError {
+    ParamError {
+        param,
+        message: message.into(),
+    }
+}
+
+impl GenParams {
+    /// Checks that the parameters can produce the requested dataset.
+    pub fn validate(&self) -> Result<(), ParamError> {
+        let range = |param, (lo, hi): (usize, usize)| {
+            if lo == 0 {
+                Err(err(param, "the minimum must be at least 1"))
+            } else if lo > hi {
+                Err(err(
+                    param,
+                    format!("the minimum {lo} is larger than the maximum {hi}"),
+                ))
+            } else {
+                Ok(())
+            }
+        };
+        range("input-len", self.input_len)?;
+        range("rule-len", self.rule_len)?;
+        if self.size == 0 {
+            return Err(err("size", "must be at least 1"));
+        }
+        if self.examples == 0 {
+            return Err(err("examples", "must be at least 1"));
+        }
+        let (first, last) = match (self.cascade_lens.first(), self.cascade_lens.last()) {
+            (Some(&a), Some(&b)) => (a, b),
+            _ => return Err(err("cascade-len", "no cascade length given")),
+        };
+        if first == 0 {
+            return Err(err("cascade-len", "cascade lengths must be at least 1"));
+        }
+        if !self.cascade_lens.windows(2).all(|w| w[0] < w[1]) {
+            return Err(err("cascade-len", "lengths must be strictly increasing"));
+        }
+        let mut letters = self.alphabet.clone();
+        letters.sort_unstable();
+        letters.dedup();
+        if letters.len() != self.alphabet.len() {
+            return Err(err("alphabet", "a letter appears twice"));
+        }
+        if let Some(c) = letters.iter().find(|c| c.is_whitespace() || c.is_control()) {
+            return Err(err(
+                "alphabet",
+                format!("{c:?} is whitespace or a control character; use letters"),
+            ));
+        }
+        if letters.len() < 2 {
+            return Err(err(
+                "alphabet",
+                "needs at least 2 letters (a rule's replacement must differ from its pattern)",
+            ));
+        }
+        let distinct_inputs: f64 = (self.input_len.0..=self.input_len.1)
+            .map(|l| (letters.len() as f64).powi(l as i32))
+            .sum();
+        if distinct_inputs < self.examples as f64 {
+            return Err(err(
+                "alphabet",
+                format!(
+                    "{} letters with input lengths {}..{} give only {distinct_inputs} distinct inputs, \
+                     fewer than --examples {}; use more letters or longer inputs",
+                    letters.len(),
+                    self.input_len.0,
+                    self.input_len.1,
+                    self.examples
+                ),
+            ));
+        }
+        if let MaxRules::Fixed(cap) = self.max_rules {
+            if cap < last {
+                return Err(err(
+                    "max-rules",
+                    format!("the rule cap {cap} is below the longest cascade length {last}; raise --max-rules"),
+                ));
+            }
+        }
+        match self.balance {
+            Balance::Category if !self.size.is_multiple_of(16) => {
+                return Err(err(
+                    "size",
+                    format!(
+                        "balance by category needs a multiple of 16 (got {}; try {})",
+                        self.size,
+                        self.size.div_ceil(16) * 16
+                    ),
+                ))
+            }
+            Balance::Length | Balance::Joint
+                if !self.size.is_multiple_of(self.cascade_lens.len()) =>
+            {
+                let n = self.cascade_lens.len();
+                return Err(err(
+                    "size",
+                    format!(
+                        "balance by length needs a multiple of the {n} cascade lengths (got {}; try {})",
+                        self.size,
+                        self.size.div_ceil(n) * n
+                    ),
+                ));
+            }
+            _ => {}
+        }
+        if let Some((k, n)) = self.shard {
+            if n == 0 || k >= n {
+                return Err(err(
+                    "shard",
+                    format!("{k}/{n} is not a shard: need 0 <= K < N"),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The global instance indices `[lo, hi)` this run writes.
+    pub fn shard_range(&self) -> (usize, usize) {
+        match self.shard {
+            Some((k, n)) => (k * self.size / n, (k + 1) * self.size / n),
+            None => (0, self.size),
+        }
+    }
+}
+
+/// Parses `A..B`, `A-B` or a single number into an inclusive range.
+pub fn parse_range(text: &str) -> Result<(usize, usize), String> {
+    let num = |s: &str| {
+        s.trim()
+            .parse::<usize>()
+            .map_err(|_| format!("'{text}' is not a range such as 2..6"))
+    };
+    if let Some((a, b)) = text
+        .split_once("..=")
+        .or_else(|| text.split_once(".."))
+        .or_else(|| text.split_once('-'))
+    {
+        Ok((num(a)?, num(b)?))
+    } else {
+        let n = num(text)?;
+        Ok((n, n))
+    }
+}
+
+/// Parses cascade lengths: a range (`2..20`) or a comma-separated list (`25,30`).
+pub fn parse_lengths(text: &str) -> Result<Vec<usize>, String> {
+    if text.contains(',') {
+        let mut lens = text
+            .split(',')
+            .map(|s| {
+                s.trim()
+                    .parse::<usize>()
+                    .map_err(|_| format!("'{text}' is not a list of lengths such as 25,30"))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        lens.sort_unstable();
+        lens.dedup();
+        Ok(lens)
+    } else {
+        let (a, b) = parse_range(text)?;
+        if a > b {
+            return Err(format!(
+                "'{text}': the minimum {a} is larger than the maximum {b}"
+            ));
+        }
+        Ok((a..=b).collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn presets_are_valid_and_match_the_paper() {
+        for (name, preset) in Preset::ALL {
+            let p = preset.params();
+            p.validate().unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(name.parse::<Preset>().unwrap(), preset);
+        }
+        let lite = Preset::Lite.params();
+        assert_eq!(
+            (lite.size, lite.examples, lite.alphabet.len()),
+            (1008, 5, 17)
+        );
+        let full = Preset::Full.params();
+        assert_eq!(
+            (full.size, full.cascade_lens.len(), full.alphabet.len()),
+            (1216, 19, 52)
+        );
+        assert_eq!(full.max_rules.for_length(5), 20);
+        assert_eq!(Preset::Full2530.params().max_rules.for_length(30), 30);
+    }
+
+    #[test]
+    fn bad_parameters_name_themselves() {
+        let mut p = Preset::Lite.params();
+        p.input_len = (6, 2);
+        assert_eq!(p.validate().unwrap_err().param, "input-len");
+        let mut p = Preset::Lite.params();
+        p.size = 1000;
+        let e = p.validate().unwrap_err();
+        assert_eq!(e.param, "size");
+        assert!(e.to_string().contains("1008"), "{e}");
+        let mut p = Preset::Lite.params();
+        p.alphabet = vec!['a'];
+        assert_eq!(p.validate().unwrap_err().param, "alphabet");
+        let mut p = Preset::Lite.params();
+        p.alphabet = vec!['a', 'b'];
+        p.input_len = (2, 2);
+        assert_eq!(p.validate().unwrap_err().param, "alphabet");
+        let mut p = Preset::Lite.params();
+        p.cascade_lens = vec![2, 3, 8];
+        assert_eq!(p.validate().unwrap_err().param, "max-rules");
+        let mut p = Preset::Full.params();
+        p.shard = Some((4, 4));
+        assert_eq!(p.validate().unwrap_err().param, "shard");
+    }
+
+    #[test]
+    fn ranges_parse() {
+        assert_eq!(parse_range("2..6").unwrap(), (2, 6));
+        assert_eq!(parse_range("2..=6").unwrap(), (2, 6));
+        assert_eq!(parse_range("3").unwrap(), (3, 3));
+        assert!(parse_range("a..b").is_err());
+        assert_eq!(parse_lengths("25,30").unwrap(), vec![25, 30]);
+        assert_eq!(parse_lengths("2..4").unwrap(), vec![2, 3, 4]);
+        assert!(parse_lengths("5..2").is_err());
+    }
+}
