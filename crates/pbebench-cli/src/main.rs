@@ -35,6 +35,12 @@ enum Command {
     Solve(commands::solve::Args),
     /// Evaluate a model behind an OpenAI-compatible endpoint, or an external solver.
     Eval(commands::eval::Args),
+    /// Vet a dataset: gold and dummy gates, shortcuts, duplicates, labels, calibration.
+    Audit(commands::audit::Args),
+    /// Write a leaderboard, plots and a self-contained HTML report from results.
+    Report(commands::report::Args),
+    /// Generate, solve, score, audit and report a small Lite set, offline.
+    Demo(commands::demo::Args),
 }
 
 fn main() -> ExitCode {
@@ -49,6 +55,9 @@ fn main() -> ExitCode {
         Command::Score(args) => commands::score::run(args),
         Command::Solve(args) => commands::solve::run(args),
         Command::Eval(args) => commands::eval::run(args),
+        Command::Audit(args) => commands::audit::run(args),
+        Command::Report(args) => commands::report::run(args),
+        Command::Demo(args) => commands::demo::run(args),
     };
     match result {
         Ok(code) => code,

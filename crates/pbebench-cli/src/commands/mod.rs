@@ -1,11 +1,14 @@
 //! One module per subcommand: its arguments (`Args`) and `run`.
 
 pub mod apply;
+pub mod audit;
+pub mod demo;
 pub mod eval;
 pub mod generate;
 pub mod inspect;
 pub mod parse;
 pub mod prompt;
 pub mod relations;
+pub mod report;
 pub mod score;
 pub mod solve;
