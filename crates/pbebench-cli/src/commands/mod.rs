@@ -2,6 +2,7 @@
 
 pub mod apply;
 pub mod audit;
+mod cascade_arg;
 pub mod demo;
 pub mod eval;
 pub mod generate;

@@ -1,12 +1,75 @@
-//! `pbebench relations` (not implemented yet).
+//! `pbebench relations`: the feeding/bleeding matrix and category of a cascade.
 
+use super::cascade_arg::read_cascade;
+use pbebench::{RelationMode, Relations};
 use std::process::ExitCode;
+
+/// Output format.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum Format {
+    Text,
+    Json,
+}
 
 /// Arguments of `pbebench relations`.
 #[derive(clap::Args)]
-pub struct Args {}
+#[command(
+    after_help = "Example: pbebench relations --cascade '[[\"a\",\"b\"],[\"b\",\"c\"]]' --format json"
+)]
+pub struct Args {
+    /// The cascade: a JSON array of [pattern, replacement] pairs, or @FILE holding one.
+    #[arg(long)]
+    cascade: String,
+    /// exact (sound and complete) or paper (the published formula).
+    #[arg(long, default_value = "exact")]
+    mode: RelationMode,
+    /// text (a readable matrix) or json ({"feeds", "bleeds", "category"}).
+    #[arg(long, value_enum, default_value = "text")]
+    format: Format,
+}
 
 /// Runs `pbebench relations`.
-pub fn run(_args: Args) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("'pbebench relations' is not implemented yet")
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let cascade = read_cascade(&args.cascade)?;
+    let relations = Relations::of(&cascade, args.mode);
+    let category = relations.category();
+    match args.format {
+        Format::Json => {
+            let json = serde_json::json!({
+                "feeds": relations.feeds,
+                "bleeds": relations.bleeds,
+                "category": category.to_string(),
+            });
+            println!("{json}");
+        }
+        Format::Text => {
+            println!("rules ({} relations):", args.mode);
+            for (k, rule) in cascade.rules().iter().enumerate() {
+                println!("  {k}: {rule}");
+            }
+            println!("matrix (row i, column j: F = i feeds j, B = i bleeds j, . = neither):");
+            let n = cascade.len();
+            print!("     ");
+            for j in 0..n {
+                print!("{j:>4}");
+            }
+            println!();
+            for i in 0..n {
+                print!("  {i:>2} ");
+                for j in 0..n {
+                    let cell = match (relations.feeds[i][j], relations.bleeds[i][j]) {
+                        _ if i == j => "-",
+                        (true, true) => "FB",
+                        (true, false) => "F",
+                        (false, true) => "B",
+                        (false, false) => ".",
+                    };
+                    print!("{cell:>4}");
+                }
+                println!();
+            }
+            println!("category {category} ({})", category.description());
+        }
+    }
+    Ok(ExitCode::SUCCESS)
 }
