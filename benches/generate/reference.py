@@ -1,0 +1,165 @@
+#!/usr/bin/env python3
+"""Plain-Python version of pbebench's generation loop, for speed comparisons only.
+
+The same algorithm as `pbebench generate` (the paper's Algorithm 1 with SPEC §4's
+sampler): per attempt, sample a cascade length, distinct random inputs, and rules whose
+pattern is uniform over the distinct substrings present at that step; drop rules that
+change nothing; reject short cascades, unchanged outputs, full category quotas (until
+patience runs out) and duplicates; classify relations with the paper's formula (memoised).
+It does not reproduce pbebench's random streams: only the work per attempt is comparable.
+
+Usage: reference.py --preset lite|full [--length L] [--attempts N] [--seconds S] [--seed S]
+Prints one JSON line: {"preset", "attempts", "accepted", "seconds", "attempts_per_s"}.
+"""
+import argparse
+import json
+import random
+import time
+
+LITE = "abcdefghijkuvwxyz"
+FULL = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+PRESETS = {
+    "lite": dict(n=5, alphabet=LITE, lens=list(range(2, 6)), size=1008, balance="category"),
+    "full": dict(n=50, alphabet=FULL, lens=list(range(2, 21)), size=1216, balance="joint"),
+}
+
+
+def substrings(s):
+    return {s[i:j] for i in range(len(s)) for j in range(i + 1, len(s) + 1)}
+
+
+def completes(written, pattern, status_quo):
+    for k in range(1, min(len(written), len(pattern)) + 1):
+        if pattern.endswith(written[:k]) and written[:k] not in status_quo:
+            return True
+    for k in range(len(written)):
+        tail = written[k:]
+        if len(tail) <= len(pattern) and pattern.startswith(tail) and tail not in status_quo:
+            return True
+    return False
+
+
+def feeds(si, ti, sj):
+    if si == ti:
+        return False
+    return ((ti == "" and len(sj) > 1)
+            or (ti != "" and ti in sj and ti not in si)
+            or (sj in ti and ti.count(sj) > si.count(sj))
+            or completes(ti, sj, si))
+
+
+def bleeds(si, ti, sj):
+    if si == ti:
+        return False
+    return ((si != "" and si in sj and ti.count(si) < 1)
+            or (sj in si and ti.count(sj) < si.count(sj))
+            or completes(si, sj, ti))
+
+
+MEMO = {}
+
+
+def interaction(ri, rj):
+    key = (ri[0], ri[1], rj[0])
+    hit = MEMO.get(key)
+    if hit is None:
+        hit = MEMO[key] = (feeds(*key), bleeds(*key))
+    return hit
+
+
+def category(rules):
+    f = b = cf = cb = False
+    for i, ri in enumerate(rules):
+        for j, rj in enumerate(rules):
+            if i == j:
+                continue
+            fe, bl = interaction(ri, rj)
+            if i < j:
+                f |= fe
+                b |= bl
+            else:
+                cf |= fe
+                cb |= bl
+    return (f << 3) | (b << 2) | (cf << 1) | cb
+
+
+def sample(rng, p, lengths, exact):
+    target = rng.choice(lengths)
+    alphabet = p["alphabet"]
+    inputs, seen = [], set()
+    while len(inputs) < p["n"]:
+        s = "".join(rng.choice(alphabet) for _ in range(rng.randint(2, 6)))
+        if s not in seen:
+            seen.add(s)
+            inputs.append(s)
+    cur = list(inputs)
+    rules = []
+    for _ in range(target):
+        la, lb = rng.randint(1, 3), rng.randint(1, 3)
+        subs = sorted({s[i:i + la] for s in cur for i in range(len(s) - la + 1)})
+        if not subs:
+            continue
+        a = rng.choice(subs)
+        b = a
+        while b == a:
+            b = "".join(rng.choice(alphabet) for _ in range(lb))
+        new = [s.replace(a, b) for s in cur]
+        if new != cur:
+            rules.append((a, b))
+            cur = new
+    if len(rules) < (target if exact else lengths[0]):
+        return None
+    if cur == inputs:
+        return None
+    return inputs, cur, rules, category(rules)
+
+
+def run(preset, attempts, seconds, seed, length=None, patience=100_000):
+    p = PRESETS[preset]
+    rng = random.Random(seed)
+    if length is not None:
+        blocks = [([length], True, 64, 4)]
+    elif p["balance"] == "category":
+        blocks = [(p["lens"], False, p["size"], p["size"] // 16)]
+    else:
+        per = p["size"] // len(p["lens"])
+        blocks = [([n], True, per, per // 16) for n in p["lens"]]
+    done = accepted = 0
+    start = time.perf_counter()
+    for lengths, exact, target, quota in blocks:
+        quotas, seen, got, t = [quota] * 16, set(), 0, 0
+        while got < target and done < attempts and time.perf_counter() - start < seconds:
+            cand = sample(rng, p, lengths, exact)
+            done += 1
+            t += 1
+            if cand is None:
+                continue
+            inputs, outputs, rules, cat = cand
+            if t < patience and quotas[cat] == 0:
+                continue
+            sig = (tuple(inputs), tuple(outputs), tuple(rules))
+            if sig in seen:
+                continue
+            if t < patience:
+                quotas[cat] -= 1
+            seen.add(sig)
+            got += 1
+            accepted += 1
+    elapsed = time.perf_counter() - start
+    return dict(preset=preset, attempts=done, accepted=accepted, seconds=elapsed,
+                attempts_per_s=done / elapsed)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--preset", choices=sorted(PRESETS), default="lite")
+    ap.add_argument("--attempts", type=int, default=10**12)
+    ap.add_argument("--seconds", type=float, default=30.0)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--length", type=int, help="one block of this exact cascade length (64 instances)")
+    args = ap.parse_args()
+    print(json.dumps(run(args.preset, args.attempts, args.seconds, args.seed, args.length)))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Generation speed: pbebench (Rust) against the plain-Python loop in reference.py.
+#
+# For the lite preset and for three cascade lengths of the full preset (2, 11, 20: the
+# work per attempt grows with the length), both implementations run the same algorithm
+# with the paper's relation formula (the Python version has no exact classifier); the
+# Rust figure for the default exact classifier is printed too. Attempts/s are CPU-time
+# based for Rust (user+sys of the process) so that other load on the machine does not
+# distort the ratio; Python is timed the same way. Then the whole full preset is timed
+# at 1 and 2 threads (wall clock), the figure the issue's 2-minute target is about.
+#
+# Usage: benches/generate/run.sh [--quick]
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+quick=${1:-}
+py_seconds=20
+[ "$quick" = "--quick" ] && py_seconds=5
+cargo build --release -q -p pbebench-cli
+bin=target/release/pbebench
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# cpu_seconds CMD...: runs CMD, prints its user+sys CPU seconds on stdout.
+cpu_seconds() {
+  /usr/bin/time -f "%U %S" -o "$tmp/time" "$@" >/dev/null 2>&1
+  awk '{print $1 + $2}' "$tmp/time"
+}
+
+rust_rate() { # args: relations extra-args... -> attempts per CPU second
+  local relations=$1; shift
+  local secs
+  secs=$(cpu_seconds "$bin" generate --threads 1 --heldout 0 --relations "$relations" \
+    --stats-json "$tmp/stats.json" --out "$tmp/out.jsonl" "$@")
+  python3 -c "import json,sys; s=json.load(open('$tmp/stats.json'))['stats']; print(s['attempts']/max(float(sys.argv[1]),1e-9))" "$secs"
+}
+
+py_rate() { # args: reference.py args -> attempts per CPU second
+  python3 - "$@" <<'PY'
+import json, subprocess, sys, resource
+out = subprocess.run([sys.executable, "benches/generate/reference.py", *sys.argv[1:]],
+                     check=True, capture_output=True, text=True).stdout
+r = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(json.loads(out)["attempts"] / (r.ru_utime + r.ru_stime))
+PY
+}
+
+printf '%-22s %14s %14s %14s %8s\n' workload "python /s" "rust paper /s" "rust exact /s" ratio
+row() { # name, python args, rust args
+  local name=$1 pyargs=$2 rsargs=$3 py rp re
+  # shellcheck disable=SC2086
+  py=$(py_rate $pyargs --seconds "$py_seconds")
+  # shellcheck disable=SC2086
+  rp=$(rust_rate paper $rsargs)
+  # shellcheck disable=SC2086
+  re=$(rust_rate exact $rsargs)
+  printf '%-22s %14.0f %14.0f %14.0f %7.1fx\n' "$name" "$py" "$rp" "$re" "$(echo "$rp / $py" | bc -l)"
+}
+row "lite (whole preset)" "--preset lite" "--preset lite"
+for len in 2 11 20; do
+  row "full, length $len" "--preset full --length $len" "--preset full --cascade-len $len --size 64 --patience 20000"
+done
+
+echo
+echo "whole full preset (tau = 100000 per length), wall clock:"
+for threads in 1 2; do
+  start=$(date +%s.%N)
+  "$bin" generate --preset full --threads "$threads" --out "$tmp/full.jsonl" --stats-json "$tmp/full.json" 2>/dev/null
+  end=$(date +%s.%N)
+  python3 -c "import json,sys; s=json.load(open('$tmp/full.json'))['stats']; w=float(sys.argv[1]); print(f'  {sys.argv[2]} thread(s): {w:.1f} s wall, {s[\"attempts\"]} attempts, {s[\"attempts\"]/w:.0f} attempts/s, classification {s[\"classify_seconds\"]:.1f} s of CPU')" "$(echo "$end - $start" | bc -l)" "$threads"
+done
+echo "machine: $(nproc) cores; load average: $(cut -d' ' -f1-3 /proc/loadavg)"
