@@ -1,0 +1,280 @@
+//! The real `pbebench` binary on real files: generate, apply, relations, inspect.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn pbebench(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_pbebench"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8(o.stderr.clone()).unwrap()
+}
+
+fn published(name: &str) -> PathBuf {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/reference/pbebench-official")
+        .join(name);
+    assert!(
+        p.exists(),
+        "{} not found: place shared/ beside the clone",
+        p.display()
+    );
+    p
+}
+
+const SMALL: [&str; 8] = [
+    "generate",
+    "--preset",
+    "lite",
+    "--size",
+    "48",
+    "--patience",
+    "3000",
+    "--heldout=3",
+];
+
+#[test]
+fn generate_is_identical_across_threads_and_shards() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name).to_str().unwrap().to_owned();
+    let run = |extra: &[&str], out: &str| {
+        let mut args: Vec<&str> = SMALL.to_vec();
+        args.extend_from_slice(extra);
+        args.extend_from_slice(&["--out", out]);
+        let o = pbebench(&args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        std::fs::read(out).unwrap()
+    };
+    let one = run(
+        &["--threads", "1", "--stats-json", &path("stats.json")],
+        &path("one.jsonl"),
+    );
+    let two = run(&["--threads", "2"], &path("two.jsonl"));
+    assert_eq!(one, two);
+    let mut shards = Vec::new();
+    for k in 0..3 {
+        shards.extend(run(
+            &["--shard", &format!("{k}/3")],
+            &path(&format!("shard{k}.jsonl")),
+        ));
+    }
+    assert_eq!(shards, one);
+    assert_eq!(String::from_utf8(one).unwrap().lines().count(), 48);
+    let stats: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(path("stats.json")).unwrap()).unwrap();
+    let s = &stats["stats"];
+    for key in [
+        "attempts",
+        "accepted",
+        "seconds",
+        "efficiency",
+        "rejections",
+        "categories_by_length",
+        "kl_overall",
+    ] {
+        assert!(!s[key].is_null(), "stats lack {key}: {s}");
+    }
+    assert_eq!(s["accepted"], 48);
+    // No temporary files are left behind.
+    let leftovers: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.ends_with(".tmp"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+#[test]
+fn generate_to_stdout_matches_file_and_inspects_clean() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("d.jsonl");
+    let o = pbebench(&SMALL);
+    assert!(o.status.success());
+    let mut args = SMALL.to_vec();
+    args.extend_from_slice(&["--out", file.to_str().unwrap()]);
+    assert!(pbebench(&args).status.success());
+    assert_eq!(o.stdout, std::fs::read(&file).unwrap());
+    let o = pbebench(&["inspect", file.to_str().unwrap(), "--json"]);
+    assert!(o.status.success(), "{}", stdout(&o));
+    let summary: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(summary["instances"], 48);
+    assert_eq!(summary["with_heldout"], 48);
+    assert_eq!(summary["kl_from_uniform"], 0.0);
+}
+
+#[test]
+fn bad_generate_parameters_exit_2_naming_the_parameter() {
+    for (args, needle) in [
+        (vec!["--input-len", "6..2"], "--input-len"),
+        (vec!["--size", "30"], "--size"),
+        (vec!["--shard", "4/4"], "--shard"),
+        (vec!["--alphabet", "a"], "--alphabet"),
+        (vec!["--cascade-len", "5..2"], "--cascade-len"),
+        (vec!["--cascade-len", "2..9"], "--max-rules"),
+        (vec!["--preset", "huge"], "huge"),
+    ] {
+        let mut all = vec!["generate"];
+        all.extend(args.iter());
+        let o = pbebench(&all);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        let err = stderr(&o);
+        assert!(err.contains(needle), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{err}");
+    }
+}
+
+#[test]
+fn a_generation_that_cannot_progress_stops() {
+    let o = pbebench(&[
+        "generate",
+        "--alphabet",
+        "ab",
+        "--input-len",
+        "2..2",
+        "--examples",
+        "2",
+        "--cascade-len",
+        "1",
+        "--rule-len",
+        "2..2",
+        "--balance",
+        "length",
+        "--size",
+        "1000",
+        "--patience",
+        "10",
+        "--max-rules",
+        "1",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("cannot progress"), "{}", stderr(&o));
+}
+
+#[test]
+fn apply_reads_arguments_or_stdin() {
+    let o = pbebench(&[
+        "apply",
+        "--cascade",
+        r#"[["aa","b"],["b",""]]"#,
+        "aaa",
+        "xaax",
+    ]);
+    assert_eq!(stdout(&o), "a\nxx\n");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pbebench"))
+        .args(["apply", "--cascade", r#"[["é","e"]]"#])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all("café\nété\n".as_bytes())
+        .unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(stdout(&o), "cafe\nete\n");
+    let o = pbebench(&["apply", "--cascade", r#"[["", "x"]]"#, "a"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("must not be empty"), "{}", stderr(&o));
+}
+
+#[test]
+fn relations_json_has_matrices_and_category() {
+    let o = pbebench(&[
+        "relations",
+        "--cascade",
+        r#"[["a","b"],["b","c"]]"#,
+        "--format",
+        "json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(
+        v["feeds"],
+        serde_json::json!([[false, true], [false, false]])
+    );
+    assert_eq!(
+        v["bleeds"],
+        serde_json::json!([[false, false], [false, false]])
+    );
+    assert_eq!(v["category"], "1000");
+    // The formula and the exact classifier disagree on a→ε feeding aa.
+    let cascade = r#"[["a",""],["aa","x"]]"#;
+    let exact = stdout(&pbebench(&[
+        "relations",
+        "--cascade",
+        cascade,
+        "--format",
+        "json",
+    ]));
+    let paper = stdout(&pbebench(&[
+        "relations",
+        "--cascade",
+        cascade,
+        "--format",
+        "json",
+        "--mode",
+        "paper",
+    ]));
+    assert!(exact.contains(r#""feeds":[[false,false]"#), "{exact}");
+    assert!(paper.contains(r#""feeds":[[false,true]"#), "{paper}");
+}
+
+#[test]
+fn inspect_reads_the_published_file_and_compares_relations() {
+    let file = published("adaptive_balanced_1008_complete.jsonl");
+    let o = pbebench(&[
+        "inspect",
+        file.to_str().unwrap(),
+        "--compare-relations",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["instances"], 1008);
+    assert_eq!(
+        v["by_cascade_length"],
+        serde_json::json!({"2": 246, "3": 253, "4": 253, "5": 256})
+    );
+    let changed = v["mean_examples_changed_per_rule"].as_f64().unwrap();
+    assert!((changed - 1.562).abs() < 0.001, "{changed}");
+    assert_eq!(v["relations_compared"]["differ"], 122);
+}
+
+#[test]
+fn inspect_lists_every_bad_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("bad.jsonl");
+    let good = stdout(&pbebench(&[
+        "generate",
+        "--size",
+        "16",
+        "--patience",
+        "0",
+        "--heldout",
+        "0",
+    ]));
+    let mut lines: Vec<String> = good.lines().take(3).map(str::to_owned).collect();
+    lines.insert(1, "{not json".to_owned());
+    lines.push(lines[0].replace(r#""outputs":["#, r#""outputs":["zzz","#));
+    lines.push(lines[0].clone());
+    std::fs::write(&file, lines.join("\n") + "\n").unwrap();
+    let o = pbebench(&["inspect", file.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    let out = stdout(&o);
+    assert!(out.contains("line 2: malformed JSON"), "{out}");
+    assert!(out.contains("line 5:"), "{out}");
+    assert!(out.contains("line 6: duplicate id"), "{out}");
+    let o = pbebench(&["inspect", "/no/such/file.jsonl"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("/no/such/file.jsonl"), "{}", stderr(&o));
+}
