@@ -6,7 +6,7 @@
 //! substring scan per rule instead of one per example.
 
 use super::{GenParams, Rejection};
-use crate::relations::{interaction, Category};
+use crate::relations::{category_of, Category};
 use crate::rule::{Cascade, Rule};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -99,7 +99,7 @@ pub(super) fn sample_candidate(
         return (Err(Rejection::OutputsEqualInputs), 0.0);
     }
     let clock = Instant::now();
-    let category = categorize(p, &rules);
+    let category = category_of(&rules, p.relations);
     let secs = clock.elapsed().as_secs_f64();
     (
         Ok(Candidate {
@@ -110,30 +110,6 @@ pub(super) fn sample_candidate(
         }),
         secs,
     )
-}
-
-/// The category of Algorithm 2, stopping as soon as all four flags are set.
-fn categorize(p: &GenParams, rules: &[Rule]) -> Category {
-    let (mut f, mut b, mut cf, mut cb) = (false, false, false, false);
-    for (i, ri) in rules.iter().enumerate() {
-        for (j, rj) in rules.iter().enumerate() {
-            if i == j {
-                continue;
-            }
-            let (feeds, bleeds) = interaction(p.relations, ri, rj);
-            if i < j {
-                f |= feeds;
-                b |= bleeds;
-            } else {
-                cf |= feeds;
-                cb |= bleeds;
-            }
-            if f && b && cf && cb {
-                return Category::from_flags(true, true, true, true);
-            }
-        }
-    }
-    Category::from_flags(f, b, cf, cb)
 }
 
 /// An identity for a short string: its letters (+1) in 21 bits each when it has at most
@@ -208,19 +184,24 @@ fn uniform_distinct_substring(
     k: usize,
     scratch: &mut Scratch,
 ) -> Option<String> {
-    windows(joined, k, &mut scratch.windows);
+    let packed = k <= 3;
+    if packed && joined.is_ascii() {
+        ascii_windows(joined.as_bytes(), k, scratch);
+    } else {
+        windows(joined, k, &mut scratch.windows);
+        if packed {
+            let text = |(s, e): (u32, u32)| &joined[s as usize..e as usize];
+            scratch.keys.clear();
+            scratch
+                .keys
+                .extend(scratch.windows.iter().map(|&w| string_key(text(w)) as u64));
+        }
+    }
     let windows = &scratch.windows;
     if windows.is_empty() {
         return None;
     }
     let text = |(s, e): (u32, u32)| &joined[s as usize..e as usize];
-    let packed = k <= 3;
-    if packed {
-        scratch.keys.clear();
-        scratch
-            .keys
-            .extend(windows.iter().map(|&w| string_key(text(w)) as u64));
-    }
     loop {
         let pick = rng.random_range(0..windows.len());
         let m = if packed {
@@ -234,6 +215,31 @@ fn uniform_distinct_substring(
         };
         if m == 1 || rng.random_range(0..m) == 0 {
             return Some(text(windows[pick]).to_owned());
+        }
+    }
+}
+
+/// [`windows`] and their packed keys (as [`string_key`] computes them) for ASCII text and
+/// `k <= 3`, in one pass over the bytes.
+fn ascii_windows(bytes: &[u8], k: usize, scratch: &mut Scratch) {
+    scratch.windows.clear();
+    scratch.keys.clear();
+    let mut run = 0;
+    let mut key = 0u64;
+    let mask = (1u64 << (21 * k)) - 1;
+    for (i, &c) in bytes.iter().enumerate() {
+        if c == SEP as u8 {
+            run = 0;
+            key = 0;
+            continue;
+        }
+        run += 1;
+        // Shift the newest letter in at the top so the window's first letter ends lowest.
+        key = (key >> 21) | (c as u64 + 1) << (21 * (k - 1));
+        if run >= k {
+            let start = (i + 1 - k) as u32;
+            scratch.windows.push((start, i as u32 + 1));
+            scratch.keys.push(key & mask);
         }
     }
 }
@@ -410,6 +416,23 @@ mod tests {
         assert!((share - 0.5).abs() < 0.02, "share of 'ab' is {share}");
         let share = share_of("aaaaaaaa\naaaab", 4, "aaab");
         assert!((share - 0.5).abs() < 0.02, "share of 'aaab' is {share}");
+    }
+
+    #[test]
+    fn ascii_windows_match_the_general_path() {
+        let joined = "abcab\nb\ncabca\nxy";
+        for k in 1..=3 {
+            let mut fast = Scratch::default();
+            ascii_windows(joined.as_bytes(), k, &mut fast);
+            let mut slow = Vec::new();
+            windows(joined, k, &mut slow);
+            assert_eq!(fast.windows, slow, "k = {k}");
+            let keys: Vec<u64> = slow
+                .iter()
+                .map(|&(s, e)| string_key(&joined[s as usize..e as usize]) as u64)
+                .collect();
+            assert_eq!(fast.keys, keys, "k = {k}");
+        }
     }
 
     #[test]
