@@ -1,1 +1,267 @@
-//! (being written: see issue 3)
+//! Prompts: a template with placeholders filled from an instance (SPEC §5).
+//!
+//! Placeholders are `{inputs}` and `{outputs}` (the examples as Python list reprs),
+//! `{max_rules}`, `{max_rule_len}` and `{alphabet}` (the letters, as one string). `{{` and
+//! `}}` write literal braces; a `{` that does not start `{name}` is literal too, so JSON or
+//! code in a template needs no escaping. An unknown `{name}` is an error naming it.
+
+use crate::instance::Instance;
+use crate::pylit;
+use std::fmt;
+
+/// The default template, stating the released restrictions in our own words.
+pub const DEFAULT_TEMPLATE: &str = r#"Each output string below was produced from the input string above it by a hidden program: a sequence of rewrite rules applied one after another. Every rule is a call of Python's `replace`: replace(A, B) turns every occurrence of A into B, scanning from left to right without overlaps, and text it has just inserted is not scanned again. Since each rule works on the result of the rules before it, their order matters: an earlier rule can create text a later rule rewrites, or remove text a later rule would have rewritten.
+
+Your task is to find a sequence of rules that turns every input into its output.
+
+Worked illustration (not your task): the rules ["replace('ab', 'c')", "replace('c', '')"] turn "xab" into "x" and "cab" into "", because the first rule writes a "c" that the second then deletes.
+
+Your answer must respect these restrictions:
+1. Every rule is written as the string "replace(A, B)", where A and B are Python string literals.
+2. A has at least 1 and at most {max_rule_len} characters. B has at most {max_rule_len} characters and may be empty ("").
+3. Use no more than {max_rules} rules.
+4. Use nothing but Python's `replace`: no other functions, modules, loops or conditions.
+5. A and B may only contain these characters: {alphabet}
+6. Give your final answer as a Python list of rule strings, in the order they apply, inside a single ```python Markdown code block, for example:
+```python
+["replace('ab', 'c')", "replace('c', '')"]
+```
+
+Inputs:
+{inputs}
+
+Outputs:
+{outputs}
+"#;
+
+/// A value a template can insert.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Placeholder {
+    /// `{inputs}`: the example inputs as a Python list repr.
+    Inputs,
+    /// `{outputs}`: the example outputs as a Python list repr.
+    Outputs,
+    /// `{max_rules}`: the most rules a solution may use.
+    MaxRules,
+    /// `{max_rule_len}`: the longest side a rule may have.
+    MaxRuleLen,
+    /// `{alphabet}`: the letters rules may use.
+    Alphabet,
+}
+
+impl Placeholder {
+    /// Every placeholder.
+    pub const ALL: [Placeholder; 5] = [
+        Placeholder::Inputs,
+        Placeholder::Outputs,
+        Placeholder::MaxRules,
+        Placeholder::MaxRuleLen,
+        Placeholder::Alphabet,
+    ];
+
+    /// Its name between the braces.
+    pub fn name(self) -> &'static str {
+        match self {
+            Placeholder::Inputs => "inputs",
+            Placeholder::Outputs => "outputs",
+            Placeholder::MaxRules => "max_rules",
+            Placeholder::MaxRuleLen => "max_rule_len",
+            Placeholder::Alphabet => "alphabet",
+        }
+    }
+
+    fn value(self, instance: &Instance) -> String {
+        match self {
+            Placeholder::Inputs => pylit::repr_list(&instance.inputs),
+            Placeholder::Outputs => pylit::repr_list(&instance.outputs),
+            Placeholder::MaxRules => instance.max_rules.to_string(),
+            Placeholder::MaxRuleLen => instance.max_rule_len.to_string(),
+            Placeholder::Alphabet => instance.alphabet.clone(),
+        }
+    }
+}
+
+/// Why a template was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TemplateError {
+    /// `{name}`s that are not placeholders, each listed once in order of appearance.
+    #[error("unknown placeholder{} {}: the known ones are {{inputs}}, {{outputs}}, {{max_rules}}, {{max_rule_len}}, {{alphabet}}; write {{{{ and }}}} for literal braces", if .0.len() == 1 { "" } else { "s" }, .0.iter().map(|n| format!("{{{n}}}")).collect::<Vec<_>>().join(", "))]
+    UnknownPlaceholders(Vec<String>),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Part {
+    Text(String),
+    Slot(Placeholder),
+}
+
+/// A parsed prompt template.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Template {
+    parts: Vec<Part>,
+}
+
+impl Default for Template {
+    fn default() -> Self {
+        Template::parse(DEFAULT_TEMPLATE).expect("the default template is valid")
+    }
+}
+
+impl Template {
+    /// Parses `text`, failing on unknown `{name}` placeholders (all of them named).
+    pub fn parse(text: &str) -> Result<Self, TemplateError> {
+        let mut parts = Vec::new();
+        let mut literal = String::new();
+        let mut unknown: Vec<String> = Vec::new();
+        let mut rest = text;
+        while let Some(i) = rest.find(['{', '}']) {
+            literal.push_str(&rest[..i]);
+            let tail = &rest[i..];
+            if tail.starts_with("{{") || tail.starts_with("}}") {
+                literal.push_str(&tail[..1]);
+                rest = &tail[2..];
+                continue;
+            }
+            if let Some(name) = placeholder_name(tail) {
+                match Placeholder::ALL.iter().find(|p| p.name() == name) {
+                    Some(&p) => {
+                        if !literal.is_empty() {
+                            parts.push(Part::Text(std::mem::take(&mut literal)));
+                        }
+                        parts.push(Part::Slot(p));
+                    }
+                    None => {
+                        if !unknown.iter().any(|u| u == name) {
+                            unknown.push(name.to_owned());
+                        }
+                    }
+                }
+                rest = &tail[name.len() + 2..];
+                continue;
+            }
+            literal.push_str(&tail[..1]);
+            rest = &tail[1..];
+        }
+        literal.push_str(rest);
+        if !unknown.is_empty() {
+            return Err(TemplateError::UnknownPlaceholders(unknown));
+        }
+        if !literal.is_empty() {
+            parts.push(Part::Text(literal));
+        }
+        Ok(Template { parts })
+    }
+
+    /// The placeholders the template uses, in order of first use.
+    pub fn placeholders(&self) -> Vec<Placeholder> {
+        let mut seen = Vec::new();
+        for part in &self.parts {
+            if let Part::Slot(p) = part {
+                if !seen.contains(p) {
+                    seen.push(*p);
+                }
+            }
+        }
+        seen
+    }
+
+    /// The prompt for `instance`. Only the visible examples are shown; held-out examples and
+    /// the gold cascade never are.
+    pub fn render(&self, instance: &Instance) -> String {
+        let mut out = String::new();
+        for part in &self.parts {
+            match part {
+                Part::Text(t) => out.push_str(t),
+                Part::Slot(p) => out.push_str(&p.value(instance)),
+            }
+        }
+        out
+    }
+}
+
+impl fmt::Display for Template {
+    /// The template text, with literal braces escaped again.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for part in &self.parts {
+            match part {
+                Part::Text(t) => f.write_str(&t.replace('{', "{{").replace('}', "}}"))?,
+                Part::Slot(p) => write!(f, "{{{}}}", p.name())?,
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `name` when `tail` starts with `{name}` and `name` is an identifier.
+fn placeholder_name(tail: &str) -> Option<&str> {
+    let body = tail.strip_prefix('{')?;
+    let end = body.find('}')?;
+    let name = &body[..end];
+    let mut chars = name.chars();
+    let first = chars.next()?;
+    ((first.is_ascii_alphabetic() || first == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_'))
+    .then_some(name)
+}
+
+/// The prompt for `instance` with the default template.
+pub fn default_prompt(instance: &Instance) -> String {
+    Template::default().render(instance)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::relations::RelationMode;
+
+    fn instance() -> Instance {
+        Instance {
+            id: "x".into(),
+            inputs: vec!["ab".into(), "it's".into()],
+            outputs: vec!["c".into(), "b".into()],
+            cascade: None,
+            cascade_len: 0,
+            category: None,
+            relations_mode: RelationMode::default(),
+            max_rules: 5,
+            max_rule_len: 3,
+            alphabet: "abc".into(),
+            heldout_inputs: vec!["SECRET".into()],
+            heldout_outputs: vec!["SECRET".into()],
+            interactions: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn default_template_states_the_restrictions() {
+        let t = Template::default();
+        let mut used = t.placeholders();
+        used.sort_by_key(|p| Placeholder::ALL.iter().position(|q| q == p));
+        assert_eq!(used, Placeholder::ALL.to_vec());
+        let p = t.render(&instance());
+        assert!(p.contains("Inputs:\n['ab', \"it's\"]\n"), "{p}");
+        assert!(p.contains("Outputs:\n['c', 'b']\n"));
+        assert!(p.contains("at most 3 characters"));
+        assert!(p.contains("no more than 5 rules"));
+        assert!(p.contains("characters: abc"));
+        assert!(p.contains("```python"));
+        assert!(!p.contains("SECRET"), "held-out examples are never shown");
+    }
+
+    #[test]
+    fn braces_and_unknown_placeholders() {
+        let t = Template::parse("{{x}} {\"k\": 1} {inputs}{max_rules}}}").unwrap();
+        assert_eq!(t.render(&instance()), "{x} {\"k\": 1} ['ab', \"it's\"]5}");
+        assert_eq!(
+            Template::parse("{input} {inputs} {foo} {input}"),
+            Err(TemplateError::UnknownPlaceholders(vec![
+                "input".into(),
+                "foo".into()
+            ]))
+        );
+        let e = Template::parse("{foo}").unwrap_err().to_string();
+        assert!(e.contains("{foo}") && e.contains("{inputs}"), "{e}");
+        let round = Template::parse("{{a}} {outputs}").unwrap();
+        assert_eq!(Template::parse(&round.to_string()).unwrap(), round);
+    }
+}

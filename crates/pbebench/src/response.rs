@@ -1,1 +1,689 @@
-//! (being written: see issue 3)
+//! Reading a solver's response into a cascade (SPEC §5).
+//!
+//! The path is the same whatever produced the text: thinking is removed
+//! ([`strip_thinking`]), the fenced code blocks are found ([`code_blocks`]), the first or
+//! last one is read without evaluating anything ([`parse_block`]), and every rule is checked
+//! against the instance's [`Limits`]. A rule that breaks a limit becomes the identity (it is
+//! left out of the cascade) and the reason is kept; rules past `max_rules` are dropped.
+//!
+//! Accepted spellings inside the block, all read with real Python string literals
+//! ([`crate::pylit`]):
+//!
+//! * the released list of strings: `["replace('bc','dc')", "replace('ad','ed')"]`;
+//! * a list of calls `[replace('a', 'b'), …]` or of pairs `[('a', 'b'), ['c', '']]`;
+//! * statements and chains: `s = s.replace('a', 'b')`, `s.replace('a','b').replace('c','d')`.
+//!
+//! A list literal holding at least one rule is the answer (the first such list); without one,
+//! the `replace` calls of the block are the answer, in the order they are written.
+//! The reader is a single pass over the block's tokens with an explicit bracket stack, so it
+//! runs in linear time on any input; brackets nested deeper than Python allows are rejected.
+
+mod syntax;
+
+use crate::instance::Instance;
+use crate::rule::{Cascade, Rule};
+use serde::ser::SerializeStruct;
+use serde::{Deserialize, Serialize, Serializer};
+use std::borrow::Cow;
+use std::fmt;
+use std::str::FromStr;
+
+/// Which fenced code block of a response holds the answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BlockChoice {
+    /// The first accepted block.
+    First,
+    /// The last accepted block: where a model that shows drafts puts its final answer.
+    #[default]
+    Last,
+}
+
+impl FromStr for BlockChoice {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "first" => Ok(BlockChoice::First),
+            "last" => Ok(BlockChoice::Last),
+            _ => Err(format!(
+                "'{s}' is not a block choice: use 'first' or 'last'"
+            )),
+        }
+    }
+}
+
+impl fmt::Display for BlockChoice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            BlockChoice::First => "first",
+            BlockChoice::Last => "last",
+        })
+    }
+}
+
+/// The letters rules may use, with constant-time lookup for ASCII.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Alphabet {
+    ascii: [bool; 128],
+    other: Vec<char>,
+}
+
+impl Alphabet {
+    /// The alphabet made of the characters of `letters`.
+    pub fn new(letters: &str) -> Self {
+        let mut ascii = [false; 128];
+        let mut other = Vec::new();
+        for c in letters.chars() {
+            if c.is_ascii() {
+                ascii[c as usize] = true;
+            } else {
+                other.push(c);
+            }
+        }
+        other.sort_unstable();
+        other.dedup();
+        Alphabet { ascii, other }
+    }
+
+    /// True when `c` is one of the letters.
+    pub fn contains(&self, c: char) -> bool {
+        if c.is_ascii() {
+            self.ascii[c as usize]
+        } else {
+            self.other.binary_search(&c).is_ok()
+        }
+    }
+}
+
+/// The constraints a response's rules must meet (the prompt's restrictions).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Limits {
+    /// At most this many rules are read; later ones are dropped (`L_max`).
+    pub max_rules: usize,
+    /// The longest a rule's side may be, in characters (`s_max`).
+    pub max_rule_len: usize,
+    /// The letters both sides must use; `None` accepts any character.
+    pub alphabet: Option<Alphabet>,
+}
+
+impl Limits {
+    /// The limits an instance states. An instance with an empty alphabet string gets no
+    /// alphabet check (real data may not declare one).
+    pub fn of(instance: &Instance) -> Self {
+        Limits {
+            max_rules: instance.max_rules,
+            max_rule_len: instance.max_rule_len,
+            alphabet: (!instance.alphabet.is_empty()).then(|| Alphabet::new(&instance.alphabet)),
+        }
+    }
+
+    /// No limits at all: every syntactically correct rule with a non-empty pattern is valid.
+    pub fn unlimited() -> Self {
+        Limits {
+            max_rules: usize::MAX,
+            max_rule_len: usize::MAX,
+            alphabet: None,
+        }
+    }
+
+    /// Everything wrong with the rule `replace(pattern, replacement)` under these limits.
+    pub fn check(&self, pattern: &str, replacement: &str) -> Vec<RuleProblem> {
+        let mut problems = Vec::new();
+        if pattern.is_empty() {
+            problems.push(RuleProblem::EmptyPattern);
+        }
+        let max = self.max_rule_len;
+        let len = pattern.chars().count();
+        if len > max {
+            problems.push(RuleProblem::PatternTooLong { len, max });
+        }
+        let len = replacement.chars().count();
+        if len > max {
+            problems.push(RuleProblem::ReplacementTooLong { len, max });
+        }
+        if let Some(alphabet) = &self.alphabet {
+            if let Some(letter) = pattern
+                .chars()
+                .chain(replacement.chars())
+                .find(|c| !alphabet.contains(*c))
+            {
+                problems.push(RuleProblem::OutsideAlphabet { letter });
+            }
+        }
+        problems
+    }
+}
+
+/// Why one rule of a response is not valid (and so acts as the identity).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RuleProblem {
+    /// An element of the answer list that is not a string, a pair of strings or a call.
+    NotAString,
+    /// A string of the answer list that does not hold exactly one `replace(A, B)` call.
+    NotAReplaceCall,
+    /// `replace` called with something other than two string literals.
+    NonStringArgument,
+    /// `replace(A, B, count)` replaces only some occurrences: not a rule of this benchmark.
+    CountArgument,
+    /// `replace("", B)` would insert `B` between all characters.
+    EmptyPattern,
+    /// The pattern `A` is longer than `max_rule_len`.
+    PatternTooLong {
+        /// Its length in characters.
+        len: usize,
+        /// The limit.
+        max: usize,
+    },
+    /// The replacement `B` is longer than `max_rule_len`.
+    ReplacementTooLong {
+        /// Its length in characters.
+        len: usize,
+        /// The limit.
+        max: usize,
+    },
+    /// A side uses a character outside the instance's alphabet.
+    OutsideAlphabet {
+        /// The first such character.
+        letter: char,
+    },
+}
+
+impl RuleProblem {
+    /// A stable machine-readable name, e.g. `pattern_too_long`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            RuleProblem::NotAString => "not_a_string",
+            RuleProblem::NotAReplaceCall => "not_a_replace_call",
+            RuleProblem::NonStringArgument => "non_string_argument",
+            RuleProblem::CountArgument => "count_argument",
+            RuleProblem::EmptyPattern => "empty_pattern",
+            RuleProblem::PatternTooLong { .. } => "pattern_too_long",
+            RuleProblem::ReplacementTooLong { .. } => "replacement_too_long",
+            RuleProblem::OutsideAlphabet { .. } => "outside_alphabet",
+        }
+    }
+}
+
+impl fmt::Display for RuleProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RuleProblem::NotAString => f.write_str("not a string, a pair of strings or a call"),
+            RuleProblem::NotAReplaceCall => {
+                f.write_str("the string does not hold exactly one replace(A, B) call")
+            }
+            RuleProblem::NonStringArgument => {
+                f.write_str("replace must be called with two string literals")
+            }
+            RuleProblem::CountArgument => {
+                f.write_str("replace with a count argument changes only some occurrences")
+            }
+            RuleProblem::EmptyPattern => f.write_str("the pattern A is empty"),
+            RuleProblem::PatternTooLong { len, max } => {
+                write!(f, "the pattern A has {len} characters, more than {max}")
+            }
+            RuleProblem::ReplacementTooLong { len, max } => {
+                write!(f, "the replacement B has {len} characters, more than {max}")
+            }
+            RuleProblem::OutsideAlphabet { letter } => {
+                write!(f, "{letter:?} is not in the instance's alphabet")
+            }
+        }
+    }
+}
+
+impl Serialize for RuleProblem {
+    /// `{"kind": "pattern_too_long", "message": "…"}`.
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut st = s.serialize_struct("RuleProblem", 2)?;
+        st.serialize_field("kind", self.kind())?;
+        st.serialize_field("message", &self.to_string())?;
+        st.end()
+    }
+}
+
+/// One rule as the response wrote it, with what is wrong with it (nothing when valid).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParsedRule {
+    /// The pattern `A`, when the rule had two string arguments.
+    pub pattern: Option<String>,
+    /// The replacement `B`, when the rule had two string arguments.
+    pub replacement: Option<String>,
+    /// Every broken constraint; empty for a valid rule.
+    pub problems: Vec<RuleProblem>,
+}
+
+impl ParsedRule {
+    /// True when the rule meets every constraint.
+    pub fn is_valid(&self) -> bool {
+        self.problems.is_empty()
+    }
+
+    /// The rule, when it is valid.
+    pub fn rule(&self) -> Option<Rule> {
+        match (&self.pattern, &self.replacement) {
+            (Some(a), Some(b)) if self.is_valid() => Rule::new(a.clone(), b.clone()).ok(),
+            _ => None,
+        }
+    }
+}
+
+impl Serialize for ParsedRule {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut st = s.serialize_struct("ParsedRule", 4)?;
+        st.serialize_field("pattern", &self.pattern)?;
+        st.serialize_field("replacement", &self.replacement)?;
+        st.serialize_field("valid", &self.is_valid())?;
+        st.serialize_field("problems", &self.problems)?;
+        st.end()
+    }
+}
+
+/// Whether an answer could be read from a response at all.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ResponseStatus {
+    /// The chosen block was read (its rules may still be invalid one by one).
+    Parsed,
+    /// A `<think>` was never closed: the answer was never given.
+    UnclosedThinking,
+    /// No fenced code block (```` ```python ````, ```` ```py ```` or bare) outside thinking.
+    NoCodeBlock,
+    /// The chosen block holds no readable list of rules or `replace` calls.
+    Unparsable {
+        /// What was wrong.
+        reason: String,
+    },
+}
+
+/// What a response yields: its status and its rules with their validity.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ParsedResponse {
+    /// Whether an answer was read.
+    pub status: ResponseStatus,
+    /// How many accepted code blocks the response has (outside thinking).
+    pub blocks: usize,
+    /// The first `max_rules` rules of the chosen block, in order.
+    pub rules: Vec<ParsedRule>,
+    /// How many rules past `max_rules` were dropped.
+    pub dropped_rules: usize,
+}
+
+impl ParsedResponse {
+    fn failed(status: ResponseStatus, blocks: usize) -> Self {
+        ParsedResponse {
+            status,
+            blocks,
+            rules: Vec::new(),
+            dropped_rules: 0,
+        }
+    }
+
+    /// The cascade the response stands for: its valid rules in order (an invalid rule is
+    /// the identity, so leaving it out is the same). An invalid response is the identity.
+    pub fn cascade(&self) -> Cascade {
+        self.rules.iter().filter_map(ParsedRule::rule).collect()
+    }
+
+    /// True when an answer was read.
+    pub fn is_parsed(&self) -> bool {
+        self.status == ResponseStatus::Parsed
+    }
+
+    /// Number of kept rules that meet every constraint.
+    pub fn valid_rules(&self) -> usize {
+        self.rules.iter().filter(|r| r.is_valid()).count()
+    }
+
+    /// Number of kept rules that break a constraint.
+    pub fn invalid_rules(&self) -> usize {
+        self.rules.len() - self.valid_rules()
+    }
+
+    /// True when the response is entirely valid: parsed, every rule valid, none dropped.
+    pub fn is_valid(&self) -> bool {
+        self.is_parsed() && self.dropped_rules == 0 && self.rules.iter().all(|r| r.is_valid())
+    }
+}
+
+/// Parses a response: thinking removed, the chosen block read, rules checked and cut to
+/// `limits.max_rules`. Never panics; linear in the length of `text`.
+pub fn parse_response(text: &str, limits: &Limits, choice: BlockChoice) -> ParsedResponse {
+    let Some(visible) = strip_thinking(text) else {
+        return ParsedResponse::failed(ResponseStatus::UnclosedThinking, 0);
+    };
+    let blocks = code_blocks(&visible);
+    let chosen = match choice {
+        BlockChoice::First => blocks.first(),
+        BlockChoice::Last => blocks.last(),
+    };
+    let Some(block) = chosen else {
+        return ParsedResponse::failed(ResponseStatus::NoCodeBlock, 0);
+    };
+    let outcomes = match parse_block(block) {
+        Ok(outcomes) => outcomes,
+        Err(reason) => {
+            return ParsedResponse::failed(ResponseStatus::Unparsable { reason }, blocks.len())
+        }
+    };
+    let kept = outcomes.len().min(limits.max_rules);
+    let dropped_rules = outcomes.len() - kept;
+    let rules = outcomes
+        .into_iter()
+        .take(kept)
+        .map(|outcome| match outcome {
+            Ok((pattern, replacement)) => ParsedRule {
+                problems: limits.check(&pattern, &replacement),
+                pattern: Some(pattern),
+                replacement: Some(replacement),
+            },
+            Err(problem) => ParsedRule {
+                pattern: None,
+                replacement: None,
+                problems: vec![problem],
+            },
+        })
+        .collect::<Vec<_>>();
+    ParsedResponse {
+        status: ResponseStatus::Parsed,
+        blocks: blocks.len(),
+        dropped_rules,
+        rules,
+    }
+}
+
+/// The first occurrence of a short ASCII `needle` in `hay`: a byte search for its first
+/// byte, then a comparison. Faster than the general substring search on long prose in
+/// which that byte is rare (`<`, `` ` ``).
+fn find(hay: &str, needle: &str) -> Option<usize> {
+    let first = char::from(needle.as_bytes()[0]);
+    let mut from = 0;
+    while let Some(i) = hay[from..].find(first) {
+        let at = from + i;
+        if hay[at..].starts_with(needle) {
+            return Some(at);
+        }
+        from = at + 1;
+    }
+    None
+}
+
+const THINK_OPEN: &str = "<think>";
+const THINK_CLOSE: &str = "</think>";
+
+/// The response without its thinking: every `<think>…</think>` span removed, and when a
+/// `</think>` comes before any `<think>` (chat templates that open the thinking in the
+/// prompt) everything up to it. `None` when a `<think>` is never closed: no answer was given.
+pub fn strip_thinking(text: &str) -> Option<Cow<'_, str>> {
+    if !text.contains('<') {
+        return Some(Cow::Borrowed(text));
+    }
+    let mut rest = text;
+    if let Some(close) = find(rest, THINK_CLOSE) {
+        if find(&rest[..close], THINK_OPEN).is_none() {
+            rest = &rest[close + THINK_CLOSE.len()..];
+        }
+    }
+    if find(rest, THINK_OPEN).is_none() {
+        return Some(Cow::Borrowed(rest));
+    }
+    let mut out = String::with_capacity(rest.len());
+    while let Some(open) = find(rest, THINK_OPEN) {
+        out.push_str(&rest[..open]);
+        let inside = &rest[open + THINK_OPEN.len()..];
+        let close = find(inside, THINK_CLOSE)?;
+        rest = &inside[close + THINK_CLOSE.len()..];
+    }
+    out.push_str(rest);
+    Some(Cow::Owned(out))
+}
+
+const FENCE: &str = "```";
+
+/// The contents of the closed fenced code blocks tagged `python`, `py`, `python3` (any case)
+/// or untagged, in order. Fences need not start a line (```` ```python [...]``` ```` on one
+/// line counts); a block with another tag is skipped; an unclosed fence ends the search.
+pub fn code_blocks(text: &str) -> Vec<&str> {
+    let mut blocks = Vec::new();
+    let mut pos = 0;
+    while let Some(found) = find(&text[pos..], FENCE) {
+        let info_start = pos + found + FENCE.len();
+        let info_len = text[info_start..]
+            .bytes()
+            .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'+' | b'-'))
+            .count();
+        let info = &text[info_start..info_start + info_len];
+        let body_start = info_start + info_len;
+        let Some(close) = find(&text[body_start..], FENCE) else {
+            break;
+        };
+        let body_end = body_start + close;
+        if ["", "python", "py", "python3"]
+            .iter()
+            .any(|tag| info.eq_ignore_ascii_case(tag))
+        {
+            blocks.push(&text[body_start..body_end]);
+        }
+        pos = body_end + FENCE.len();
+    }
+    blocks
+}
+
+/// One rule as read from a block, before the limits are checked: its two string arguments,
+/// or why it is not a rule.
+pub type RuleOutcome = Result<(String, String), RuleProblem>;
+
+/// Reads the rules of one code block, in order, without checking limits. `Err` says why the
+/// block holds no answer (a lexical error, unbalanced brackets, no rules at all).
+pub fn parse_block(code: &str) -> Result<Vec<RuleOutcome>, String> {
+    syntax::read_rules(code)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rules(code: &str) -> Vec<RuleOutcome> {
+        parse_block(code).unwrap_or_else(|e| panic!("{code:?}: {e}"))
+    }
+
+    fn ok(a: &str, b: &str) -> RuleOutcome {
+        Ok((a.to_owned(), b.to_owned()))
+    }
+
+    fn lite() -> Limits {
+        Limits {
+            max_rules: 5,
+            max_rule_len: 3,
+            alphabet: Some(Alphabet::new(crate::dataset::LITE_ALPHABET)),
+        }
+    }
+
+    #[test]
+    fn released_list_of_strings() {
+        assert_eq!(
+            rules(r#"["replace('bc','dc')", "replace('ad','ed')"]"#),
+            vec![ok("bc", "dc"), ok("ad", "ed")]
+        );
+        assert_eq!(
+            rules("['replace(\"a\", \"\")', \"replace('x', 'y')\",]"),
+            vec![ok("a", ""), ok("x", "y")]
+        );
+        // Bare words inside a rule string are text, as the released scorer reads them.
+        assert_eq!(rules(r#"["replace(ab, c)"]"#), vec![ok("ab", "c")]);
+        assert_eq!(rules(r#""replace('a','b')""#), vec![ok("a", "b")]);
+        assert_eq!(
+            rules(r#"programs = ["s.replace('a','b')", "hello", 3]"#),
+            vec![
+                ok("a", "b"),
+                Err(RuleProblem::NotAReplaceCall),
+                Err(RuleProblem::NotAString)
+            ]
+        );
+    }
+
+    #[test]
+    fn calls_pairs_and_statements() {
+        assert_eq!(
+            rules("[replace('a', 'b'), replace(\"c\", '')]"),
+            vec![ok("a", "b"), ok("c", "")]
+        );
+        assert_eq!(
+            rules("[('a', 'b'), ['c', 'd']]"),
+            vec![ok("a", "b"), ok("c", "d")]
+        );
+        assert_eq!(
+            rules("s = s.replace('a', 'b')\ns = s.replace('c', 'd')  # why\nreturn s"),
+            vec![ok("a", "b"), ok("c", "d")]
+        );
+        assert_eq!(
+            rules("def f(s):\n    return s.replace('a','b').replace('c','d').replace('e', 'f')"),
+            vec![ok("a", "b"), ok("c", "d"), ok("e", "f")]
+        );
+        // A list of pairs wins over the loop that applies it.
+        assert_eq!(
+            rules("rules = [('a', 'b'), ('c', 'd')]\nfor a, b in rules:\n    s = s.replace(a, b)"),
+            vec![ok("a", "b"), ok("c", "d")]
+        );
+        assert_eq!(
+            rules("s.replace(a, 'b')\ns.replace('a', 'b', 1)"),
+            vec![
+                Err(RuleProblem::NonStringArgument),
+                Err(RuleProblem::CountArgument)
+            ]
+        );
+        assert_eq!(
+            rules("def replace(s, a, b):\n    pass\nreplace('q', 'r')"),
+            vec![ok("q", "r")]
+        );
+    }
+
+    #[test]
+    fn python_literals() {
+        assert_eq!(
+            rules(r#"[r'a\b', 'x' 'y', "\x41\u00e9\n", '\'', "\"" ]"#).len(),
+            5,
+            "not a pair: five strings"
+        );
+        assert_eq!(
+            rules(r#"[(r'a\b', 'x' 'y'), ("\x41\u00e9", '\'')]"#),
+            vec![ok("a\\b", "xy"), ok("Aé", "'")]
+        );
+        assert_eq!(rules("[(b'a', 'b')]"), vec![Err(RuleProblem::NotAString)]);
+        assert_eq!(
+            rules("[(f'a', 'b'), replace(f'a', 'b')]"),
+            vec![
+                Err(RuleProblem::NotAString),
+                Err(RuleProblem::NonStringArgument)
+            ]
+        );
+    }
+
+    #[test]
+    fn empty_and_unparsable_blocks() {
+        assert_eq!(rules("[]"), vec![]);
+        assert_eq!(rules("answer = [ ]"), vec![]);
+        assert!(parse_block("").is_err());
+        assert!(parse_block("print('hello')").is_err());
+        // Broken quoting: the list's one element is no rule (Python would refuse the block).
+        assert_eq!(
+            rules("['replace('a','b')']"),
+            vec![Err(RuleProblem::NotAString)]
+        );
+        assert!(parse_block("[('a', 'b')").is_err());
+        assert!(parse_block("[('a', 'b')]]").is_err());
+        assert!(parse_block("[('a', 'b'])").is_err());
+        assert!(parse_block("'unterminated").is_err());
+        assert!(parse_block(&"[".repeat(syntax::MAX_DEPTH + 5)).is_err());
+    }
+
+    #[test]
+    fn thinking_is_removed() {
+        assert_eq!(strip_thinking("a<think>b</think>c").unwrap(), "ac");
+        assert_eq!(strip_thinking("reasoning</think>answer").unwrap(), "answer");
+        assert_eq!(
+            strip_thinking("x<think>y</think>z<think>w</think>v").unwrap(),
+            "xzv"
+        );
+        assert!(strip_thinking("answer <think> still thinking").is_none());
+        assert_eq!(strip_thinking("plain").unwrap(), "plain");
+    }
+
+    #[test]
+    fn blocks_are_found() {
+        let text =
+            "```python\nA\n```\n```json\nB\n```\n```py C```\n```\nD\n```\n```Python3\nE\n```";
+        assert_eq!(code_blocks(text), vec!["\nA\n", " C", "\nD\n", "\nE\n"]);
+        assert_eq!(
+            code_blocks("```python [1]``` and ```python ["),
+            vec![" [1]"]
+        );
+        assert!(code_blocks("no fences").is_empty());
+    }
+
+    #[test]
+    fn first_or_last_block() {
+        let text = "Draft:\n```python\n[\"replace('a','b')\"]\n```\nFinal:\n```python\n[\"replace('c','d')\"]\n```";
+        let first = parse_response(text, &lite(), BlockChoice::First);
+        let last = parse_response(text, &lite(), BlockChoice::Last);
+        assert_eq!(first.cascade().to_json(), r#"[["a","b"]]"#);
+        assert_eq!(last.cascade().to_json(), r#"[["c","d"]]"#);
+        assert_eq!(last.blocks, 2);
+    }
+
+    #[test]
+    fn limits_make_rules_identity() {
+        let text = "```python\n[\"replace('', 'a')\", \"replace('abcd', 'a')\", \"replace('a', 'bcde')\", \"replace('a', 'Q')\", \"replace('a', 'b')\", \"replace('b', 'c')\", \"replace('c', 'd')\"]\n```";
+        let parsed = parse_response(text, &lite(), BlockChoice::Last);
+        assert!(parsed.is_parsed());
+        assert_eq!(parsed.rules.len(), 5);
+        assert_eq!(parsed.dropped_rules, 2);
+        let kinds: Vec<&str> = parsed
+            .rules
+            .iter()
+            .map(|r| r.problems.first().map_or("ok", RuleProblem::kind))
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                "empty_pattern",
+                "pattern_too_long",
+                "replacement_too_long",
+                "outside_alphabet",
+                "ok"
+            ]
+        );
+        assert_eq!(parsed.valid_rules(), 1);
+        assert_eq!(parsed.invalid_rules(), 4);
+        assert!(!parsed.is_valid());
+        assert_eq!(parsed.cascade().to_json(), r#"[["a","b"]]"#);
+    }
+
+    #[test]
+    fn no_answer_cases() {
+        let l = lite();
+        let status = |t: &str| parse_response(t, &l, BlockChoice::Last).status;
+        assert_eq!(status("no block here"), ResponseStatus::NoCodeBlock);
+        assert_eq!(
+            status("<think>```python\n['replace(\"a\",\"b\")']\n```"),
+            ResponseStatus::UnclosedThinking
+        );
+        assert_eq!(
+            status("<think>```python\n['replace(\"a\",\"b\")']\n```</think>nothing"),
+            ResponseStatus::NoCodeBlock
+        );
+        assert!(matches!(
+            status("```python\nprint(1)\n```"),
+            ResponseStatus::Unparsable { .. }
+        ));
+        let parsed = parse_response("```python\n[]\n```", &l, BlockChoice::Last);
+        assert!(parsed.is_valid());
+        assert!(parsed.cascade().is_empty());
+    }
+
+    #[test]
+    fn alphabet_lookup() {
+        let a = Alphabet::new("abʔː");
+        assert!(a.contains('a') && a.contains('ʔ') && a.contains('ː'));
+        assert!(!a.contains('c') && !a.contains('é'));
+    }
+}

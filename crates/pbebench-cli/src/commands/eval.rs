@@ -1,12 +1,354 @@
-//! `pbebench eval` (not implemented yet).
+//! `pbebench eval`: evaluate a model behind OpenAI-compatible endpoints, or an external
+//! solver program, with a resumable run store; or rescore a stored run.
 
+use anyhow::{bail, Context};
+use pbebench_eval::{
+    evaluate, rescore, Block, ChatParams, ChatSpec, EvalConfig, Prices, RetryPolicy, RunOutcome,
+    SolverCommand, SolverSpec,
+};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::time::Duration;
 
 /// Arguments of `pbebench eval`.
 #[derive(clap::Args)]
-pub struct Args {}
+#[command(after_help = "\
+Examples:
+  vllm serve Qwen/Qwen3-8B --port 8000
+  pbebench eval --dataset lite.jsonl --model Qwen/Qwen3-8B --base-url http://localhost:8000/v1 --samples 4
+  pbebench eval --dataset lite.jsonl --solver-cmd 'python my_solver.py' --timeout 60
+  pbebench eval --run runs/lite__Qwen_Qwen3-8B --rescore --block first
+
+Re-running the same command continues the run: stored samples are never requested again.
+Exit status: 0 when every sample is answered, 1 when the run stopped early or samples
+failed (re-run to continue), 2 on an error.")]
+pub struct Args {
+    /// The dataset (JSONL, pbebench's or the authors' format). With --rescore: only to
+    /// point at a moved copy of the run's dataset.
+    #[arg(long, value_name = "FILE", required_unless_present = "rescore")]
+    dataset: Option<PathBuf>,
+
+    /// The run directory (holds run.sqlite and results.json) [default: runs/DATASET__MODEL]
+    #[arg(long, value_name = "DIR", required_if_eq("rescore", "true"))]
+    run: Option<PathBuf>,
+
+    /// Recompute every figure from the stored responses; sends no request.
+    #[arg(long)]
+    rescore: bool,
+
+    /// Which fenced block of a response holds the answer.
+    #[arg(long, value_name = "first|last", default_value = "last")]
+    block: Block,
+
+    /// The model name the endpoint serves.
+    #[arg(long, required_unless_present_any = ["rescore", "solver_cmd"])]
+    model: Option<String>,
+
+    /// Base URL of an OpenAI-compatible API, e.g. http://localhost:8000/v1. Repeat it to
+    /// spread requests over several servers.
+    #[arg(long = "base-url", value_name = "URL", required_unless_present_any = ["rescore", "solver_cmd"])]
+    base_url: Vec<String>,
+
+    /// Name of the environment variable holding the API key (sent as a Bearer token;
+    /// never stored). Without it no key is sent.
+    #[arg(long, value_name = "VAR")]
+    api_key_env: Option<String>,
+
+    /// Run this shell command per sample instead of a model: the instance without its
+    /// gold as JSON on stdin, the response on stdout.
+    #[arg(long, value_name = "CMD", conflicts_with_all = ["model", "base_url"])]
+    solver_cmd: Option<String>,
+
+    /// Samples per instance (the sampling budget K).
+    #[arg(long, default_value_t = 1, value_name = "K")]
+    samples: u32,
+
+    /// Sampling temperature [default: the server's]
+    #[arg(long, value_name = "T")]
+    temperature: Option<f64>,
+
+    /// Nucleus sampling top_p [default: the server's]
+    #[arg(long, value_name = "P")]
+    top_p: Option<f64>,
+
+    /// Most tokens per answer (max_tokens) [default: the server's]
+    #[arg(long, value_name = "N")]
+    max_tokens: Option<u64>,
+
+    /// reasoning_effort for models that take it (low, medium, high).
+    #[arg(long, value_name = "E")]
+    reasoning_effort: Option<String>,
+
+    /// A JSON object merged into every request body, e.g. '{"top_k": 20}' or
+    /// '{"max_completion_tokens": 8000}'.
+    #[arg(long, value_name = "JSON")]
+    extra_body: Option<String>,
+
+    /// A prompt template file [default: the built-in template; see 'pbebench prompt --print-template']
+    #[arg(long, value_name = "FILE")]
+    template: Option<PathBuf>,
+
+    /// Requests (or solver programs) running at once.
+    #[arg(long, default_value_t = 16, value_name = "N")]
+    concurrency: usize,
+
+    /// Seconds one attempt (or one solver run) may take.
+    #[arg(long, default_value_t = 600.0, value_name = "S")]
+    timeout: f64,
+
+    /// Retries of a request after 429, 5xx, a timeout or a dropped connection.
+    #[arg(long, default_value_t = 6, value_name = "N")]
+    max_retries: u32,
+
+    /// Seconds before the first retry; doubled each time, with jitter, at most 60 s
+    /// (a server's Retry-After is honoured).
+    #[arg(long, default_value_t = 1.0, value_name = "S")]
+    backoff: f64,
+
+    /// Price per million prompt tokens.
+    #[arg(long, default_value_t = 0.0, value_name = "PRICE")]
+    price_in: f64,
+
+    /// Price per million completion tokens (reasoning included).
+    #[arg(long, default_value_t = 0.0, value_name = "PRICE")]
+    price_out: f64,
+
+    /// Stop requesting once the run's cost would exceed this (needs the prices).
+    #[arg(long, value_name = "COST")]
+    max_cost: Option<f64>,
+
+    /// Start a new run even if --run holds one made with other parameters (the old store
+    /// is kept as run.N.sqlite).
+    #[arg(long)]
+    force_new: bool,
+
+    /// No progress bar.
+    #[arg(long)]
+    no_progress: bool,
+}
 
 /// Runs `pbebench eval`.
-pub fn run(_args: Args) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("'pbebench eval' is not implemented yet")
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    if args.rescore {
+        let run = args
+            .run
+            .as_deref()
+            .expect("clap requires --run with --rescore");
+        let prices = (args.price_in > 0.0 || args.price_out > 0.0).then_some(Prices {
+            input: args.price_in,
+            output: args.price_out,
+        });
+        let outcome = rescore(run, args.dataset.as_deref(), args.block, prices)?;
+        return finish(&outcome);
+    }
+    let config = config(args)?;
+    eprintln!("run: {}", config.run_dir.display());
+    let outcome = evaluate(&config)?;
+    finish(&outcome)
+}
+
+fn config(args: Args) -> anyhow::Result<EvalConfig> {
+    let dataset = args.dataset.expect("clap requires --dataset");
+    let secs = |name: &str, s: f64| -> anyhow::Result<Duration> {
+        Duration::try_from_secs_f64(s)
+            .ok()
+            .filter(|d| !d.is_zero())
+            .with_context(|| format!("{name} must be a positive number of seconds"))
+    };
+    let timeout = secs("--timeout", args.timeout)?;
+    let solver = match args.solver_cmd {
+        Some(command) => SolverSpec::Command(SolverCommand { command, timeout }),
+        None => {
+            let api_key = match &args.api_key_env {
+                None => None,
+                Some(var) => Some(
+                    std::env::var(var)
+                        .ok()
+                        .filter(|k| !k.is_empty())
+                        .with_context(|| {
+                            format!(
+                                "--api-key-env {var}: the environment variable {var} is not set"
+                            )
+                        })?,
+                ),
+            };
+            let extra_body = match &args.extra_body {
+                None => None,
+                Some(text) => match serde_json::from_str(text) {
+                    Ok(serde_json::Value::Object(map)) => Some(map),
+                    _ => bail!("--extra-body must be a JSON object, e.g. '{{\"top_k\": 20}}'"),
+                },
+            };
+            SolverSpec::Chat(ChatSpec {
+                base_urls: args.base_url,
+                api_key,
+                params: ChatParams {
+                    model: args.model.expect("clap requires --model"),
+                    temperature: args.temperature,
+                    top_p: args.top_p,
+                    max_tokens: args.max_tokens,
+                    reasoning_effort: args.reasoning_effort,
+                    extra_body,
+                },
+                template: args.template,
+                timeout,
+                retry: RetryPolicy {
+                    max_retries: args.max_retries,
+                    base: secs("--backoff", args.backoff)?,
+                    cap: Duration::from_secs(60),
+                },
+            })
+        }
+    };
+    let run_dir = args
+        .run
+        .unwrap_or_else(|| default_run_dir(&dataset, &solver));
+    Ok(EvalConfig {
+        dataset,
+        run_dir,
+        solver,
+        samples: args.samples,
+        concurrency: args.concurrency,
+        prices: Prices {
+            input: args.price_in,
+            output: args.price_out,
+        },
+        max_cost: args.max_cost,
+        force_new: args.force_new,
+        block: args.block,
+        progress: !args.no_progress,
+    })
+}
+
+/// `runs/<dataset stem>__<model>` (or `__cmd-<hash>` for a solver command): the same
+/// command always lands in the same run, so re-running it continues.
+fn default_run_dir(dataset: &Path, solver: &SolverSpec) -> PathBuf {
+    let stem = dataset
+        .file_stem()
+        .map_or_else(|| "dataset".into(), |s| s.to_string_lossy().into_owned());
+    let who = match solver {
+        SolverSpec::Chat(chat) => chat.params.model.clone(),
+        SolverSpec::Command(cmd) => {
+            // FNV-1a: a short, stable tag for the command line.
+            let h = cmd.command.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+                (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+            });
+            format!("cmd-{:08x}", h as u32)
+        }
+    };
+    let safe = |s: &str| -> String {
+        s.chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || "-_.".contains(c) {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect()
+    };
+    PathBuf::from("runs").join(format!("{}__{}", safe(&stem), safe(&who)))
+}
+
+/// Prints the report, writes `results.json`, and picks the exit status.
+fn finish(outcome: &RunOutcome) -> anyhow::Result<ExitCode> {
+    for w in &outcome.warnings {
+        eprintln!("warning: {w}");
+    }
+    println!("{}", outcome.report);
+    let results = outcome.run_dir.join("results.json");
+    let json = serde_json::to_string_pretty(&outcome.report.to_json())?;
+    pbebench::dataset::write_atomic(&results, json.as_bytes())
+        .with_context(|| format!("cannot write {}", results.display()))?;
+    if let Some(reason) = &outcome.stopped {
+        eprintln!("{reason}");
+        return Ok(ExitCode::from(1));
+    }
+    if !outcome.complete() {
+        eprintln!(
+            "{} of {} samples have no answer yet; re-run the same command to retry them",
+            outcome.total - outcome.report.answered,
+            outcome.total
+        );
+        return Ok(ExitCode::from(1));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        args: Args,
+    }
+
+    fn parse(argv: &[&str]) -> Result<Args, clap::Error> {
+        Cli::try_parse_from(std::iter::once("eval").chain(argv.iter().copied())).map(|c| c.args)
+    }
+
+    #[test]
+    fn a_model_run_needs_model_and_endpoint() {
+        assert!(parse(&["--dataset", "d.jsonl"]).is_err());
+        assert!(parse(&["--dataset", "d.jsonl", "--model", "m"]).is_err());
+        let args = parse(&[
+            "--dataset",
+            "d/lite.jsonl",
+            "--model",
+            "Qwen/Qwen3-8B",
+            "--base-url",
+            "http://a:8000/v1",
+            "--base-url",
+            "http://b:8000/v1",
+            "--temperature",
+            "0.6",
+            "--extra-body",
+            "{\"top_k\": 20}",
+        ])
+        .unwrap();
+        let c = config(args).unwrap();
+        assert_eq!(c.run_dir, PathBuf::from("runs/lite__Qwen_Qwen3-8B"));
+        let SolverSpec::Chat(chat) = &c.solver else {
+            panic!("a chat run")
+        };
+        assert_eq!(chat.base_urls.len(), 2);
+        assert_eq!(chat.params.extra_body.as_ref().unwrap()["top_k"], 20);
+        assert_eq!(chat.timeout, Duration::from_secs(600));
+        assert!(chat.api_key.is_none());
+    }
+
+    #[test]
+    fn solver_commands_and_rescoring() {
+        let args = parse(&["--dataset", "x.jsonl", "--solver-cmd", "./solve"]).unwrap();
+        let c = config(args).unwrap();
+        assert!(matches!(c.solver, SolverSpec::Command(_)));
+        assert!(c.run_dir.to_string_lossy().starts_with("runs/x__cmd-"));
+        assert!(parse(&["--dataset", "x", "--solver-cmd", "s", "--model", "m"]).is_err());
+        assert!(parse(&["--rescore"]).is_err());
+        assert!(parse(&["--rescore", "--run", "r", "--block", "first"]).is_ok());
+        assert!(parse(&["--rescore", "--run", "r", "--block", "middle"]).is_err());
+    }
+
+    #[test]
+    fn bad_values_are_named() {
+        let base = [
+            "--dataset",
+            "d",
+            "--model",
+            "m",
+            "--base-url",
+            "http://h/v1",
+        ];
+        let with = |extra: &[&str]| {
+            let argv: Vec<&str> = base.iter().chain(extra).copied().collect();
+            config(parse(&argv).unwrap()).unwrap_err().to_string()
+        };
+        assert!(with(&["--extra-body", "[1]"]).contains("--extra-body"));
+        assert!(with(&["--timeout", "0"]).contains("--timeout"));
+        assert!(with(&["--api-key-env", "PBEBENCH_TEST_SURELY_UNSET"])
+            .contains("PBEBENCH_TEST_SURELY_UNSET is not set"));
+    }
 }

@@ -1,0 +1,112 @@
+//! `pbebench prompt` run as a binary.
+
+use serde_json::Value;
+use std::path::Path;
+use std::process::{Command, Output};
+
+const DATA: &str = r#"{"id": "a", "inputs": ["ab", "it's"], "outputs": ["c", "b"], "max_rules": 5, "max_rule_len": 3, "alphabet": "abcist'", "heldout_inputs": ["SECRET"], "heldout_outputs": ["SECRET"]}
+{"inputs": ["xbu", "kib"], "outputs": ["xhu", "kih"], "programs": ["replace(\"b\", \"h\")"], "cascade_length": 1}
+"#;
+
+fn pbebench(args: &[&str], dir: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_pbebench"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("the binary runs")
+}
+
+#[test]
+fn one_prompt_line_per_instance() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("data.jsonl"), DATA).unwrap();
+    let out = pbebench(&["prompt", "--dataset", "data.jsonl"], dir.path());
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines: Vec<Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2);
+    assert_eq!(lines[0]["id"], "a");
+    assert_eq!(lines[1]["id"], "1");
+    let prompt = lines[0]["prompt"].as_str().unwrap();
+    assert_eq!(lines[0]["messages"][0]["role"], "user");
+    assert_eq!(lines[0]["messages"][0]["content"].as_str().unwrap(), prompt);
+    assert!(prompt.contains("['ab', \"it's\"]"), "{prompt}");
+    assert!(prompt.contains("no more than 5 rules"));
+    assert!(!prompt.contains("SECRET"));
+    assert!(lines[1]["prompt"]
+        .as_str()
+        .unwrap()
+        .contains("['xbu', 'kib']"));
+}
+
+#[test]
+fn user_templates_and_the_default() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("data.jsonl"), DATA).unwrap();
+    std::fs::write(
+        d.join("t.txt"),
+        "{{json}} {inputs} -> {outputs} ({max_rules}, {max_rule_len}, {alphabet})",
+    )
+    .unwrap();
+    let out = pbebench(
+        &[
+            "prompt",
+            "--dataset",
+            "data.jsonl",
+            "--template",
+            "t.txt",
+            "--out",
+            "p.jsonl",
+        ],
+        d,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(d.join("p.jsonl")).unwrap();
+    let first: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    assert_eq!(
+        first["prompt"],
+        "{json} ['ab', \"it's\"] -> ['c', 'b'] (5, 3, abcist')"
+    );
+
+    std::fs::write(d.join("bad.txt"), "{inputs} {examples} {n}").unwrap();
+    let out = pbebench(
+        &["prompt", "--dataset", "data.jsonl", "--template", "bad.txt"],
+        d,
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("bad.txt") && err.contains("{examples}, {n}"),
+        "{err}"
+    );
+    assert_eq!(err.trim_end().lines().count(), 1);
+
+    let out = pbebench(&["prompt", "--print-template"], d);
+    assert!(out.status.success());
+    let template = String::from_utf8(out.stdout).unwrap();
+    for p in [
+        "{inputs}",
+        "{outputs}",
+        "{max_rules}",
+        "{max_rule_len}",
+        "{alphabet}",
+        "```python",
+    ] {
+        assert!(template.contains(p), "{p}");
+    }
+
+    let out = pbebench(&["prompt"], d);
+    assert_eq!(out.status.code(), Some(2), "--dataset is required");
+}

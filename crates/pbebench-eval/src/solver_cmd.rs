@@ -1,0 +1,236 @@
+//! `--solver-cmd "CMD"`: any program as a solver. It gets the instance without its gold
+//! as JSON on stdin and writes its response (the same text a model would write) on stdout.
+
+use crate::sample::{Sample, Status, Usage};
+use pbebench::Instance;
+use serde::Serialize;
+use std::io::{Read, Write};
+use std::os::unix::process::CommandExt;
+use std::process::{Command, ExitStatus, Stdio};
+use std::thread;
+use std::time::{Duration, Instant};
+
+/// How much of a failing program's stderr is kept in the sample's error.
+const STDERR_TAIL: usize = 2000;
+
+/// What a solver program sees of an instance: the examples and the limits, never the
+/// gold cascade, its length or category, or the held-out examples.
+#[derive(Debug, Serialize)]
+pub struct PublicInstance<'a> {
+    /// The instance id.
+    pub id: &'a str,
+    /// Example inputs.
+    pub inputs: &'a [String],
+    /// Example outputs.
+    pub outputs: &'a [String],
+    /// At most this many rules.
+    pub max_rules: usize,
+    /// Each side of a rule at most this long.
+    pub max_rule_len: usize,
+    /// The letters rules may use.
+    pub alphabet: &'a str,
+}
+
+impl<'a> PublicInstance<'a> {
+    /// The public part of `instance`.
+    pub fn of(instance: &'a Instance) -> Self {
+        PublicInstance {
+            id: &instance.id,
+            inputs: &instance.inputs,
+            outputs: &instance.outputs,
+            max_rules: instance.max_rules,
+            max_rule_len: instance.max_rule_len,
+            alphabet: &instance.alphabet,
+        }
+    }
+
+    /// One line of JSON, as written to the program's stdin.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("strings serialise")
+    }
+}
+
+/// Runs a shell command once per sample, with a timeout.
+#[derive(Debug, Clone)]
+pub struct SolverCommand {
+    /// The command line, run with `sh -c`.
+    pub command: String,
+    /// Wall-time limit per run; the program and everything it started is then killed.
+    pub timeout: Duration,
+}
+
+/// A solver program that could not be run at all: the run stops instead of recording
+/// the same failure for every instance.
+#[derive(Debug, thiserror::Error)]
+#[error("--solver-cmd '{command}' cannot run: {reason}")]
+pub struct CommandError {
+    /// The command line.
+    pub command: String,
+    /// What went wrong.
+    pub reason: String,
+}
+
+impl SolverCommand {
+    /// Runs the command on `stdin` (the instance JSON) for (instance, sample). The
+    /// environment also carries `PBEBENCH_INSTANCE_ID` and `PBEBENCH_SAMPLE`.
+    /// Exit 0: `ok` with stdout as the response; another exit: `invalid`; past the
+    /// timeout: `timeout`.
+    pub fn run(&self, stdin: &str, instance_id: &str, sample: u32) -> Result<Sample, CommandError> {
+        let fail = |reason: String| CommandError {
+            command: self.command.clone(),
+            reason,
+        };
+        let start = Instant::now();
+        let mut child = Command::new("sh")
+            .arg("-c")
+            .arg(&self.command)
+            .env("PBEBENCH_INSTANCE_ID", instance_id)
+            .env("PBEBENCH_SAMPLE", sample.to_string())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            // Its own process group, so that a timeout kills what the shell started too.
+            .process_group(0)
+            .spawn()
+            .map_err(|e| fail(format!("cannot start 'sh': {e}")))?;
+        let pid = rustix::process::Pid::from_child(&child);
+        let mut input = child.stdin.take().expect("stdin is piped");
+        let stdin = stdin.to_owned();
+        let writer = thread::spawn(move || {
+            // A program that exits without reading its input is not an error.
+            let _ = input.write_all(stdin.as_bytes());
+        });
+        let mut out = child.stdout.take().expect("stdout is piped");
+        let reader = thread::spawn(move || {
+            let mut buf = Vec::new();
+            let _ = out.read_to_end(&mut buf);
+            buf
+        });
+        let mut err = child.stderr.take().expect("stderr is piped");
+        let err_reader = thread::spawn(move || {
+            let mut buf = Vec::new();
+            let _ = err.read_to_end(&mut buf);
+            buf
+        });
+
+        let deadline = start + self.timeout;
+        let mut pause = Duration::from_millis(1);
+        let exit: Option<ExitStatus> = loop {
+            match child.try_wait() {
+                Ok(Some(status)) => break Some(status),
+                Ok(None) if Instant::now() >= deadline => break None,
+                Ok(None) => {
+                    thread::sleep(pause);
+                    pause = (pause * 2).min(Duration::from_millis(20));
+                }
+                Err(e) => return Err(fail(format!("waiting for it failed: {e}"))),
+            }
+        };
+        // Whatever the program left running (and holding our pipes) goes with it.
+        let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
+        let _ = child.wait();
+        let _ = writer.join();
+        let stdout = reader.join().unwrap_or_default();
+        let stderr = err_reader.join().unwrap_or_default();
+        let elapsed = start.elapsed().as_secs_f64() * 1e3;
+
+        let (status, error) = match exit {
+            None => (
+                Status::Timeout,
+                Some(format!("no answer within {:?}", self.timeout)),
+            ),
+            Some(code) if code.success() => (Status::Ok, None),
+            Some(code) => {
+                let tail = tail(&String::from_utf8_lossy(&stderr));
+                if matches!(code.code(), Some(126 | 127)) {
+                    return Err(fail(format!("{code}: {tail}")));
+                }
+                (Status::Invalid, Some(format!("{code}: {tail}")))
+            }
+        };
+        let content = String::from_utf8(stdout)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+        Ok(Sample {
+            instance_id: instance_id.to_owned(),
+            sample,
+            status,
+            content: Some(content),
+            reasoning_content: None,
+            finish_reason: None,
+            usage: Usage::default(),
+            latency_ms: elapsed,
+            elapsed_ms: elapsed,
+            attempts: 1,
+            endpoint: Some(self.command.clone()),
+            http_status: None,
+            error,
+        })
+    }
+}
+
+fn tail(s: &str) -> String {
+    let s = s.trim();
+    let chars = s.chars().count();
+    if chars <= STDERR_TAIL {
+        s.to_owned()
+    } else {
+        let skip = chars - STDERR_TAIL;
+        format!("…{}", s.chars().skip(skip).collect::<String>())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cmd(command: &str, ms: u64) -> SolverCommand {
+        SolverCommand {
+            command: command.to_owned(),
+            timeout: Duration::from_millis(ms),
+        }
+    }
+
+    #[test]
+    fn stdout_is_the_response_and_stdin_the_instance() {
+        let s = cmd(
+            "cat; echo \" $PBEBENCH_INSTANCE_ID/$PBEBENCH_SAMPLE\"",
+            5000,
+        )
+        .run("{\"x\":1}", "i7", 3)
+        .unwrap();
+        assert_eq!(s.status, Status::Ok);
+        assert_eq!(s.content.as_deref(), Some("{\"x\":1} i7/3\n"));
+    }
+
+    #[test]
+    fn failures_and_timeouts_are_recorded() {
+        let s = cmd("echo oops >&2; exit 3", 5000).run("", "a", 0).unwrap();
+        assert_eq!(s.status, Status::Invalid);
+        assert!(s.error.unwrap().contains("oops"));
+
+        let t0 = Instant::now();
+        // The shell's child holds stdout open; the timeout must kill it too.
+        let s = cmd("sleep 30 | cat", 200).run("", "a", 0).unwrap();
+        assert_eq!(s.status, Status::Timeout);
+        assert!(t0.elapsed() < Duration::from_secs(10));
+    }
+
+    #[test]
+    fn a_missing_program_stops_the_run() {
+        let e = cmd("/nonexistent/solver --x", 5000)
+            .run("", "a", 0)
+            .unwrap_err();
+        assert!(e.to_string().contains("/nonexistent/solver"), "{e}");
+    }
+
+    #[test]
+    fn the_gold_never_reaches_the_program() {
+        let line = r#"{"inputs": ["xbu"], "outputs": ["xhu"], "programs": ["replace(\"b\", \"h\")"], "cascade_length": 1, "bfcc_category": "0000"}"#;
+        let inst = pbebench::dataset::parse_instance(line, 0).unwrap();
+        let json = PublicInstance::of(&inst).to_json();
+        assert!(
+            !json.contains("replace") && !json.contains("cascade") && !json.contains("category")
+        );
+        assert!(json.contains("\"max_rules\":5"));
+    }
+}

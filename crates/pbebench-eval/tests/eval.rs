@@ -1,0 +1,546 @@
+//! The runner against a real HTTP server on loopback (tests/support/mock_server.rs):
+//! scripted answers, injected faults, resume, budget, rescore, several endpoints, and
+//! external solver programs. Nothing here talks to any address but 127.0.0.1.
+
+mod support;
+
+use pbebench_eval::{
+    evaluate, rescore, Block, EvalError, Prices, SolverCommand, SolverSpec, Status, StopReason,
+};
+use serde_json::Value;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use support::*;
+
+#[test]
+fn every_sample_is_stored_and_scored() {
+    let dir = tempfile::tempdir().unwrap();
+    let insts = instances(12);
+    let dataset = write_dataset(dir.path(), &insts);
+    let server = gold_server(&insts);
+    let run = dir.path().join("run");
+    let mut config = chat_config(&dataset, &run, &[server.base_url()]);
+    config.samples = 3;
+
+    let out = evaluate(&config).unwrap();
+    assert!(out.complete(), "{}", out.report);
+    assert_eq!(out.total, 36);
+    assert_eq!(out.added, 36);
+    assert_eq!(server.chat_requests(), 36);
+    assert_eq!(out.report.overall().pass, 1.0);
+    assert_eq!(out.report.statuses[0], (Status::Ok, 36));
+    assert!(out.report.completion_tokens > 0);
+
+    let store = pbebench_eval::store::RunStore::open_existing(&run).unwrap();
+    let manifest = store.manifest().unwrap().unwrap();
+    assert_eq!(manifest.dataset.instances, 12);
+    assert_eq!(manifest.dataset.sha256.len(), 64);
+    assert_eq!(manifest.answer["model"], "mock");
+    assert_eq!(manifest.answer["temperature"], 0.6);
+    assert!(manifest.finished_at.is_some());
+    let body: Value = serde_json::from_str(&store.request("inst-000").unwrap().unwrap()).unwrap();
+    assert_eq!(body["max_tokens"], 1000);
+    assert_eq!(body["messages"][0]["role"], "user");
+
+    // A second run of the same command has nothing to do.
+    let again = evaluate(&config).unwrap();
+    assert_eq!(again.added, 0);
+    assert_eq!(server.chat_requests(), 36);
+}
+
+/// What the fault server does with the n-th request (0-based) for an instance.
+type Script = fn(usize, &str) -> Reply;
+
+fn fault_server(insts: &[pbebench::Instance], scripts: Vec<Script>) -> MockServer {
+    let index = PromptIndex::new(insts);
+    let answers: Vec<String> = insts.iter().map(gold_answer).collect();
+    let seen = Mutex::new(HashMap::<usize, usize>::new());
+    MockServer::start(move |req| {
+        let i = index.of(req);
+        let n = {
+            let mut seen = seen.lock().unwrap();
+            let n = seen.entry(i).or_default();
+            *n += 1;
+            *n - 1
+        };
+        scripts[i](n, &answers[i])
+    })
+}
+
+#[test]
+fn faults_are_retried_or_recorded_never_fatal() {
+    let dir = tempfile::tempdir().unwrap();
+    let scripts: Vec<Script> = vec![
+        // 0: 429 with Retry-After: 1, then an answer.
+        |n, a| {
+            if n == 0 {
+                Reply::rate_limited(1)
+            } else {
+                Reply::answer(a)
+            }
+        },
+        // 1: 500 twice, then an answer.
+        |n, a| {
+            if n < 2 {
+                Reply::error(500, "boom")
+            } else {
+                Reply::answer(a)
+            }
+        },
+        // 2: slower than the timeout once.
+        |n, a| {
+            if n == 0 {
+                Reply::answer(a).after(Duration::from_secs(3))
+            } else {
+                Reply::answer(a)
+            }
+        },
+        // 3: the connection dropped once.
+        |n, a| {
+            if n == 0 {
+                Reply::Drop
+            } else {
+                Reply::answer(a)
+            }
+        },
+        // 4: finish_reason length.
+        |_, _| {
+            Reply::completion(
+                Some("```python\n[\"replace('a', "),
+                Some("thinking"),
+                "length",
+            )
+        },
+        // 5: malformed JSON.
+        |_, _| Reply::malformed(),
+        // 6: empty choices.
+        |_, _| {
+            Reply::json(
+                200,
+                serde_json::json!({"choices": [], "usage": {"prompt_tokens": 9}}),
+            )
+        },
+        // 7: null content with reasoning_content (a reasoning model out of tokens).
+        |_, _| Reply::completion(None, Some("still thinking"), "stop"),
+        // 8: always 503: fails after every retry.
+        |_, _| Reply::error(503, "overloaded"),
+        // 9: always slower than the timeout.
+        |_, a| Reply::answer(a).after(Duration::from_secs(3)),
+        // 10: 400 is not retried.
+        |_, _| Reply::error(400, "context too long"),
+        // 11: fine.
+        |_, a| Reply::answer(a),
+    ];
+    let insts = instances(scripts.len());
+    let dataset = write_dataset(dir.path(), &insts);
+    let server = fault_server(&insts, scripts);
+    let run = dir.path().join("run");
+    let mut config = chat_config(&dataset, &run, &[server.base_url()]);
+    chat(&mut config).timeout = Duration::from_millis(700);
+    chat(&mut config).retry.max_retries = 2;
+
+    let t0 = Instant::now();
+    let out = evaluate(&config).unwrap();
+    assert!(
+        t0.elapsed() >= Duration::from_secs(1),
+        "Retry-After was honoured"
+    );
+    assert!(!out.complete());
+    let rows = stored_rows(&run);
+    let got: Vec<(&str, u32)> = rows.iter().map(|r| (r.2.as_str(), r.3)).collect();
+    assert_eq!(
+        got,
+        vec![
+            ("ok", 2),
+            ("ok", 3),
+            ("ok", 2),
+            ("ok", 2),
+            ("truncated", 1),
+            ("invalid", 1),
+            ("invalid", 1),
+            ("invalid", 1),
+            ("http_error", 3),
+            ("timeout", 3),
+            ("http_error", 1),
+            ("ok", 1),
+        ]
+    );
+    let samples = pbebench_eval::store::RunStore::open_existing(&run)
+        .unwrap()
+        .samples()
+        .unwrap();
+    assert_eq!(
+        samples[7].reasoning_content.as_deref(),
+        Some("still thinking")
+    );
+    assert!(samples[5].error.as_deref().unwrap().contains("malformed"));
+    assert_eq!(samples[8].http_status, Some(503));
+    assert_eq!(
+        samples[10].error.as_deref(),
+        Some("HTTP 400: context too long")
+    );
+    // Answers that are not answers score as failures; the rest pass.
+    assert_eq!(out.report.answered, 9);
+    assert!(
+        (out.report.overall().pass - 5.0 / 12.0).abs() < 1e-9,
+        "{}",
+        out.report
+    );
+
+    // Continuing requests the failures (http_error, timeout) again, and nothing else.
+    let before = server.chat_requests();
+    let again = evaluate(&config).unwrap();
+    assert_eq!(server.chat_requests() - before, 3 + 3 + 1);
+    assert_eq!(again.added, 3);
+    let rows = stored_rows(&run);
+    assert_eq!(rows.len(), 12);
+    assert_eq!((rows[8].2.as_str(), rows[8].3), ("http_error", 6));
+    assert_eq!((rows[9].2.as_str(), rows[9].3), ("timeout", 6));
+    assert_eq!((rows[10].2.as_str(), rows[10].3), ("http_error", 2));
+}
+
+#[test]
+fn an_unreachable_endpoint_is_one_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let dataset = write_dataset(dir.path(), &instances(3));
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let url = format!("http://127.0.0.1:{port}/v1");
+    let run = dir.path().join("run");
+    let err = evaluate(&chat_config(&dataset, &run, std::slice::from_ref(&url))).unwrap_err();
+    assert!(matches!(err, EvalError::Endpoint(_)), "{err}");
+    let msg = err.to_string();
+    assert!(msg.contains(&format!("cannot reach {url}/models")), "{msg}");
+    assert!(msg.contains("vllm serve"), "{msg}");
+    assert!(!pbebench_eval::store::RunStore::exists(&run));
+}
+
+#[test]
+fn a_rejected_key_is_refused_before_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let dataset = write_dataset(dir.path(), &instances(3));
+    let server = MockServer::start_with(Reply::error(401, "bad key"), |_| Reply::answer("x"));
+    let err = evaluate(&chat_config(
+        &dataset,
+        &dir.path().join("run"),
+        &[server.base_url()],
+    ))
+    .unwrap_err();
+    assert!(err.to_string().contains("HTTP 401"), "{err}");
+    assert_eq!(server.chat_requests(), 0);
+}
+
+#[test]
+fn the_api_key_is_sent_and_never_stored() {
+    let dir = tempfile::tempdir().unwrap();
+    let insts = instances(2);
+    let dataset = write_dataset(dir.path(), &insts);
+    let auth = Arc::new(Mutex::new(Vec::new()));
+    let server = {
+        let auth = auth.clone();
+        MockServer::start(move |req| {
+            auth.lock()
+                .unwrap()
+                .push(req.header("authorization").map(str::to_owned));
+            Reply::answer("```python\n[]\n```")
+        })
+    };
+    let run = dir.path().join("run");
+    let mut config = chat_config(&dataset, &run, &[server.base_url()]);
+    chat(&mut config).api_key = Some("sk-secret-123".into());
+    evaluate(&config).unwrap();
+    assert!(auth
+        .lock()
+        .unwrap()
+        .iter()
+        .all(|h| h.as_deref() == Some("Bearer sk-secret-123")));
+    let bytes = std::fs::read(run.join("run.sqlite")).unwrap();
+    let wal = std::fs::read(run.join("run.sqlite-wal")).unwrap_or_default();
+    let needle = b"sk-secret-123";
+    assert!(!bytes.windows(needle.len()).any(|w| w == needle));
+    assert!(!wal.windows(needle.len()).any(|w| w == needle));
+}
+
+#[test]
+fn changed_answer_parameters_are_refused_unless_force_new() {
+    let dir = tempfile::tempdir().unwrap();
+    let insts = instances(4);
+    let dataset = write_dataset(dir.path(), &insts);
+    let server = gold_server(&insts);
+    let run = dir.path().join("run");
+    let config = chat_config(&dataset, &run, &[server.base_url()]);
+    evaluate(&config).unwrap();
+
+    let mut hotter = config.clone();
+    chat(&mut hotter).params.temperature = Some(0.7);
+    let err = evaluate(&hotter).unwrap_err();
+    let msg = err.to_string();
+    assert!(matches!(err, EvalError::Mismatch { .. }));
+    assert!(
+        msg.contains("temperature: the run has 0.6, this command asks for 0.7"),
+        "{msg}"
+    );
+    assert!(msg.contains("--force-new"), "{msg}");
+
+    let mut other_model = config.clone();
+    chat(&mut other_model).params.model = "other".into();
+    assert!(evaluate(&other_model).is_err());
+
+    // Parameters that do not change answers may change; more samples extend the run.
+    let mut more = config.clone();
+    more.samples = 2;
+    more.concurrency = 1;
+    chat(&mut more).retry.max_retries = 0;
+    let out = evaluate(&more).unwrap();
+    assert_eq!(out.added, 4);
+    assert_eq!(server.chat_requests(), 8);
+    let manifest = pbebench_eval::store::RunStore::open_existing(&run)
+        .unwrap()
+        .manifest()
+        .unwrap()
+        .unwrap();
+    assert_eq!(manifest.run["samples"], 2);
+    assert_eq!(manifest.run["concurrency"], 1);
+    assert!(manifest.finished_at.is_some());
+
+    hotter.force_new = true;
+    let out = evaluate(&hotter).unwrap();
+    assert_eq!(out.added, 4);
+    assert!(run.join("run.1.sqlite").is_file());
+    assert_eq!(stored_rows(&run).len(), 4);
+}
+
+#[test]
+fn a_changed_dataset_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let insts = instances(4);
+    let dataset = write_dataset(dir.path(), &insts);
+    let server = gold_server(&instances(5));
+    let run = dir.path().join("run");
+    evaluate(&chat_config(&dataset, &run, &[server.base_url()])).unwrap();
+    write_dataset(dir.path(), &instances(5));
+    let err = evaluate(&chat_config(&dataset, &run, &[server.base_url()])).unwrap_err();
+    assert!(err.to_string().contains("dataset:"), "{err}");
+}
+
+#[test]
+fn requests_are_spread_over_endpoints() {
+    let dir = tempfile::tempdir().unwrap();
+    let insts = instances(20);
+    let dataset = write_dataset(dir.path(), &insts);
+    let (a, b) = (gold_server(&insts), gold_server(&insts));
+    let run = dir.path().join("run");
+    let mut config = chat_config(&dataset, &run, &[a.base_url(), b.base_url()]);
+    config.samples = 2;
+    let out = evaluate(&config).unwrap();
+    assert!(out.complete());
+    assert_eq!(a.chat_requests() + b.chat_requests(), 40);
+    assert_eq!(a.chat_requests(), 20);
+}
+
+#[test]
+fn a_down_replica_is_retried_on_the_other() {
+    let dir = tempfile::tempdir().unwrap();
+    let insts = instances(10);
+    let dataset = write_dataset(dir.path(), &insts);
+    let good = gold_server(&insts);
+    let bad = MockServer::start(|_| Reply::error(502, "bad gateway"));
+    let run = dir.path().join("run");
+    let out = evaluate(&chat_config(
+        &dataset,
+        &run,
+        &[good.base_url(), bad.base_url()],
+    ))
+    .unwrap();
+    assert!(out.complete(), "{}", out.report);
+    assert_eq!(out.report.overall().pass, 1.0);
+}
+
+#[test]
+fn failing_endpoints_stop_the_run_instead_of_failing_every_sample() {
+    let dir = tempfile::tempdir().unwrap();
+    let dataset = write_dataset(dir.path(), &instances(200));
+    let server = MockServer::start(|_| Reply::error(500, "model crashed"));
+    let run = dir.path().join("run");
+    let mut config = chat_config(&dataset, &run, &[server.base_url()]);
+    chat(&mut config).retry.max_retries = 1;
+    config.concurrency = 2;
+    let out = evaluate(&config).unwrap();
+    match &out.stopped {
+        Some(StopReason::FailingEndpoints { last_error, .. }) => {
+            assert!(last_error.contains("model crashed"), "{last_error}")
+        }
+        other => panic!("expected a stop, got {other:?}"),
+    }
+    assert!(server.chat_requests() < 40, "{}", server.chat_requests());
+}
+
+#[test]
+fn the_budget_stops_the_run_cleanly_and_a_larger_one_continues_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let insts = instances(20);
+    let dataset = write_dataset(dir.path(), &insts);
+    let server = gold_server(&insts);
+    let run = dir.path().join("run");
+    let mut config = chat_config(&dataset, &run, &[server.base_url()]);
+    config.concurrency = 1;
+    config.prices = Prices {
+        input: 100.0,
+        output: 100.0,
+    };
+    // The mock reports 100 prompt tokens and len/4 + 1 completion tokens.
+    let per_sample = (100 + gold_answer(&insts[1]).len() / 4 + 1) as f64 * 100.0 / 1e6;
+    config.max_cost = Some(per_sample * 7.5);
+    let out = evaluate(&config).unwrap();
+    assert!(
+        matches!(out.stopped, Some(StopReason::Budget { .. })),
+        "{:?}",
+        out.stopped
+    );
+    assert!(
+        out.report.cost <= per_sample * 7.5 + 1e-12,
+        "{}",
+        out.report
+    );
+    assert!((5..=8).contains(&out.added), "{}", out.added);
+    assert!(!out.complete());
+
+    config.max_cost = Some(1.0);
+    let out = evaluate(&config).unwrap();
+    assert!(out.complete());
+    assert_eq!(server.chat_requests(), 20);
+}
+
+#[test]
+fn rescore_reads_the_store_and_requests_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let insts = instances(6);
+    let dataset = write_dataset(dir.path(), &insts);
+    let index = PromptIndex::new(&insts);
+    let answers: Vec<String> = insts.iter().map(gold_answer).collect();
+    // A wrong first block, the right last one.
+    let server = MockServer::start(move |req| {
+        Reply::answer(&format!(
+            "Draft:\n```python\n[]\n```\nFinal:\n{}",
+            answers[index.of(req)]
+        ))
+    });
+    let run = dir.path().join("run");
+    let out = evaluate(&chat_config(&dataset, &run, &[server.base_url()])).unwrap();
+    assert_eq!(out.report.overall().pass, 1.0);
+    drop(server); // any request from here on would fail
+
+    let last = rescore(&run, None, Block::Last, None).unwrap();
+    assert_eq!(last.report.overall().pass, 1.0);
+    assert_eq!(last.report.answered, 6);
+    let first = rescore(&run, None, Block::First, None).unwrap();
+    assert_eq!(first.report.overall().pass, 0.0);
+
+    // The dataset must be the one evaluated.
+    let other = dir.path().join("other.jsonl");
+    std::fs::copy(&dataset, &other).unwrap();
+    rescore(&run, Some(&other), Block::Last, None).unwrap();
+    std::fs::write(&other, "{}\n").unwrap();
+    let err = rescore(&run, Some(&other), Block::Last, None).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("not the dataset the run evaluated"),
+        "{err}"
+    );
+    let err = rescore(&dir.path().join("nowhere"), None, Block::Last, None).unwrap_err();
+    assert!(err.to_string().contains("no run store"), "{err}");
+}
+
+#[test]
+fn a_solver_command_answers_from_stdin() {
+    let dir = tempfile::tempdir().unwrap();
+    let insts = instances(6);
+    let dataset = write_dataset(dir.path(), &insts);
+    // Write each instance's gold answer to a file named by its id; the "solver" checks it
+    // got the instance on stdin (without the gold) and prints the answer.
+    let answers = dir.path().join("answers");
+    std::fs::create_dir(&answers).unwrap();
+    for inst in &insts {
+        std::fs::write(answers.join(&inst.id), gold_answer(inst)).unwrap();
+    }
+    let command = format!(
+        "input=$(cat); case \"$input\" in *cascade*) exit 9;; *\"\\\"id\\\":\\\"$PBEBENCH_INSTANCE_ID\\\"\"*) cat {}/$PBEBENCH_INSTANCE_ID;; *) exit 8;; esac",
+        answers.display()
+    );
+    let run = dir.path().join("run");
+    let mut config = chat_config(&dataset, &run, &[]);
+    config.solver = SolverSpec::Command(SolverCommand {
+        command: command.clone(),
+        timeout: Duration::from_secs(10),
+    });
+    config.samples = 2;
+    let out = evaluate(&config).unwrap();
+    assert!(out.complete(), "{}", out.report);
+    assert_eq!(out.report.overall().pass, 1.0, "{}", out.report);
+
+    // A program that hangs is killed at the timeout; one that cannot start stops the run.
+    let run2 = dir.path().join("run2");
+    let mut slow = chat_config(&dataset, &run2, &[]);
+    slow.solver = SolverSpec::Command(SolverCommand {
+        command: "sleep 20".into(),
+        timeout: Duration::from_millis(200),
+    });
+    let out = evaluate(&slow).unwrap();
+    assert_eq!(
+        out.report
+            .statuses
+            .iter()
+            .find(|s| s.0 == Status::Timeout)
+            .unwrap()
+            .1,
+        6
+    );
+    let run3 = dir.path().join("run3");
+    let mut missing = chat_config(&dataset, &run3, &[]);
+    missing.solver = SolverSpec::Command(SolverCommand {
+        command: "/no/such/solver".into(),
+        timeout: Duration::from_secs(5),
+    });
+    let out = evaluate(&missing).unwrap();
+    assert!(
+        matches!(out.stopped, Some(StopReason::Solver(_))),
+        "{:?}",
+        out.stopped
+    );
+    assert!(stored_rows(&run3).is_empty());
+}
+
+#[test]
+fn bad_parameters_are_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let dataset = write_dataset(dir.path(), &instances(1));
+    let run = dir.path().join("run");
+    let base = chat_config(&dataset, &run, &["http://127.0.0.1:9/v1".into()]);
+    let mut c = base.clone();
+    c.samples = 0;
+    assert!(evaluate(&c).unwrap_err().to_string().contains("--samples"));
+    let mut c = base.clone();
+    c.concurrency = 0;
+    assert!(evaluate(&c)
+        .unwrap_err()
+        .to_string()
+        .contains("--concurrency"));
+    let mut c = base.clone();
+    c.max_cost = Some(1.0);
+    assert!(evaluate(&c).unwrap_err().to_string().contains("--price-in"));
+    let mut c = base.clone();
+    chat(&mut c).base_urls = vec!["localhost:8000".into()];
+    assert!(evaluate(&c)
+        .unwrap_err()
+        .to_string()
+        .contains("is not an http"));
+    let mut c = base.clone();
+    c.dataset = dir.path().join("missing.jsonl");
+    assert!(evaluate(&c)
+        .unwrap_err()
+        .to_string()
+        .contains("missing.jsonl"));
+}
