@@ -23,6 +23,14 @@ pub enum RuleError {
 pub struct Rule {
     pattern: String,
     replacement: String,
+    /// [`letter_mask`] of each side, computed once: relation shortcuts test it per pair.
+    masks: (u64, u64),
+}
+
+/// A 64-bit set of the letters of `s`, hashed into 64 buckets (so it can only report
+/// overlaps that are not there, never miss one).
+pub(crate) fn letter_mask(s: &str) -> u64 {
+    s.chars().fold(0, |m, c| m | 1 << (c as u32 % 64))
 }
 
 impl Rule {
@@ -35,10 +43,9 @@ impl Rule {
         if pattern.is_empty() {
             return Err(RuleError::EmptyPattern);
         }
-        Ok(Rule {
-            pattern,
-            replacement: replacement.into(),
-        })
+        let replacement = replacement.into();
+        let masks = (letter_mask(&pattern), letter_mask(&replacement));
+        Ok(Rule { pattern, replacement, masks })
     }
 
     /// The string the rule looks for (`a` in `replace(a, b)`); never empty.
@@ -49,6 +56,11 @@ impl Rule {
     /// The string written in its place (`b` in `replace(a, b)`); may be empty.
     pub fn replacement(&self) -> &str {
         &self.replacement
+    }
+
+    /// [`letter_mask`]s of the pattern and the replacement.
+    pub(crate) fn letter_masks(&self) -> (u64, u64) {
+        self.masks
     }
 
     /// True when the rule can never change a string (`a == b`).

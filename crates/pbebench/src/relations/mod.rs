@@ -83,9 +83,10 @@ pub fn interaction(mode: RelationMode, first: &Rule, second: &Rule) -> (bool, bo
 /// - other results are memoised per thread on `(kind, si, ti, sj)`.
 pub fn relation(mode: RelationMode, kind: Relation, first: &Rule, second: &Rule) -> bool {
     let (si, ti, sj) = (first.pattern(), first.replacement(), second.pattern());
+    let ((mask_si, mask_ti), (mask_sj, _)) = (first.letter_masks(), second.letter_masks());
     let possible = match kind {
-        Relation::Feeds => ti.is_empty() || letter_mask(ti) & letter_mask(sj) != 0,
-        Relation::Bleeds => letter_mask(si) & letter_mask(sj) != 0,
+        Relation::Feeds => ti.is_empty() || mask_ti & mask_sj != 0,
+        Relation::Bleeds => mask_si & mask_sj != 0,
     };
     if !possible {
         return false;
@@ -140,11 +141,6 @@ pub fn category_of(rules: &[Rule], mode: RelationMode) -> Category {
 
 /// Entries a thread's memo holds before it is emptied (about 40 MB).
 const MEMO_CAPACITY: usize = 1 << 20;
-
-/// A 64-bit set of the letters of `s` (hashed into 64 buckets: false overlaps only).
-fn letter_mask(s: &str) -> u64 {
-    s.chars().fold(0, |m, c| m | 1 << (c as u32 % 64))
-}
 
 /// `s` as one number when it has at most 3 letters: each letter + 1 in 21 bits, so
 /// distinct strings get distinct numbers and the empty string is 0.
