@@ -45,7 +45,11 @@ impl Rule {
         }
         let replacement = replacement.into();
         let masks = (letter_mask(&pattern), letter_mask(&replacement));
-        Ok(Rule { pattern, replacement, masks })
+        Ok(Rule {
+            pattern,
+            replacement,
+            masks,
+        })
     }
 
     /// The string the rule looks for (`a` in `replace(a, b)`); never empty.
