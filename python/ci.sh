@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Builds the Python package and runs its tests against the real `pbebench` binary.
+# Called by .ci/run; runnable by hand from anywhere: bash python/ci.sh [pytest args…]
+#
+# - a virtualenv ($PBEBENCH_VENV, default python/.venv) with maturin and pytest from PyPI;
+# - `cargo build -p pbebench-cli` (debug) for the parity tests, found through PBEBENCH_BIN;
+# - `maturin develop` (debug, editable): on 2 cores it reuses the debug build of the core
+#   that the CLI just made, where `pip install ./python` would compile everything again in
+#   release mode inside an isolated build environment;
+# - pytest, where "no tests ran" (exit status 5) is a failure like any other.
+# CARGO_TARGET_DIR is honoured (default: the workspace's target/).
+set -euo pipefail
+
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/.." && pwd)"
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$root/target}"
+venv="${PBEBENCH_VENV:-$here/.venv}"
+start=$SECONDS
+
+if [ ! -x "$venv/bin/python" ]; then
+    python3 -m venv "$venv"
+fi
+"$venv/bin/python" -m pip install --quiet --disable-pip-version-check "maturin>=1.9.4,<2" "pytest>=7"
+
+(cd "$root" && cargo build --quiet -p pbebench-cli)
+export PBEBENCH_BIN="$CARGO_TARGET_DIR/debug/pbebench"
+
+(cd "$here" && VIRTUAL_ENV="$venv" "$venv/bin/maturin" develop --quiet)
+echo "python/ci.sh: built in $((SECONDS - start)) s" >&2
+
+status=0
+(cd "$here" && "$venv/bin/python" -m pytest tests -q "$@") || status=$?
+if [ "$status" -eq 5 ]; then
+    echo "python/ci.sh: pytest ran no tests: that is a failure" >&2
+    exit 1
+fi
+echo "python/ci.sh: done in $((SECONDS - start)) s (pytest exit status $status)" >&2
+exit "$status"

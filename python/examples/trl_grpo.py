@@ -1,0 +1,84 @@
+"""GRPO training on PBEBench with TRL, rewarded by pbebench.
+
+The dataset rows and the reward function below need only `pbebench`. Training needs TRL and
+Hugging Face datasets, which are not dependencies of pbebench:
+
+    pip install ./python trl datasets
+    python python/examples/trl_grpo.py --model Qwen/Qwen2.5-0.5B-Instruct --size 1008
+
+TRL calls a reward function as `f(prompts=..., completions=..., **columns)`, where `columns`
+holds every other dataset column, one value per completion. The instance's fields travel as
+columns, and `pbebench.reward` turns each completion into a float in (-inf, 1]: 1 when its
+cascade reproduces every example, 0 for no change or an invalid answer, below 0 when it does
+worse than no change (see `help(pbebench.reward)`).
+"""
+
+import argparse
+
+import pbebench
+
+# The instance fields `pbebench.reward` reads; they become dataset columns.
+INSTANCE_FIELDS = (
+    "id",
+    "inputs",
+    "outputs",
+    "max_rules",
+    "max_rule_len",
+    "alphabet",
+    "heldout_inputs",
+    "heldout_outputs",
+)
+
+
+def rows(preset="lite", seed=0, size=1008, conversational=True):
+    """Dataset rows: the prompt (as chat messages, or plain text) and the instance's fields.
+    Streams: nothing is generated before it is asked for."""
+    for instance in pbebench.generate(preset, seed=seed, size=size):
+        text = pbebench.prompt(instance)
+        row = {field: instance[field] for field in INSTANCE_FIELDS}
+        row["prompt"] = [{"role": "user", "content": text}] if conversational else text
+        yield row
+
+
+def pbebench_reward(prompts, completions, heldout=False, **columns):
+    """A TRL reward function: the Edit_Sim reward of each completion against its instance.
+
+    `completions` are strings, or lists of chat messages for conversational datasets (the
+    last message's content is read). To also score the held-out examples the model never
+    sees, wrap it in a named function (TRL logs rewards under the function's __name__):
+    `def heldout_reward(prompts, completions, **c): return pbebench_reward(prompts,
+    completions, heldout=True, **c)`.
+    """
+    instances = [
+        dict(zip(INSTANCE_FIELDS, values))
+        for values in zip(*(columns[field] for field in INSTANCE_FIELDS))
+    ]
+    return pbebench.reward(instances, completions, heldout=heldout)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--model", default="Qwen/Qwen2.5-0.5B-Instruct")
+    ap.add_argument("--preset", default="lite")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--size", type=int, default=1008)
+    ap.add_argument("--output-dir", default="pbebench-grpo")
+    args = ap.parse_args()
+
+    from datasets import Dataset  # not a dependency of pbebench
+    from trl import GRPOConfig, GRPOTrainer  # not a dependency of pbebench
+
+    train = Dataset.from_generator(
+        rows, gen_kwargs={"preset": args.preset, "seed": args.seed, "size": args.size}
+    )
+    trainer = GRPOTrainer(
+        model=args.model,
+        reward_funcs=pbebench_reward,
+        args=GRPOConfig(output_dir=args.output_dir, num_generations=8, max_completion_length=1024),
+        train_dataset=train,
+    )
+    trainer.train()
+
+
+if __name__ == "__main__":
+    main()

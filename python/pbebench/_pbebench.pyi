@@ -1,0 +1,163 @@
+"""Type stubs of the pbebench extension module (docstrings equal to help(); a test checks)."""
+
+from typing import Any, Dict, Iterator, List, Literal, Mapping, Optional, Sequence, Tuple, Union, overload
+
+__version__: str
+
+#: An instance: a dict in pbebench's JSONL schema (what ``generate`` yields).
+Instance = Dict[str, Any]
+#: A cascade: ``[pattern, replacement]`` pairs in the order they apply.
+Cascade = Sequence[Union[Sequence[str], Tuple[str, str]]]
+#: A response: text, ``None`` (no answer), a chat message dict, or a list of chat messages.
+Response = Union[str, None, Mapping[str, Any], Sequence[Mapping[str, Any]]]
+
+class Generation(Iterator[Instance]):
+    """The instances of a dataset, in order, as dicts equal to the lines of
+    `pbebench generate` with the same parameters. Generation runs in a background thread a
+    few instances ahead of the consumer; dropping the iterator stops it.
+    """
+    def __iter__(self) -> "Generation": ...
+    def __next__(self) -> Instance: ...
+    def __length_hint__(self) -> int: ...
+    @property
+    def stats(self) -> Optional[Dict[str, Any]]:
+        """Generation statistics (attempts, rejections, category balance, timing), as
+        `pbebench generate --stats-json` writes under "stats"; `None` until the iterator is
+        exhausted.
+        """
+
+def generate(
+    preset: Literal["lite", "lite-moreeg", "full", "full-25-30"],
+    seed: int = 0,
+    size: Optional[int] = None,
+    **overrides: Any,
+) -> Generation:
+    """Generate a dataset: an iterator of instance dicts, in dataset order, each equal to the
+    corresponding line of `pbebench generate --preset PRESET --seed SEED ...` (parsed with
+    `json.loads`).
+
+    preset: "lite", "lite-moreeg", "full" or "full-25-30" (the paper's datasets).
+    seed: the dataset is a pure function of the parameters and the seed.
+    size: number of instances (default: the preset's; "lite" needs a multiple of 16).
+    overrides: any other `pbebench generate` option, with underscores: examples, alphabet
+        ("lite", "full", "a-ku-z" or a list of letters), input_len / rule_len ((min, max),
+        an int or "2..6"), cascade_len (list of ints, an int, "2..20" or "25,30"),
+        max_rules, patience, balance ("category", "length", "joint"), relations ("exact",
+        "paper"), heldout (held-out examples per instance), shard ((k, n) or "k/n") and
+        threads (0 = all cores; never changes the output).
+
+    Instances are made in a background thread a few ahead of the consumer, so memory does
+    not grow with size and an abandoned iterator stops the work. Bad parameters raise
+    ValueError (TypeError for an unknown keyword) at the call, before anything is generated.
+    The iterator's `stats` attribute holds the generation statistics once it is exhausted.
+    """
+
+@overload
+def apply(cascade: Cascade, words: str) -> str:
+    """Apply a cascade to words, like Python's `str.replace` applied rule after rule.
+
+    cascade: a list of [pattern, replacement] pairs, e.g. [["ab", "c"], ["c", ""]]; patterns
+        must not be empty.
+    words: a list of strings (returns a list) or one string (returns a string).
+
+    Large lists are processed in parallel without the GIL.
+    """
+
+@overload
+def apply(cascade: Cascade, words: Sequence[str]) -> List[str]: ...
+def relations(cascade: Cascade, mode: Literal["exact", "paper"] = "exact") -> Dict[str, Any]:
+    """Feeding and bleeding between the rules of a cascade, and its category; the same dict as
+    `pbebench relations --format json`.
+
+    Returns {"bleeds": [[bool]], "category": "1011", "feeds": [[bool]]}: feeds[i][j] is
+    true when rule i can create an occurrence of rule j's pattern, bleeds[i][j] when it can
+    destroy one; category is the four bits F B CF CB (feeding, bleeding, counter-feeding,
+    counter-bleeding).
+    mode: "exact" (sound and complete over all strings) or "paper" (the published formula,
+        which reproduces the released labels).
+    """
+
+def parse_response(
+    text: str,
+    max_rules: Optional[int] = 5,
+    max_rule_len: Optional[int] = 3,
+    alphabet: Optional[str] = None,
+    block: Literal["last", "first"] = "last",
+) -> Dict[str, Any]:
+    """Read the cascade a response gives, with each rule's validity; the same dict as
+    `pbebench parse` prints.
+
+    Thinking (<think>...</think>) is removed, the fenced code blocks are found and the last
+    (block="last") or first (block="first") one is read without evaluating anything. A rule
+    that breaks a limit is kept in "rules" with its problems but left out of "cascade";
+    rules past max_rules are dropped and counted.
+    max_rules: the rule cap (None: no cap).
+    max_rule_len: the longest a side may be, in characters (None: no limit).
+    alphabet: the letters rules may use, as one string (None: any).
+
+    Returns {"blocks", "cascade", "dropped_rules", "rules", "status", "valid"}; status kind
+    is "parsed", "no_code_block", "unclosed_thinking" or "unparsable" (with a "reason").
+    """
+
+def prompt(instance: Mapping[str, Any], template: Optional[str] = None) -> str:
+    """The prompt a solver is given for an instance; the same text as `pbebench prompt`.
+
+    instance: a dict in pbebench's instance schema. Only the visible examples are shown;
+        the held-out examples and the gold cascade never are.
+    template: the template text (None: the built-in one, `pbebench prompt --print-template`),
+        with the placeholders {inputs}, {outputs}, {max_rules}, {max_rule_len} and
+        {alphabet}; {{ and }} write literal braces. An unknown placeholder raises ValueError.
+    """
+
+def score(
+    instance: Mapping[str, Any],
+    responses: Sequence[Response],
+    block: Literal["last", "first"] = "last",
+) -> Dict[str, Any]:
+    """Score an instance's responses (its K samples); the same dict as the instance's line of
+    `pbebench score --per-instance`.
+
+    instance: a dict in pbebench's instance schema (what generate() yields, or a line of a
+        dataset file); its max_rules, max_rule_len and alphabet are the limits.
+    responses: a list of responses: str, None (no answer), a chat message dict or a list of
+        chat messages (the last one's content). An empty list scores the instance as
+        missing (one empty response).
+    block: which fenced code block holds the answer, "last" or "first".
+
+    Per sample ("samples"): parsed, valid, rules, valid_rules, dropped_rules, pass,
+    edit_sim, edit_sim_word, reproduced, score. The chosen sample (any passing one, else the
+    highest edit_sim, earliest on ties) gives the instance's pass, edit_sim, edit_sim_word,
+    score (fraction of examples reproduced), valid_rules / rules, cascade and heldout_pass
+    (None without held-out examples).
+    """
+
+def reward(
+    instances: Union[Mapping[str, Any], Sequence[Mapping[str, Any]]],
+    responses: Sequence[Response],
+    heldout: bool = False,
+) -> List[float]:
+    """Rewards for RL: one float per response, computed in parallel without the GIL.
+
+    The reward is the character Edit_Sim of the cascade read from the response's last
+    fenced code block under the instance's limits (max_rules, max_rule_len, alphabet):
+    1 - sum(dist(predicted, output)) / sum(dist(input, output)) over the instance's
+    examples, dist being the Levenshtein distance over characters.
+
+    * 1.0: every example is reproduced.
+    * 0.0: no change. This is also what an invalid answer gets: an empty or None response,
+      no fenced code block, an unparsable block, an unclosed <think>, or only rules that
+      break a limit. Invalid rules inside a readable answer act as the identity.
+    * Below 0, unbounded: the predicted outputs are further from the gold ones than the
+      inputs were. Clip (e.g. max(r, -1.0)) if your algorithm needs a bounded reward.
+    * An instance whose outputs all equal their inputs (never generated, possible in
+      hand-made data) gives 1.0 to a response that changes nothing, else 0.0.
+
+    Held-out examples are never used unless heldout=True, which scores the visible and the
+    held-out examples together (both sums run over all of them), so that a cascade that
+    only fits the shown examples earns less.
+
+    instances: one instance dict per response (same length as responses), or one dict
+        for all the responses.
+    responses: str, None, a chat message dict or a list of chat messages (the last one's
+        content is read), as in score().
+    """

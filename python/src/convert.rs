@@ -1,0 +1,331 @@
+//! Python values in and out: every argument is checked here, so that bad input becomes a
+//! `TypeError` (wrong kind of value) or a `ValueError` (right kind, wrong content) naming
+//! the argument, never a panic.
+
+use pbebench::{Cascade, Instance, Rule};
+use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::intern;
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyBool, PyDict, PyInt, PyList, PyMapping, PySequence, PyString, PyTuple};
+use serde::Serialize;
+use std::fmt;
+
+/// Where a value sits in the arguments, for messages: `instances[3]['inputs'][0]`. Built on
+/// the stack and formatted only when something is wrong, so batch calls pay nothing for it.
+#[derive(Clone, Copy)]
+pub enum Name<'a> {
+    /// A whole argument (or a keyword).
+    Arg(&'a str),
+    /// An item of a list.
+    Index(&'a Name<'a>, usize),
+    /// A field of a dict.
+    Key(&'a Name<'a>, &'a str),
+}
+
+impl<'a> From<&'a str> for Name<'a> {
+    fn from(arg: &'a str) -> Self {
+        Name::Arg(arg)
+    }
+}
+
+impl fmt::Display for Name<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Name::Arg(arg) => f.write_str(arg),
+            Name::Index(parent, k) => write!(f, "{parent}[{k}]"),
+            Name::Key(parent, key) => write!(f, "{parent}['{key}']"),
+        }
+    }
+}
+
+/// A Python value from a serialisable one, through its JSON text: the result equals
+/// `json.loads` of what the CLI prints for it (same keys in the same order, lists rather
+/// than tuples), which is what the bindings promise.
+pub fn to_py<'py, T: Serialize>(py: Python<'py>, value: &T) -> PyResult<Bound<'py, PyAny>> {
+    let text = serde_json::to_string(value).map_err(|e| {
+        PyRuntimeError::new_err(format!("pbebench could not serialise a result: {e}"))
+    })?;
+    static LOADS: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+    LOADS.import(py, "json", "loads")?.call1((text,))
+}
+
+/// The Python type name of `obj`, for messages.
+pub fn type_name(obj: &Bound<'_, PyAny>) -> String {
+    obj.get_type()
+        .name()
+        .map_or_else(|_| "?".to_owned(), |n| n.to_string())
+}
+
+/// A non-negative integer argument (`bool` is refused: `True` is not a count).
+pub fn count(obj: &Bound<'_, PyAny>, name: Name<'_>) -> PyResult<usize> {
+    if obj.is_instance_of::<PyBool>() || !obj.is_instance_of::<PyInt>() {
+        return Err(PyTypeError::new_err(format!(
+            "{name} must be an integer, not {}",
+            type_name(obj)
+        )));
+    }
+    obj.extract::<usize>().map_err(|_| {
+        PyValueError::new_err(format!(
+            "{name} must be a non-negative integer that fits in 64 bits, got {obj}"
+        ))
+    })
+}
+
+/// An integer argument that pyo3 extracted, checked to be a non-negative count.
+pub fn non_negative(value: i128, name: &str) -> PyResult<usize> {
+    usize::try_from(value).map_err(|_| {
+        PyValueError::new_err(format!(
+            "{name} must be a non-negative integer that fits in 64 bits, got {value}"
+        ))
+    })
+}
+
+/// A string argument.
+pub fn string(obj: &Bound<'_, PyAny>, name: Name<'_>) -> PyResult<String> {
+    obj.cast::<PyString>()
+        .map_err(|_| PyTypeError::new_err(format!("{name} must be a str, not {}", type_name(obj))))?
+        .to_str()
+        .map(str::to_owned)
+}
+
+/// The items of a list or tuple argument. Strings are refused: iterating `"abc"` would
+/// silently read three one-letter items.
+pub fn items<'py>(
+    obj: &Bound<'py, PyAny>,
+    name: Name<'_>,
+    what: &str,
+) -> PyResult<Vec<Bound<'py, PyAny>>> {
+    if obj.is_instance_of::<PyString>() {
+        return Err(PyTypeError::new_err(format!(
+            "{name} must be a list of {what}, not a single str"
+        )));
+    }
+    if obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>() {
+        return obj.try_iter()?.collect();
+    }
+    match obj.cast::<PySequence>() {
+        Ok(seq) => seq.try_iter()?.collect(),
+        Err(_) => Err(PyTypeError::new_err(format!(
+            "{name} must be a list of {what}, not {}",
+            type_name(obj)
+        ))),
+    }
+}
+
+/// A list of strings argument.
+pub fn strings(obj: &Bound<'_, PyAny>, name: Name<'_>) -> PyResult<Vec<String>> {
+    items(obj, name, "strings")?
+        .iter()
+        .enumerate()
+        .map(|(k, item)| string(item, Name::Index(&name, k)))
+        .collect()
+}
+
+/// A cascade: a list of `[pattern, replacement]` pairs (lists or tuples of two strings).
+pub fn cascade(obj: &Bound<'_, PyAny>) -> PyResult<Cascade> {
+    if obj.is_instance_of::<PyString>() {
+        return Err(PyTypeError::new_err(
+            "cascade must be a list of [pattern, replacement] pairs such as [[\"ab\", \"c\"]], \
+             not a str (for JSON text, pass json.loads(text))",
+        ));
+    }
+    let name = Name::Arg("cascade");
+    let rules = items(obj, name, "[pattern, replacement] pairs")?;
+    let rules = rules
+        .iter()
+        .enumerate()
+        .map(|(k, item)| {
+            let name = Name::Index(&name, k);
+            let sides = items(item, name, "two strings: [pattern, replacement]")?;
+            let [a, b] = &sides[..] else {
+                return Err(PyValueError::new_err(format!(
+                    "{name} must be a [pattern, replacement] pair, but it has {} items",
+                    sides.len()
+                )));
+            };
+            let (a, b) = (
+                string(a, Name::Index(&name, 0))?,
+                string(b, Name::Index(&name, 1))?,
+            );
+            Rule::new(a, b).map_err(|e| PyValueError::new_err(format!("{name}: {e}")))
+        })
+        .collect::<PyResult<Vec<Rule>>>()?;
+    Ok(Cascade::new(rules))
+}
+
+/// The fields of an instance that hold lists of strings: checked before deserialising,
+/// because a str would otherwise be read as a list of its letters.
+const STRING_LIST_FIELDS: [&str; 4] = ["inputs", "outputs", "heldout_inputs", "heldout_outputs"];
+
+/// An instance: a dict in the CLI's JSONL schema (what `generate` yields, or a line of a
+/// dataset file read with `json.loads`). Fields outside the schema (a `prompt` column, say)
+/// are ignored. Instances that cannot be scored (no examples, or unequal numbers of inputs
+/// and outputs) are refused, as `pbebench score` refuses them.
+pub fn instance(obj: &Bound<'_, PyAny>, name: Name<'_>) -> PyResult<Instance> {
+    let map = obj.cast::<PyMapping>().map_err(|_| {
+        PyTypeError::new_err(format!(
+            "{name} must be a dict in pbebench's instance schema (as generate() yields), not {}",
+            type_name(obj)
+        ))
+    })?;
+    if let Ok(dict) = obj.cast::<PyDict>() {
+        for field in STRING_LIST_FIELDS {
+            if let Some(value) = dict.get_item(field)? {
+                if value.is_instance_of::<PyString>() {
+                    return Err(PyTypeError::new_err(format!(
+                        "{} must be a list of strings, not a single str",
+                        Name::Key(&name, field)
+                    )));
+                }
+            }
+        }
+    }
+    let inst: Instance = pythonize::depythonize(map.as_any())
+        .map_err(|e| PyValueError::new_err(format!("{name}: {e}")))?;
+    check_scorable(inst, name)
+}
+
+/// The part of an instance that [`pbebench::score::reward`] reads: the examples
+/// (`inputs`, `outputs`, and `heldout_inputs` / `heldout_outputs` when `heldout`) and the
+/// limits (`max_rules`, `max_rule_len`, `alphabet`); other fields keep their defaults.
+///
+/// Reading only these makes a batch reward call about ten times cheaper than deserialising
+/// whole instances, which would cost more than the rewards themselves. The checks are those
+/// of [`instance`].
+pub fn reward_instance<'py>(
+    obj: &Bound<'py, PyAny>,
+    name: Name<'_>,
+    heldout: bool,
+) -> PyResult<Instance> {
+    let Ok(dict) = obj.cast::<PyDict>() else {
+        // Other mappings take the general path.
+        return instance(obj, name);
+    };
+    let py = obj.py();
+    let field = |key: &Bound<'py, PyString>| -> PyResult<Bound<'py, PyAny>> {
+        dict.get_item(key)?
+            .ok_or_else(|| PyValueError::new_err(format!("{name}: missing field `{key}`")))
+    };
+    let key = |k: &'static str| Name::Key(&name, k);
+    let heldout_strings = |k: &Bound<'py, PyString>, n: &'static str| -> PyResult<Vec<String>> {
+        match dict.get_item(k)? {
+            Some(v) if heldout && !v.is_none() => strings(&v, key(n)),
+            _ => Ok(Vec::new()),
+        }
+    };
+    let inst = Instance {
+        id: match dict.get_item(intern!(py, "id"))? {
+            Some(id) => id.str()?.to_str()?.to_owned(),
+            None => String::new(),
+        },
+        inputs: strings(&field(intern!(py, "inputs"))?, key("inputs"))?,
+        outputs: strings(&field(intern!(py, "outputs"))?, key("outputs"))?,
+        max_rules: count(&field(intern!(py, "max_rules"))?, key("max_rules"))?,
+        max_rule_len: count(&field(intern!(py, "max_rule_len"))?, key("max_rule_len"))?,
+        alphabet: string(&field(intern!(py, "alphabet"))?, key("alphabet"))?,
+        heldout_inputs: heldout_strings(intern!(py, "heldout_inputs"), "heldout_inputs")?,
+        heldout_outputs: heldout_strings(intern!(py, "heldout_outputs"), "heldout_outputs")?,
+        cascade: None,
+        cascade_len: 0,
+        category: None,
+        relations_mode: Default::default(),
+        interactions: Vec::new(),
+    };
+    check_scorable(inst, name)
+}
+
+/// Refuses instances that cannot be scored (no examples, unequal numbers of inputs and
+/// outputs), as `pbebench score` refuses them.
+fn check_scorable(inst: Instance, name: Name<'_>) -> PyResult<Instance> {
+    let unscorable = inst.inputs.is_empty()
+        || inst.inputs.len() != inst.outputs.len()
+        || inst.heldout_inputs.len() != inst.heldout_outputs.len();
+    if unscorable {
+        return Err(PyValueError::new_err(format!(
+            "{name} (id '{}'): {}",
+            inst.id,
+            inst.problems().join("; ")
+        )));
+    }
+    Ok(inst)
+}
+
+/// One response: a str, `None` (no answer, scored as an empty response), a chat message
+/// dict (its `content`), or a list of chat messages (the last one's `content`, which is how
+/// TRL passes conversational completions). Thinking fields are never read. `None` when
+/// there is no text.
+pub fn response<'py>(
+    obj: &Bound<'py, PyAny>,
+    name: Name<'_>,
+) -> PyResult<Option<Bound<'py, PyString>>> {
+    if let Ok(s) = obj.cast::<PyString>() {
+        return Ok(Some(s.clone()));
+    }
+    if obj.is_none() {
+        return Ok(None);
+    }
+    if let Ok(message) = obj.cast::<PyDict>() {
+        return match message.get_item(intern!(obj.py(), "content"))? {
+            Some(content) if content.is_none() => Ok(None),
+            Some(content) => match content.cast_into::<PyString>() {
+                Ok(text) => Ok(Some(text)),
+                Err(e) => Err(PyTypeError::new_err(format!(
+                    "{} must be a str, not {}",
+                    Name::Key(&name, "content"),
+                    type_name(&e.into_inner())
+                ))),
+            },
+            None => Err(PyValueError::new_err(format!(
+                "{name} is a dict without 'content'; a response is a str, None, a chat \
+                 message {{'role': ..., 'content': ...}} or a list of chat messages"
+            ))),
+        };
+    }
+    if let Ok(messages) = obj.cast::<PyList>() {
+        return match messages.len() {
+            0 => Ok(None),
+            n => response(&messages.get_item(n - 1)?, Name::Index(&name, n - 1)),
+        };
+    }
+    Err(PyTypeError::new_err(format!(
+        "{name} must be a str, None, a chat message dict or a list of chat messages, not {}",
+        type_name(obj)
+    )))
+}
+
+/// A list of responses (see [`response`]), as the Python strings that hold their text.
+pub struct Responses<'py>(Vec<Option<Bound<'py, PyString>>>);
+
+impl<'py> Responses<'py> {
+    /// Reads the `responses` argument.
+    pub fn read(obj: &Bound<'py, PyAny>, name: Name<'_>) -> PyResult<Self> {
+        if obj.is_instance_of::<PyString>() {
+            return Err(PyTypeError::new_err(format!(
+                "{name} must be a list of responses, not a single str (wrap one response in a list)"
+            )));
+        }
+        items(obj, name, "responses")?
+            .iter()
+            .enumerate()
+            .map(|(k, item)| response(item, Name::Index(&name, k)))
+            .collect::<PyResult<_>>()
+            .map(Responses)
+    }
+
+    /// The texts, borrowed from the Python strings rather than copied: batch calls read
+    /// megabytes of responses. A string that is not valid Unicode (a lone surrogate)
+    /// raises `UnicodeEncodeError`, a `ValueError`.
+    pub fn texts(&self) -> PyResult<Vec<&str>> {
+        self.0
+            .iter()
+            .map(|text| text.as_ref().map_or(Ok(""), |t| t.to_str()))
+            .collect()
+    }
+}
+
+/// A value parsed by the core's `FromStr` (block choice, relations mode, balance…).
+pub fn parsed<T: std::str::FromStr<Err = String>>(text: &str, name: &str) -> PyResult<T> {
+    text.parse()
+        .map_err(|e: String| PyValueError::new_err(format!("{name}: {e}")))
+}

@@ -1,0 +1,342 @@
+//! Python bindings of pbebench (`import pbebench`): generation, rule application and
+//! relations, response parsing, scoring and a batch reward for RL, with the same results as
+//! the `pbebench` command line for the same inputs and seed.
+//!
+//! Functions take and return plain Python values (dicts, lists, strings). The docstrings
+//! here are the ones `help()` shows; `pbebench/_pbebench.pyi` repeats them with types (a
+//! test keeps the two equal).
+#![deny(unsafe_code)]
+
+mod convert;
+mod generation;
+
+use convert::{non_negative, parsed, to_py, Name, Responses};
+use pbebench::prompt::Template;
+use pbebench::response::{parse_response as parse, Alphabet, BlockChoice, Limits};
+use pbebench::score::{score_instance, ScoreOptions};
+use pbebench::{Instance, RelationMode, Relations};
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyMapping, PyString};
+use rayon::prelude::*;
+use rayon::{ThreadPool, ThreadPoolBuilder};
+use std::collections::hash_map::{Entry, HashMap};
+use std::sync::{Arc, Mutex};
+
+/// Rust allocations of the module (the core's included) go to mimalloc: reading and
+/// scoring a batch is allocation-heavy, and with the system allocator the rayon threads
+/// spent a quarter of `reward`'s time in malloc and free.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+/// Work items below which a batch is not split between threads.
+const MIN_CHUNK: usize = 64;
+
+/// The worker threads of batch calls, one pool per process (`RAYON_NUM_THREADS` sets its
+/// size). Not rayon's global pool: a process forked after that pool started (PyTorch
+/// DataLoader workers, `datasets.map(num_proc=…)`) has the pool without its threads, and
+/// any parallel call there would wait forever. A fork is noticed by the process id and
+/// gets a pool of its own.
+fn pool() -> PyResult<Arc<ThreadPool>> {
+    static POOL: Mutex<Option<(u32, Arc<ThreadPool>)>> = Mutex::new(None);
+    let mut current = POOL.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let pid = std::process::id();
+    if let Some((owner, pool)) = current.as_ref() {
+        if *owner == pid {
+            return Ok(Arc::clone(pool));
+        }
+    }
+    let pool = ThreadPoolBuilder::new()
+        .thread_name(|k| format!("pbebench-{k}"))
+        .build()
+        .map(Arc::new)
+        .map_err(|e| PyRuntimeError::new_err(format!("cannot start worker threads: {e}")))?;
+    // A parent's pool has no threads here: forget it rather than ask them to stop.
+    if let Some(stale) = current.replace((pid, Arc::clone(&pool))) {
+        std::mem::forget(stale);
+    }
+    Ok(pool)
+}
+
+/// Generate a dataset: an iterator of instance dicts, in dataset order, each equal to the
+/// corresponding line of `pbebench generate --preset PRESET --seed SEED ...` (parsed with
+/// `json.loads`).
+///
+/// preset: "lite", "lite-moreeg", "full" or "full-25-30" (the paper's datasets).
+/// seed: the dataset is a pure function of the parameters and the seed.
+/// size: number of instances (default: the preset's; "lite" needs a multiple of 16).
+/// overrides: any other `pbebench generate` option, with underscores: examples, alphabet
+///     ("lite", "full", "a-ku-z" or a list of letters), input_len / rule_len ((min, max),
+///     an int or "2..6"), cascade_len (list of ints, an int, "2..20" or "25,30"),
+///     max_rules, patience, balance ("category", "length", "joint"), relations ("exact",
+///     "paper"), heldout (held-out examples per instance), shard ((k, n) or "k/n") and
+///     threads (0 = all cores; never changes the output).
+///
+/// Instances are made in a background thread a few ahead of the consumer, so memory does
+/// not grow with size and an abandoned iterator stops the work. Bad parameters raise
+/// ValueError (TypeError for an unknown keyword) at the call, before anything is generated.
+/// The iterator's `stats` attribute holds the generation statistics once it is exhausted.
+#[pyfunction]
+#[pyo3(signature = (preset, seed = 0, size = None, **overrides))]
+fn generate(
+    preset: &str,
+    seed: i128,
+    size: Option<i128>,
+    overrides: Option<&Bound<'_, PyDict>>,
+) -> PyResult<generation::Generation> {
+    let seed = non_negative(seed, "seed")? as u64;
+    let size = size.map(|s| non_negative(s, "size")).transpose()?;
+    generation::start(preset, seed, size, overrides)
+}
+
+/// Apply a cascade to words, like Python's `str.replace` applied rule after rule.
+///
+/// cascade: a list of [pattern, replacement] pairs, e.g. [["ab", "c"], ["c", ""]]; patterns
+///     must not be empty.
+/// words: a list of strings (returns a list) or one string (returns a string).
+///
+/// Large lists are processed in parallel without the GIL.
+#[pyfunction]
+fn apply<'py>(
+    py: Python<'py>,
+    cascade: &Bound<'py, PyAny>,
+    words: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let cascade = convert::cascade(cascade)?;
+    if let Ok(word) = words.cast::<PyString>() {
+        return Ok(PyString::new(py, &cascade.apply(&word.to_cow()?)).into_any());
+    }
+    let words = convert::strings(words, "words".into())?;
+    let pool = pool()?;
+    let out: Vec<String> = py.detach(|| {
+        pool.install(|| {
+            words
+                .par_iter()
+                .with_min_len(MIN_CHUNK)
+                .map(|w| cascade.apply(w))
+                .collect()
+        })
+    });
+    out.into_pyobject(py)
+}
+
+/// Feeding and bleeding between the rules of a cascade, and its category; the same dict as
+/// `pbebench relations --format json`.
+///
+/// Returns {"bleeds": [[bool]], "category": "1011", "feeds": [[bool]]}: feeds[i][j] is
+/// true when rule i can create an occurrence of rule j's pattern, bleeds[i][j] when it can
+/// destroy one; category is the four bits F B CF CB (feeding, bleeding, counter-feeding,
+/// counter-bleeding).
+/// mode: "exact" (sound and complete over all strings) or "paper" (the published formula,
+///     which reproduces the released labels).
+#[pyfunction]
+#[pyo3(signature = (cascade, mode = "exact"))]
+fn relations<'py>(
+    py: Python<'py>,
+    cascade: &Bound<'py, PyAny>,
+    mode: &str,
+) -> PyResult<Bound<'py, PyAny>> {
+    let cascade = convert::cascade(cascade)?;
+    let mode: RelationMode = parsed(mode, "mode")?;
+    let relations = py.detach(|| Relations::of(&cascade, mode));
+    let json = serde_json::json!({
+        "feeds": relations.feeds,
+        "bleeds": relations.bleeds,
+        "category": relations.category().to_string(),
+    });
+    to_py(py, &json)
+}
+
+/// Read the cascade a response gives, with each rule's validity; the same dict as
+/// `pbebench parse` prints.
+///
+/// Thinking (<think>...</think>) is removed, the fenced code blocks are found and the last
+/// (block="last") or first (block="first") one is read without evaluating anything. A rule
+/// that breaks a limit is kept in "rules" with its problems but left out of "cascade";
+/// rules past max_rules are dropped and counted.
+/// max_rules: the rule cap (None: no cap).
+/// max_rule_len: the longest a side may be, in characters (None: no limit).
+/// alphabet: the letters rules may use, as one string (None: any).
+///
+/// Returns {"blocks", "cascade", "dropped_rules", "rules", "status", "valid"}; status kind
+/// is "parsed", "no_code_block", "unclosed_thinking" or "unparsable" (with a "reason").
+#[pyfunction]
+#[pyo3(
+    signature = (text, max_rules = Some(5), max_rule_len = Some(3), alphabet = None, block = "last"),
+    text_signature = "(text, max_rules=5, max_rule_len=3, alphabet=None, block='last')"
+)]
+fn parse_response<'py>(
+    py: Python<'py>,
+    text: &str,
+    max_rules: Option<i128>,
+    max_rule_len: Option<i128>,
+    alphabet: Option<&str>,
+    block: &str,
+) -> PyResult<Bound<'py, PyAny>> {
+    let limit = |v: Option<i128>, name| v.map_or(Ok(usize::MAX), |v| non_negative(v, name));
+    let limits = Limits {
+        max_rules: limit(max_rules, "max_rules")?,
+        max_rule_len: limit(max_rule_len, "max_rule_len")?,
+        alphabet: alphabet.map(Alphabet::new),
+    };
+    let block: BlockChoice = parsed(block, "block")?;
+    let response = py.detach(|| parse(text, &limits, block));
+    let mut value = serde_json::json!(response);
+    value["valid"] = response.is_valid().into();
+    value["cascade"] = serde_json::json!(response.cascade());
+    to_py(py, &value)
+}
+
+/// The prompt a solver is given for an instance; the same text as `pbebench prompt`.
+///
+/// instance: a dict in pbebench's instance schema. Only the visible examples are shown;
+///     the held-out examples and the gold cascade never are.
+/// template: the template text (None: the built-in one, `pbebench prompt --print-template`),
+///     with the placeholders {inputs}, {outputs}, {max_rules}, {max_rule_len} and
+///     {alphabet}; {{ and }} write literal braces. An unknown placeholder raises ValueError.
+#[pyfunction]
+#[pyo3(signature = (instance, template = None))]
+fn prompt(instance: &Bound<'_, PyAny>, template: Option<&str>) -> PyResult<String> {
+    let instance = convert::instance(instance, "instance".into())?;
+    let template = match template {
+        Some(text) => {
+            Template::parse(text).map_err(|e| PyValueError::new_err(format!("template: {e}")))?
+        }
+        None => Template::default(),
+    };
+    Ok(template.render(&instance))
+}
+
+/// Score an instance's responses (its K samples); the same dict as the instance's line of
+/// `pbebench score --per-instance`.
+///
+/// instance: a dict in pbebench's instance schema (what generate() yields, or a line of a
+///     dataset file); its max_rules, max_rule_len and alphabet are the limits.
+/// responses: a list of responses: str, None (no answer), a chat message dict or a list of
+///     chat messages (the last one's content). An empty list scores the instance as
+///     missing (one empty response).
+/// block: which fenced code block holds the answer, "last" or "first".
+///
+/// Per sample ("samples"): parsed, valid, rules, valid_rules, dropped_rules, pass,
+/// edit_sim, edit_sim_word, reproduced, score. The chosen sample (any passing one, else the
+/// highest edit_sim, earliest on ties) gives the instance's pass, edit_sim, edit_sim_word,
+/// score (fraction of examples reproduced), valid_rules / rules, cascade and heldout_pass
+/// (None without held-out examples).
+#[pyfunction]
+#[pyo3(signature = (instance, responses, block = "last"))]
+fn score<'py>(
+    py: Python<'py>,
+    instance: &Bound<'py, PyAny>,
+    responses: &Bound<'py, PyAny>,
+    block: &str,
+) -> PyResult<Bound<'py, PyAny>> {
+    let instance = convert::instance(instance, "instance".into())?;
+    let responses = Responses::read(responses, "responses".into())?;
+    let texts = responses.texts()?;
+    let options = ScoreOptions {
+        block: parsed(block, "block")?,
+    };
+    let score = py.detach(|| score_instance(&instance, &texts, &options));
+    to_py(py, &score)
+}
+
+/// Rewards for RL: one float per response, computed in parallel without the GIL.
+///
+/// The reward is the character Edit_Sim of the cascade read from the response's last
+/// fenced code block under the instance's limits (max_rules, max_rule_len, alphabet):
+/// 1 - sum(dist(predicted, output)) / sum(dist(input, output)) over the instance's
+/// examples, dist being the Levenshtein distance over characters.
+///
+/// * 1.0: every example is reproduced.
+/// * 0.0: no change. This is also what an invalid answer gets: an empty or None response,
+///   no fenced code block, an unparsable block, an unclosed <think>, or only rules that
+///   break a limit. Invalid rules inside a readable answer act as the identity.
+/// * Below 0, unbounded: the predicted outputs are further from the gold ones than the
+///   inputs were. Clip (e.g. max(r, -1.0)) if your algorithm needs a bounded reward.
+/// * An instance whose outputs all equal their inputs (never generated, possible in
+///   hand-made data) gives 1.0 to a response that changes nothing, else 0.0.
+///
+/// Held-out examples are never used unless heldout=True, which scores the visible and the
+/// held-out examples together (both sums run over all of them), so that a cascade that
+/// only fits the shown examples earns less.
+///
+/// instances: one instance dict per response (same length as responses), or one dict
+///     for all the responses.
+/// responses: str, None, a chat message dict or a list of chat messages (the last one's
+///     content is read), as in score().
+#[pyfunction]
+#[pyo3(signature = (instances, responses, heldout = false))]
+fn reward(
+    py: Python<'_>,
+    instances: &Bound<'_, PyAny>,
+    responses: &Bound<'_, PyAny>,
+    heldout: bool,
+) -> PyResult<Vec<f64>> {
+    let responses = Responses::read(responses, "responses".into())?;
+    let texts = responses.texts()?;
+    let name = Name::Arg("instances");
+    // Each distinct instance object is read once, however many responses it has (samples of
+    // one prompt, or one dict for all).
+    let mut unique: Vec<Instance> = Vec::new();
+    let mut which: Vec<usize> = Vec::with_capacity(texts.len());
+    if instances.cast::<PyMapping>().is_ok() {
+        unique.push(convert::reward_instance(instances, name, heldout)?);
+        which.resize(texts.len(), 0);
+    } else {
+        let items = convert::items(instances, name, "instance dicts (or one dict)")?;
+        if items.len() != texts.len() {
+            return Err(PyValueError::new_err(format!(
+                "got {} instances for {} responses: give one instance per response, or a single instance dict for all",
+                items.len(),
+                texts.len()
+            )));
+        }
+        let mut seen: HashMap<*mut pyo3::ffi::PyObject, usize> = HashMap::new();
+        for (k, item) in items.iter().enumerate() {
+            let index = match seen.entry(item.as_ptr()) {
+                Entry::Occupied(e) => *e.get(),
+                Entry::Vacant(e) => {
+                    unique.push(convert::reward_instance(
+                        item,
+                        Name::Index(&name, k),
+                        heldout,
+                    )?);
+                    *e.insert(unique.len() - 1)
+                }
+            };
+            which.push(index);
+        }
+    }
+    if heldout {
+        for inst in &mut unique {
+            inst.inputs.append(&mut inst.heldout_inputs);
+            inst.outputs.append(&mut inst.heldout_outputs);
+        }
+    }
+    let pool = pool()?;
+    Ok(py.detach(|| {
+        pool.install(|| {
+            texts
+                .par_iter()
+                .zip(&which)
+                .with_min_len(MIN_CHUNK)
+                .map(|(text, &i)| pbebench::score::reward(&unique[i], text))
+                .collect()
+        })
+    }))
+}
+
+/// The `pbebench._pbebench` extension module; `pbebench/__init__.py` re-exports it.
+#[pymodule]
+fn _pbebench(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_class::<generation::Generation>()?;
+    m.add_function(wrap_pyfunction!(generate, m)?)?;
+    m.add_function(wrap_pyfunction!(apply, m)?)?;
+    m.add_function(wrap_pyfunction!(relations, m)?)?;
+    m.add_function(wrap_pyfunction!(prompt, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_response, m)?)?;
+    m.add_function(wrap_pyfunction!(score, m)?)?;
+    m.add_function(wrap_pyfunction!(reward, m)?)?;
+    Ok(())
+}

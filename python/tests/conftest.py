@@ -1,0 +1,113 @@
+"""Shared fixtures: the real `pbebench` binary, and a small dataset made by it.
+
+The binary is `$PBEBENCH_BIN` when set; otherwise the first that exists of
+`$CARGO_TARGET_DIR/{debug,release}/pbebench`, `<repo>/target/{debug,release}/pbebench`
+and `pbebench` on PATH. Tests that compare with the CLI fail (they are not skipped) when
+none is found: build it with `cargo build -p pbebench-cli`.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+import pbebench
+
+REPO = Path(__file__).resolve().parents[2]
+
+# The dataset every parity test uses: `pbebench generate --preset lite --seed 3 --size 32 --heldout 5`.
+PRESET, SEED, SIZE, HELDOUT = "lite", 3, 32, 5
+
+
+def find_cli():
+    explicit = os.environ.get("PBEBENCH_BIN")
+    if explicit:
+        return explicit
+    targets = [Path(os.environ["CARGO_TARGET_DIR"])] if os.environ.get("CARGO_TARGET_DIR") else []
+    targets.append(REPO / "target")
+    for target in targets:
+        for profile in ("debug", "release"):
+            candidate = target / profile / "pbebench"
+            if candidate.is_file():
+                return str(candidate)
+    return shutil.which("pbebench")
+
+
+class Cli:
+    """Runs the `pbebench` binary and returns its standard output."""
+
+    def __init__(self, path):
+        self.path = path
+
+    def __call__(self, *args, stdin=None):
+        proc = subprocess.run(
+            [self.path, *map(str, args)],
+            input=stdin,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert proc.returncode == 0, f"pbebench {' '.join(map(str, args))} failed:\n{proc.stderr}"
+        return proc.stdout
+
+
+@pytest.fixture(scope="session")
+def cli():
+    path = find_cli()
+    if not path:
+        pytest.fail(
+            "the pbebench binary was not found: set PBEBENCH_BIN, or build it with "
+            "`cargo build -p pbebench-cli` (CARGO_TARGET_DIR is honoured)"
+        )
+    return Cli(path)
+
+
+@pytest.fixture(scope="session")
+def dataset_file(cli, tmp_path_factory):
+    path = tmp_path_factory.mktemp("data") / "lite.jsonl"
+    cli("generate", "--preset", PRESET, "--seed", SEED, "--size", SIZE, "--heldout", HELDOUT, "--out", path)
+    return path
+
+
+@pytest.fixture(scope="session")
+def cli_lines(dataset_file):
+    return dataset_file.read_text(encoding="utf-8").splitlines()
+
+
+@pytest.fixture(scope="session")
+def instances():
+    return list(pbebench.generate(PRESET, seed=SEED, size=SIZE, heldout=HELDOUT))
+
+
+def fence(body):
+    return f"Here is my answer.\n```python\n{body}\n```\n"
+
+
+def released(cascade):
+    """A response in the released list-of-strings format."""
+    return fence(json.dumps([f"replace('{a}', '{b}')" for a, b in cascade]))
+
+
+def responses_for(instance, k):
+    """K responses of every kind for an instance: the gold cascade, near misses, rules that
+    break the limits, garbage, thinking, None and chat messages."""
+    gold = instance["cascade"]
+    letter = instance["alphabet"][k % len(instance["alphabet"])]
+    kinds = [
+        released(gold),
+        released(gold[1:]),
+        released(list(reversed(gold))),
+        released([[gold[0][0], letter]] + gold[1:]),
+        released(gold + [["abcd", "a"]]),
+        released([["A", "b"]] + gold),
+        fence("s = s.replace('%s', '%s')" % tuple(gold[0])),
+        "no code block at all",
+        "<think>```python\n[\"replace('a', 'b')\"]\n```",
+        fence("[\"replace('a', 'b')\""),
+        "",
+        released(gold * 3),
+    ]
+    return [kinds[(k + j) % len(kinds)] for j in range(1 + k % 5)]
