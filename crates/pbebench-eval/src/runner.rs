@@ -813,9 +813,9 @@ fn value_differences(old: &Value, new: &Value) -> Vec<String> {
 }
 
 fn sha256_file(path: &Path) -> Result<String, EvalError> {
-    let bytes = std::fs::read(path).map_err(|source| DatasetError::Io {
+    let bytes = std::fs::read(path).map_err(|error| DatasetError::Io {
         path: path.to_path_buf(),
-        source,
+        error,
     })?;
     Ok(hex(&Sha256::digest(&bytes)))
 }

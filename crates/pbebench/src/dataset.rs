@@ -19,12 +19,12 @@ pub const FULL_ALPHABET: &str = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTU
 #[derive(Debug, thiserror::Error)]
 pub enum DatasetError {
     /// The file could not be opened or read.
-    #[error("{path}: {source}")]
+    #[error("{path}: {error}")]
     Io {
         /// The file.
         path: PathBuf,
         /// What the OS said.
-        source: io::Error,
+        error: io::Error,
     },
     /// One line is not a valid instance.
     #[error("{path}:{line}: {message}")]
@@ -165,9 +165,9 @@ impl DatasetReader {
     /// Opens `path` for reading.
     pub fn open(path: impl AsRef<Path>) -> Result<Self, DatasetError> {
         let path = path.as_ref().to_path_buf();
-        let file = File::open(&path).map_err(|source| DatasetError::Io {
+        let file = File::open(&path).map_err(|error| DatasetError::Io {
             path: path.clone(),
-            source,
+            error,
         })?;
         Ok(DatasetReader {
             path,

@@ -1,12 +1,140 @@
-//! `pbebench audit` (not implemented yet).
+//! `pbebench audit`: vet a dataset (gates, shortcuts, duplicates, labels, calibration),
+//! print the findings and write them as JSON.
 
+use anyhow::{bail, Context};
+use pbebench::dataset::{read_dataset, AtomicFile};
+use pbebench_vet::audit::{audit, AuditOptions, SolverCheck};
+use pbebench_vet::results::load_all;
+use std::io::Write;
+use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 /// Arguments of `pbebench audit`.
 #[derive(clap::Args)]
-pub struct Args {}
+#[command(
+    after_help = "Exit status: 0 when every gate passes, 1 when a gate fails, 2 on bad input.\n\n\
+Examples:\n  pbebench audit --dataset lite.jsonl\n  \
+pbebench audit --dataset lite.jsonl --results beam=runs/beam --results gpt=gpt.per-instance.jsonl --out audit.json"
+)]
+pub struct Args {
+    /// Dataset to audit (pbebench JSONL or the authors' published format).
+    #[arg(long, value_name = "FILE")]
+    dataset: PathBuf,
+    /// Scored results of one solver on this dataset, for calibration (repeat for a panel):
+    /// [LABEL=]FILE[,FILE] with the per-instance JSONL of `pbebench score --per-instance`
+    /// (optionally with its --out summary), or a directory holding them.
+    #[arg(long = "results", value_name = "R", num_args = 1..)]
+    results: Vec<String>,
+    /// Where to write the audit as JSON.
+    #[arg(long, value_name = "FILE", default_value = "audit.json")]
+    out: PathBuf,
+    /// Skip the built-in solver's search for cascades shorter than stated.
+    #[arg(long)]
+    no_solver: bool,
+    /// Solver of the stated-length check.
+    #[arg(long, default_value = pbebench_solve::DEFAULT_SOLVER)]
+    solver: String,
+    /// Search nodes per solve of that check (bounds the cost; the solver's repair step is
+    /// also time-boxed, so counts near the budget may vary slightly between runs).
+    #[arg(long, value_name = "N", default_value_t = 600)]
+    solver_nodes: u64,
+    /// Wall-clock backstop per solve, in seconds.
+    #[arg(long, value_name = "S", default_value_t = 2.0)]
+    solver_time: f64,
+    /// Flag instances whose shortest found cascade has at most this share of the stated rules.
+    #[arg(long, value_name = "R", default_value_t = 0.6)]
+    shorter_ratio: f64,
+    /// A calibration slice collapses when at least this share is solved by all or by none.
+    #[arg(long, value_name = "R", default_value_t = 0.95)]
+    collapse: f64,
+    /// Examples listed per finding.
+    #[arg(long, value_name = "N", default_value_t = 5)]
+    examples: usize,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    threads: Option<usize>,
+}
 
 /// Runs `pbebench audit`.
-pub fn run(_args: Args) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("'pbebench audit' is not implemented yet")
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    if !(args.shorter_ratio > 0.0 && args.shorter_ratio < 1.0) {
+        bail!(
+            "--shorter-ratio must be between 0 and 1 (exclusive), not {}",
+            args.shorter_ratio
+        );
+    }
+    if !(args.collapse > 0.5 && args.collapse <= 1.0) {
+        bail!("--collapse must be in (0.5, 1], not {}", args.collapse);
+    }
+    if !(args.solver_time.is_finite() && args.solver_time > 0.0) {
+        bail!(
+            "--solver-time must be a positive number of seconds, not {}",
+            args.solver_time
+        );
+    }
+    if args.solver_nodes == 0 {
+        bail!("--solver-nodes must be at least 1");
+    }
+    if pbebench_solve::solver_by_name(&args.solver).is_none() {
+        bail!(
+            "unknown solver '{}' (--solver); available: {}",
+            args.solver,
+            pbebench_solve::SOLVER_NAMES.join(", ")
+        );
+    }
+    if args.threads == Some(0) {
+        bail!("--threads must be at least 1");
+    }
+    let dataset = read_dataset(&args.dataset)?;
+    if dataset.is_empty() {
+        bail!("{}: the dataset has no instances", args.dataset.display());
+    }
+    let name = args.dataset.display().to_string();
+    let (panel, warnings) = load_all(&args.results, Some((&dataset, &name)))?;
+    for set in &panel {
+        set.require_instances()?;
+    }
+    for w in &warnings {
+        eprintln!("warning: {w}");
+    }
+    // Opened first so that an unwritable path fails before the work, not after.
+    let mut out = AtomicFile::create(&args.out)
+        .with_context(|| format!("{}: cannot create", args.out.display()))?;
+    let options = AuditOptions {
+        solver: (!args.no_solver).then(|| SolverCheck {
+            name: args.solver.clone(),
+            max_nodes: args.solver_nodes,
+            time_limit: Duration::from_secs_f64(args.solver_time),
+        }),
+        shorter_ratio: args.shorter_ratio,
+        collapse: args.collapse,
+        shown: args.examples,
+    };
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(args.threads.unwrap_or(0))
+        .build()
+        .context("starting worker threads")?;
+    let started = std::time::Instant::now();
+    let mut report = pool.install(|| {
+        audit(&dataset, &name, &panel, &options, &|stage| {
+            eprintln!("audit: {stage} …")
+        })
+    });
+    report.warnings = warnings;
+    print!("{report}");
+    serde_json::to_writer_pretty(&mut out, &report)?;
+    out.write_all(b"\n")
+        .and_then(|()| out.commit())
+        .with_context(|| format!("{}: cannot write", args.out.display()))?;
+    eprintln!(
+        "audit: wrote {} in {:.1} s",
+        args.out.display(),
+        started.elapsed().as_secs_f64()
+    );
+    Ok(if report.passed {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }

@@ -1,12 +1,121 @@
-//! `pbebench report` (not implemented yet).
+//! `pbebench report`: a leaderboard, SVG figures, a logistic regression and one
+//! self-contained `index.html` from scored results.
 
+use anyhow::{bail, Context};
+use pbebench::dataset::read_dataset;
+use pbebench_vet::audit::AuditReport;
+use pbebench_vet::genstats;
+use pbebench_vet::report::{build, ReportInput};
+use pbebench_vet::results::load_all;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// Arguments of `pbebench report`.
 #[derive(clap::Args)]
-pub struct Args {}
+#[command(after_help = "Examples:\n  \
+pbebench report --results beam=runs/beam/per-instance.jsonl --results runs/gpt --out report\n  \
+pbebench report --results a.per.jsonl b.per.jsonl --generation-stats gen.stats.json --dataset lite.jsonl --audit audit.json --out report")]
+pub struct Args {
+    /// Scored results, one per solver or model: [LABEL=]FILE[,FILE] with the per-instance
+    /// JSONL of `pbebench score --per-instance` and/or its --out summary (or an eval run's
+    /// results.json), or a directory holding them.
+    #[arg(long = "results", value_name = "R", required = true, num_args = 1..)]
+    results: Vec<String>,
+    /// Generation statistics (`pbebench generate --stats-json`, or the authors'
+    /// generation_stats.json), for the balance and efficiency figures.
+    #[arg(long = "generation-stats", value_name = "FILE", num_args = 1..)]
+    generation_stats: Vec<PathBuf>,
+    /// The dataset the results are for: checks them against it and sets the relation
+    /// mode of predicted categories.
+    #[arg(long, value_name = "FILE")]
+    dataset: Option<PathBuf>,
+    /// An audit (`pbebench audit --out`) to include.
+    #[arg(long, value_name = "FILE")]
+    audit: Option<PathBuf>,
+    /// Directory to write index.html, the SVG figures, leaderboard.md and report.json into.
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
+    /// Heading of the page.
+    #[arg(long)]
+    title: Option<String>,
+}
 
 /// Runs `pbebench report`.
-pub fn run(_args: Args) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("'pbebench report' is not implemented yet")
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let dataset = match &args.dataset {
+        Some(p) => {
+            let d = read_dataset(p)?;
+            if d.is_empty() {
+                bail!("{}: the dataset has no instances", p.display());
+            }
+            Some((p.display().to_string(), d))
+        }
+        None => None,
+    };
+    let (results, mut warnings) = load_all(
+        &args.results,
+        dataset.as_ref().map(|(n, d)| (d.as_slice(), n.as_str())),
+    )?;
+    let generation = args
+        .generation_stats
+        .iter()
+        .map(|p| genstats::read(p))
+        .collect::<Result<Vec<_>, _>>()?;
+    let audit = match &args.audit {
+        Some(p) => {
+            let text = std::fs::read_to_string(p)
+                .with_context(|| format!("{}: cannot read", p.display()))?;
+            let a: AuditReport = serde_json::from_str(&text).map_err(|e| {
+                anyhow::anyhow!(
+                    "{}: not an audit (`pbebench audit --out`): {e}",
+                    p.display()
+                )
+            })?;
+            if let Some((_, d)) = &dataset {
+                if a.instances != d.len() {
+                    warnings.push(format!(
+                        "{} audits {} instances, the dataset has {}: is it the audit of another dataset?",
+                        p.display(),
+                        a.instances,
+                        d.len()
+                    ));
+                }
+            }
+            Some(a)
+        }
+        None => None,
+    };
+    let title = args.title.clone().unwrap_or_else(|| match &dataset {
+        Some((name, _)) => format!("pbebench report — {name}"),
+        None => "pbebench report".to_owned(),
+    });
+    let report = build(ReportInput {
+        title,
+        results,
+        generation,
+        audit,
+        dataset,
+        warnings,
+    });
+    for w in &report.warnings {
+        eprintln!("warning: {w}");
+    }
+    report
+        .write(&args.out)
+        .with_context(|| format!("{}: cannot write the report", args.out.display()))?;
+    print!("{}", report.leaderboard_markdown());
+    let index = args.out.join("index.html");
+    eprintln!(
+        "report: {} figure(s), {} regression(s); open {}",
+        report.figures.len(),
+        report.regressions.len(),
+        file_url(&index)
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A `file://` URL for a path (absolute when it can be resolved).
+pub fn file_url(path: &std::path::Path) -> String {
+    let abs = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+    format!("file://{}", abs.display())
 }

@@ -1,0 +1,75 @@
+//! `pbebench demo` end to end (small and with short limits, so that it runs in debug
+//! builds too).
+
+use std::process::Command;
+
+#[test]
+fn the_demo_writes_every_artefact_and_says_where_to_look() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("demo");
+    let o = Command::new(env!("CARGO_BIN_EXE_pbebench"))
+        .args([
+            "demo",
+            "--size",
+            "32",
+            "--seed",
+            "3",
+            "--time-limit",
+            "0.3",
+            "--out",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8(o.stdout).unwrap(),
+        String::from_utf8(o.stderr).unwrap(),
+    );
+    assert!(o.status.success(), "{stderr}");
+    for step in ["[1/5]", "[2/5]", "[3/5]", "[4/5]", "[5/5]"] {
+        assert!(stderr.contains(step), "progress {step} missing: {stderr}");
+    }
+    assert!(stdout.contains("Open the report: file://"), "{stdout}");
+    assert!(stdout.contains("audit: every gate passed"), "{stdout}");
+    for file in [
+        "dataset.jsonl",
+        "audit.json",
+        "audit.txt",
+        "generation/patience-0.json",
+        "generation/patience-100000.json",
+        "runs/beam/responses.jsonl",
+        "runs/beam/results.json",
+        "runs/beam/per-instance.jsonl",
+        "runs/memoriser/per-instance.jsonl",
+        "report/index.html",
+        "report/survival.svg",
+    ] {
+        assert!(out.join(file).is_file(), "{file} missing");
+    }
+    // The runs are ordinary score outputs: `pbebench report` reads them back.
+    let o = Command::new(env!("CARGO_BIN_EXE_pbebench"))
+        .arg("report")
+        .arg("--results")
+        .arg(out.join("runs/beam"))
+        .arg("--dataset")
+        .arg(out.join("dataset.jsonl"))
+        .arg("--out")
+        .arg(dir.path().join("again"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+#[test]
+fn impossible_parameters_are_rejected() {
+    for args in [vec!["--size", "3"], vec!["--time-limit=-1"]] {
+        let o = Command::new(env!("CARGO_BIN_EXE_pbebench"))
+            .arg("demo")
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2));
+        let err = String::from_utf8(o.stderr).unwrap();
+        assert!(err.starts_with("error: --"), "{err}");
+    }
+}

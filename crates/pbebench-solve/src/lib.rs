@@ -1,0 +1,227 @@
+//! # pbebench-solve
+//!
+//! Symbolic solvers for pbebench instances behind one [`Solver`] trait: given examples
+//! (input/output pairs) and the limits (`max_rules`, `max_rule_len`, alphabet), find *a*
+//! cascade that maps every input to its output. Solvers never see the gold cascade.
+//!
+//! Every cascade a solver reports goes through [`Solver::solve`], which checks it with the
+//! core [`Cascade::apply`] and the limits before it is returned, so a bug in a search can
+//! cost a solve but never produce a wrong answer.
+//!
+//! ```
+//! use pbebench_solve::{default_solver, Budget, Problem};
+//! use std::time::Duration;
+//!
+//! let problem = Problem::new(
+//!     vec!["xbu".into(), "fjze".into()],
+//!     vec!["xhu".into(), "fjxwye".into()],
+//!     5,            // max_rules
+//!     3,            // max_rule_len
+//!     "abcdefghijkuvwxyz",
+//! )
+//! .unwrap();
+//! let outcome = default_solver().solve(&problem, &Budget::time(Duration::from_secs(1)));
+//! assert!(outcome.is_solved());
+//! let cascade = outcome.cascade.unwrap();
+//! assert_eq!(cascade.apply("fjze"), "fjxwye");
+//! ```
+#![deny(unsafe_code)]
+#![warn(missing_docs)]
+
+mod beam;
+mod encode;
+mod lev;
+mod problem;
+mod propose;
+mod repair;
+
+pub use beam::{BeamSolver, Ranking};
+pub use problem::{Problem, ProblemError};
+
+use pbebench::Cascade;
+use std::time::{Duration, Instant};
+
+/// How much a solver may spend on one problem.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Budget {
+    /// Wall-clock limit for one problem; the search checks the clock as it goes.
+    pub time_limit: Duration,
+    /// Optional cap on search nodes expanded (deterministic effort limit, for tests).
+    pub max_nodes: Option<u64>,
+}
+
+impl Budget {
+    /// A budget of `time_limit` and no node cap.
+    pub fn time(time_limit: Duration) -> Self {
+        Budget {
+            time_limit,
+            max_nodes: None,
+        }
+    }
+}
+
+/// How a solve ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Status {
+    /// A cascade reproducing every example within the limits was found and verified.
+    Solved,
+    /// The examples cannot be reproduced by any cascade (e.g. one input, two outputs).
+    Unsolvable(String),
+    /// The budget ran out before a cascade was found.
+    LimitReached,
+    /// The search finished without a cascade (it is incomplete, so this is not a proof).
+    Exhausted,
+    /// The search returned a cascade that failed verification (a solver bug); discarded.
+    Rejected(String),
+}
+
+impl Status {
+    /// Short name for statistics files: `solved`, `unsolvable`, `limit`, `exhausted`, `rejected`.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Status::Solved => "solved",
+            Status::Unsolvable(_) => "unsolvable",
+            Status::LimitReached => "limit",
+            Status::Exhausted => "exhausted",
+            Status::Rejected(_) => "rejected",
+        }
+    }
+}
+
+/// What the search spent.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SolveStats {
+    /// Wall-clock time of the whole solve.
+    pub elapsed: Duration,
+    /// Search states expanded (candidate rules generated and scored from them).
+    pub nodes_expanded: u64,
+    /// Candidate rules scored against the examples.
+    pub candidates_scored: u64,
+    /// Whether the time or node budget stopped the search.
+    pub hit_limit: bool,
+    /// Search rounds run (the beam solver widens its beam once per round).
+    pub rounds: u32,
+    /// Widest beam tried.
+    pub max_width: usize,
+}
+
+/// The result of one solve.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SolveOutcome {
+    /// How the solve ended.
+    pub status: Status,
+    /// The verified cascade, when `status` is [`Status::Solved`].
+    pub cascade: Option<Cascade>,
+    /// Effort spent.
+    pub stats: SolveStats,
+}
+
+impl SolveOutcome {
+    /// True when a verified cascade was found.
+    pub fn is_solved(&self) -> bool {
+        self.status == Status::Solved
+    }
+
+    /// Number of rules of the cascade found.
+    pub fn found_len(&self) -> Option<usize> {
+        self.cascade.as_ref().map(Cascade::len)
+    }
+}
+
+/// A symbolic solver: finds a cascade that reproduces a problem's examples.
+pub trait Solver: Send + Sync {
+    /// The name users pick it by (`--solver NAME`).
+    fn name(&self) -> &'static str;
+
+    /// The search itself. Implementations must watch `budget` and should return
+    /// quickly once `deadline` passes; use [`Solver::solve`], which verifies the result.
+    fn search(&self, problem: &Problem, budget: &Budget, deadline: Instant) -> SolveOutcome;
+
+    /// Solves `problem` within `budget`: contradictory examples are reported unsolvable at
+    /// once, and any cascade the search returns is verified (examples, rule count, side
+    /// lengths, alphabet) before it is reported.
+    fn solve(&self, problem: &Problem, budget: &Budget) -> SolveOutcome {
+        let start = Instant::now();
+        if let Some(reason) = problem.contradiction() {
+            return SolveOutcome {
+                status: Status::Unsolvable(reason),
+                cascade: None,
+                stats: SolveStats {
+                    elapsed: start.elapsed(),
+                    ..SolveStats::default()
+                },
+            };
+        }
+        let deadline = start + budget.time_limit;
+        let mut outcome = self.search(problem, budget, deadline);
+        if let Some(cascade) = &outcome.cascade {
+            match problem.check(cascade) {
+                Ok(()) => outcome.status = Status::Solved,
+                Err(why) => {
+                    outcome.status = Status::Rejected(why);
+                    outcome.cascade = None;
+                }
+            }
+        } else if outcome.status == Status::Solved {
+            outcome.status = Status::Exhausted;
+        }
+        outcome.stats.elapsed = start.elapsed();
+        outcome
+    }
+}
+
+/// Names of the registered solvers; the first is the default.
+pub const SOLVER_NAMES: &[&str] = &["beam", "beam-distance", "beam-hunks"];
+
+/// The solver used when none is named.
+pub const DEFAULT_SOLVER: &str = "beam";
+
+/// The registered solver called `name`, or `None`.
+pub fn solver_by_name(name: &str) -> Option<Box<dyn Solver>> {
+    match name {
+        "beam" => Some(Box::new(BeamSolver::default())),
+        "beam-distance" => Some(Box::new(BeamSolver {
+            ranking: Ranking::Distance,
+            ..BeamSolver::default()
+        })),
+        "beam-hunks" => Some(Box::new(BeamSolver {
+            ranking: Ranking::Hunks,
+            ..BeamSolver::default()
+        })),
+        _ => None,
+    }
+}
+
+/// The best registered solver.
+pub fn default_solver() -> Box<dyn Solver> {
+    solver_by_name(DEFAULT_SOLVER).expect("the default solver is registered")
+}
+
+/// Solves every problem with `solver`, `threads` at a time (one core each), calling
+/// `on_done` after each one; the outcomes come back in the order of `problems`.
+pub fn solve_all(
+    solver: &dyn Solver,
+    problems: &[Problem],
+    budget: &Budget,
+    threads: usize,
+    on_done: impl Fn(&SolveOutcome) + Sync,
+) -> Result<Vec<SolveOutcome>, rayon::ThreadPoolBuildError> {
+    use rayon::prelude::*;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads.max(1))
+        .build()?;
+    Ok(pool.install(|| {
+        problems
+            .par_iter()
+            .with_max_len(1)
+            .map(|p| {
+                let outcome = solver.solve(p, budget);
+                on_done(&outcome);
+                outcome
+            })
+            .collect()
+    }))
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,157 @@
+//! The deterministic gates: the gold cascade reproduces every example (visible and
+//! held-out), and a dummy answer (an empty response, the identity cascade) solves nothing
+//! and earns no reward.
+
+use super::Findings;
+use pbebench::score::{reward, score_instance, ScoreOptions};
+use pbebench::Instance;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+/// The result of one gate.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Gate {
+    /// No instance failed.
+    pub passed: bool,
+    /// Instances checked.
+    pub checked: usize,
+    /// Instances the gate does not apply to (e.g. no gold cascade).
+    pub skipped: usize,
+    /// Instances that failed.
+    pub failures: Findings,
+    /// Context for the reader.
+    pub note: String,
+}
+
+/// Both gates.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Gates {
+    /// The hidden cascade reproduces every visible and held-out output.
+    pub gold: Gate,
+    /// The identity cascade and an empty response solve nothing and earn zero reward.
+    pub dummy: Gate,
+    /// Mean fractional score of the identity: the credit the vetted mean reward gives for
+    /// examples the gold cascade leaves unchanged (not a gate, a floor to know).
+    pub identity_fractional_floor: f64,
+}
+
+/// The two dummy answers.
+pub const DUMMIES: [(&str, &str); 2] = [
+    ("an empty response", ""),
+    ("the identity cascade", "```python\n[]\n```"),
+];
+
+pub(super) fn run(dataset: &[Instance], shown: usize) -> Gates {
+    let gold: Vec<(bool, Option<String>)> = dataset
+        .par_iter()
+        .map(|inst| (inst.cascade.is_some(), gold_problem(inst)))
+        .collect();
+    let mut gold_failures = Findings::default();
+    for (inst, (_, problem)) in dataset.iter().zip(&gold) {
+        if let Some(p) = problem {
+            gold_failures.push(&inst.id, p.clone(), shown);
+        }
+    }
+    let without_gold = gold.iter().filter(|(has, _)| !has).count();
+    let heldout = dataset
+        .iter()
+        .filter(|i| !i.heldout_inputs.is_empty())
+        .count();
+    let gold_gate = Gate {
+        passed: gold_failures.count == 0,
+        checked: dataset.len() - without_gold,
+        skipped: without_gold,
+        failures: gold_failures,
+        note: format!(
+            "{heldout} of {} instances have held-out examples; instances without a gold \
+             cascade are checked for structure only",
+            dataset.len()
+        ),
+    };
+
+    let dummy: Vec<(Option<String>, f64)> = dataset.par_iter().map(dummy_problem).collect();
+    let mut dummy_failures = Findings::default();
+    for (inst, (problem, _)) in dataset.iter().zip(&dummy) {
+        if let Some(p) = problem {
+            dummy_failures.push(&inst.id, p.clone(), shown);
+        }
+    }
+    let floor = if dataset.is_empty() {
+        0.0
+    } else {
+        dummy.iter().map(|(_, f)| f).sum::<f64>() / dataset.len() as f64
+    };
+    Gates {
+        gold: gold_gate,
+        dummy: Gate {
+            passed: dummy_failures.count == 0,
+            checked: dataset.len(),
+            skipped: 0,
+            failures: dummy_failures,
+            note: "scored by the shared scoring path (pass) and its reward (Edit_Sim)".to_owned(),
+        },
+        identity_fractional_floor: floor,
+    }
+}
+
+/// Everything wrong with an instance's structure and gold cascade, joined; `None` if sound.
+fn gold_problem(inst: &Instance) -> Option<String> {
+    let mut problems = inst.problems();
+    if let Some(c) = &inst.cascade {
+        // `problems` stops at the first visible example; say how many fail in all.
+        let wrong = inst
+            .inputs
+            .iter()
+            .zip(&inst.outputs)
+            .filter(|(i, o)| &c.apply(i) != *o)
+            .count();
+        if wrong > 1 {
+            problems.push(format!("{wrong} visible examples are not reproduced"));
+        }
+        let wrong_heldout = inst
+            .heldout_inputs
+            .iter()
+            .zip(&inst.heldout_outputs)
+            .filter(|(i, o)| &c.apply(i) != *o)
+            .count();
+        if wrong_heldout > 0 {
+            problems.push(format!(
+                "{wrong_heldout} of {} held-out examples are not reproduced",
+                inst.heldout_inputs.len()
+            ));
+        }
+    }
+    (!problems.is_empty()).then(|| problems.join("; "))
+}
+
+/// Why a dummy answer earns something on `inst` (if it does), and the identity's
+/// fractional score.
+fn dummy_problem(inst: &Instance) -> (Option<String>, f64) {
+    let mut passing = Vec::new();
+    let mut rewarded = Vec::new();
+    let mut fractional = 0.0;
+    for (what, text) in DUMMIES {
+        let s = score_instance(inst, &[text], &ScoreOptions::default());
+        fractional = s.score;
+        if s.pass {
+            passing.push(what);
+        }
+        let r = reward(inst, text);
+        if r.abs() > 1e-12 {
+            rewarded.push(format!("{what} earns reward {r:.3}"));
+        }
+    }
+    let mut problems = Vec::new();
+    if !passing.is_empty() {
+        problems.push(format!(
+            "{} pass{} (every output equals its input)",
+            passing.join(" and "),
+            if passing.len() == 1 { "es" } else { "" }
+        ));
+    }
+    problems.extend(rewarded);
+    (
+        (!problems.is_empty()).then(|| problems.join("; ")),
+        fractional,
+    )
+}

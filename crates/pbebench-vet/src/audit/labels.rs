@@ -1,0 +1,97 @@
+//! Labels: where the paper's relation formula and the exact classifier disagree on a gold
+//! cascade's category, and stored categories that do not match a recomputation.
+
+use super::Findings;
+use pbebench::{Category, Instance, RelationMode, Relations};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// The label checks.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Labels {
+    /// Instances with a gold cascade.
+    pub checked: usize,
+    /// Instances whose category differs between `paper` and `exact` relations.
+    pub paper_vs_exact: Findings,
+    /// For each flag, how often only one classifier sets it: `"F: paper only"` etc.
+    pub by_flag: BTreeMap<String, usize>,
+    /// (paper category, exact category) → instances, for the categories that differ.
+    pub pairs: BTreeMap<String, usize>,
+    /// Instances whose stored category is not what their stated `relations_mode` gives.
+    pub stored_mismatch: Findings,
+    /// Instances without a stored category.
+    pub unlabelled: usize,
+}
+
+/// Reads one relation flag of a category.
+type Flag = fn(Category) -> bool;
+
+const FLAGS: [(&str, Flag); 4] = [
+    ("F", Category::feeding),
+    ("B", Category::bleeding),
+    ("CF", Category::counter_feeding),
+    ("CB", Category::counter_bleeding),
+];
+
+pub(super) fn run(dataset: &[Instance], shown: usize) -> Labels {
+    let gold: Vec<&Instance> = dataset.iter().filter(|i| i.cascade.is_some()).collect();
+    let cats: Vec<(Category, Category)> = gold
+        .par_iter()
+        .map(|inst| {
+            let c = inst.cascade.as_ref().expect("filtered on gold");
+            (
+                Relations::of(c, RelationMode::Paper).category(),
+                Relations::of(c, RelationMode::Exact).category(),
+            )
+        })
+        .collect();
+    let mut labels = Labels {
+        checked: gold.len(),
+        ..Labels::default()
+    };
+    for (inst, &(paper, exact)) in gold.iter().zip(&cats) {
+        if paper != exact {
+            let mut which = Vec::new();
+            for (name, flag) in FLAGS {
+                match (flag(paper), flag(exact)) {
+                    (true, false) => which.push(format!("{name}: paper only")),
+                    (false, true) => which.push(format!("{name}: exact only")),
+                    _ => {}
+                }
+            }
+            for w in &which {
+                *labels.by_flag.entry(w.clone()).or_default() += 1;
+            }
+            *labels
+                .pairs
+                .entry(format!("{paper} → {exact}"))
+                .or_default() += 1;
+            labels.paper_vs_exact.push(
+                &inst.id,
+                format!("paper {paper}, exact {exact} ({})", which.join(", ")),
+                shown,
+            );
+        }
+        match inst.category {
+            None => labels.unlabelled += 1,
+            Some(stored) => {
+                let want = match inst.relations_mode {
+                    RelationMode::Paper => paper,
+                    RelationMode::Exact => exact,
+                };
+                if stored != want {
+                    labels.stored_mismatch.push(
+                        &inst.id,
+                        format!(
+                            "stored {stored}, but {} relations give {want}",
+                            inst.relations_mode
+                        ),
+                        shown,
+                    );
+                }
+            }
+        }
+    }
+    labels
+}

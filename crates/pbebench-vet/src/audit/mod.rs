@@ -1,0 +1,260 @@
+//! The vetting audit of a dataset (SPEC §6, after ProgramBench Vetted): deterministic
+//! gates (gold, dummy), the shortcut audit, duplicates, label checks and, given scored
+//! results of a panel of solvers, calibration.
+//!
+//! [`audit`] computes an [`AuditReport`]; its `Display` is the text the CLI prints and
+//! its JSON form is `audit.json`. A failed gate makes [`AuditReport::passed`] false.
+
+mod calibration;
+mod duplicates;
+mod gates;
+mod labels;
+mod stated;
+mod text;
+
+pub use calibration::{Calibration, HistogramBin, Slice};
+pub use duplicates::{Duplicates, Groups};
+pub use gates::{Gate, Gates};
+pub use labels::Labels;
+pub use stated::StatedLength;
+
+use crate::results::ResultSet;
+use crate::shortcuts::{response_text, Baseline};
+use pbebench::score::{score_instance, summarize, InstanceScore, ScoreOptions};
+use pbebench::Instance;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use std::time::Duration;
+
+/// How the audit runs.
+#[derive(Debug, Clone)]
+pub struct AuditOptions {
+    /// The built-in solver's search for cascades shorter than stated; `None` skips it.
+    pub solver: Option<SolverCheck>,
+    /// A shortest found cascade of at most `ratio × stated` rules is flagged as much
+    /// shorter than the stated length.
+    pub shorter_ratio: f64,
+    /// A calibration slice collapses when at least this share of its instances is solved
+    /// by every solver of the panel (or by none).
+    pub collapse: f64,
+    /// Examples kept per finding.
+    pub shown: usize,
+}
+
+impl Default for AuditOptions {
+    fn default() -> Self {
+        AuditOptions {
+            solver: Some(SolverCheck::default()),
+            shorter_ratio: 0.6,
+            collapse: 0.95,
+            shown: 5,
+        }
+    }
+}
+
+/// The built-in solver run of the stated-length check.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SolverCheck {
+    /// Solver name (`pbebench_solve::solver_by_name`).
+    pub name: String,
+    /// Search nodes per solve: bounds the audit's cost independently of the machine.
+    /// (The beam solver also time-boxes its repair step, so a solve near the budget can
+    /// end differently from run to run; counts may then move by an instance or two.)
+    pub max_nodes: u64,
+    /// Wall-clock backstop per solve.
+    pub time_limit: Duration,
+}
+
+impl Default for SolverCheck {
+    fn default() -> Self {
+        SolverCheck {
+            name: pbebench_solve::DEFAULT_SOLVER.to_owned(),
+            max_nodes: 600,
+            time_limit: Duration::from_secs(2),
+        }
+    }
+}
+
+/// One instance a finding is about, and what was found.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Finding {
+    /// Instance id (or ids, comma-separated).
+    pub id: String,
+    /// What is wrong or notable.
+    pub detail: String,
+}
+
+/// A count of instances with a finding and the first few of them.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Findings {
+    /// Instances with the finding.
+    pub count: usize,
+    /// The first ones, in dataset order.
+    pub examples: Vec<Finding>,
+}
+
+impl Findings {
+    /// Counts one more and keeps it if fewer than `shown` are kept.
+    pub fn push(&mut self, id: &str, detail: impl Into<String>, shown: usize) {
+        self.count += 1;
+        if self.examples.len() < shown {
+            self.examples.push(Finding {
+                id: id.to_owned(),
+                detail: detail.into(),
+            });
+        }
+    }
+
+    /// Findings from `(id, detail)` pairs in order.
+    pub fn collect<I, S>(items: I, shown: usize) -> Self
+    where
+        I: IntoIterator<Item = (S, String)>,
+        S: AsRef<str>,
+    {
+        let mut f = Findings::default();
+        for (id, detail) in items {
+            f.push(id.as_ref(), detail, shown);
+        }
+        f
+    }
+}
+
+/// What a trivial solver earns on the dataset, scored by the shared scoring path.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BaselineResult {
+    /// `identity`, `single-rule` or `memoriser`.
+    pub name: String,
+    /// What it does.
+    pub description: String,
+    /// Pass@1.
+    pub pass: f64,
+    /// Mean Edit_Sim.
+    pub edit_sim: f64,
+    /// Mean fractional score (vetted mean reward).
+    pub mean_reward: f64,
+    /// Share of instances at ≥ 95%.
+    pub almost: f64,
+    /// Share of instances at 100%.
+    pub resolved: f64,
+    /// Held-out pass rate: a shortcut that passes the visible examples but not the held-out
+    /// ones has memorised rather than solved (`None` without held-out examples).
+    pub heldout_pass: Option<f64>,
+    /// Instances it passes, with their cascade.
+    pub passed: Findings,
+}
+
+/// The shortcut audit: trivial solvers and the stated-length checks.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Shortcuts {
+    /// Identity, best single rule, memoriser.
+    pub baselines: Vec<BaselineResult>,
+    /// Redundant gold rules and much shorter cascades.
+    pub stated_length: StatedLength,
+}
+
+/// Everything the audit found. Serialised as `audit.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AuditReport {
+    /// The dataset audited (as given).
+    pub dataset: String,
+    /// Its instances.
+    pub instances: usize,
+    /// Every gate passed.
+    pub passed: bool,
+    /// Gold and dummy gates.
+    pub gates: Gates,
+    /// Trivial solvers and stated lengths.
+    pub shortcuts: Shortcuts,
+    /// Identical and renamed instances, repeated examples.
+    pub duplicates: Duplicates,
+    /// Paper vs exact categories, stale labels.
+    pub labels: Labels,
+    /// Calibration over the panel of results, when results were given.
+    pub calibration: Option<Calibration>,
+    /// Problems with the inputs that were not fatal.
+    pub warnings: Vec<String>,
+}
+
+/// Audits `dataset` (called `name` in the report). `panel` holds results already checked
+/// against the dataset ([`crate::results::check_against`]); `progress` hears each stage.
+pub fn audit(
+    dataset: &[Instance],
+    name: &str,
+    panel: &[ResultSet],
+    options: &AuditOptions,
+    progress: &(dyn Fn(&str) + Sync),
+) -> AuditReport {
+    let shown = options.shown;
+    progress("gates");
+    let gates = gates::run(dataset, shown);
+    progress("shortcut baselines");
+    let baselines = Baseline::ALL
+        .iter()
+        .map(|b| baseline(dataset, *b, shown))
+        .collect();
+    progress(if options.solver.is_some() {
+        "stated lengths (solving for shorter cascades)"
+    } else {
+        "stated lengths"
+    });
+    let stated_length = stated::run(dataset, panel, options);
+    progress("duplicates");
+    let duplicates = duplicates::run(dataset, shown);
+    progress("labels");
+    let labels = labels::run(dataset, shown);
+    let calibration = if panel.is_empty() {
+        None
+    } else {
+        progress("calibration");
+        Some(calibration::run(dataset, panel, options.collapse))
+    };
+    AuditReport {
+        dataset: name.to_owned(),
+        instances: dataset.len(),
+        passed: gates.gold.passed && gates.dummy.passed,
+        gates,
+        shortcuts: Shortcuts {
+            baselines,
+            stated_length,
+        },
+        duplicates,
+        labels,
+        calibration,
+        warnings: Vec::new(),
+    }
+}
+
+/// Scores a baseline's answer on every instance through [`score_instance`].
+pub fn baseline_scores(dataset: &[Instance], baseline: Baseline) -> Vec<InstanceScore> {
+    dataset
+        .par_iter()
+        .map(|inst| {
+            let text = response_text(&baseline.cascade(inst));
+            score_instance(inst, &[text], &ScoreOptions::default())
+        })
+        .collect()
+}
+
+fn baseline(dataset: &[Instance], baseline: Baseline, shown: usize) -> BaselineResult {
+    let scores = baseline_scores(dataset, baseline);
+    let o = summarize(&scores).overall;
+    BaselineResult {
+        name: baseline.name().to_owned(),
+        description: baseline.description().to_owned(),
+        pass: o.pass,
+        edit_sim: o.edit_sim,
+        mean_reward: o.mean_reward,
+        almost: o.almost,
+        resolved: o.resolved,
+        heldout_pass: o.heldout_pass,
+        passed: Findings::collect(
+            scores.iter().filter(|s| s.pass).map(|s| {
+                (
+                    s.id.as_str(),
+                    format!("passes with {}", s.cascade.to_json()),
+                )
+            }),
+            shown,
+        ),
+    }
+}

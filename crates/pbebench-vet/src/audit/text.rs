@@ -1,0 +1,243 @@
+//! The audit as text: counts first, then a few examples of each finding.
+
+use super::{AuditReport, Findings, Gate, Groups};
+use std::fmt::{self, Display, Formatter};
+
+fn verdict(passed: bool) -> &'static str {
+    if passed {
+        "PASS"
+    } else {
+        "FAIL"
+    }
+}
+
+fn examples(f: &mut Formatter<'_>, findings: &Findings) -> fmt::Result {
+    for e in &findings.examples {
+        writeln!(f, "      e.g. {}: {}", e.id, e.detail)?;
+    }
+    if findings.count > findings.examples.len() && !findings.examples.is_empty() {
+        writeln!(
+            f,
+            "      … and {} more (all in audit.json counts; raise --examples to list more)",
+            findings.count - findings.examples.len()
+        )?;
+    }
+    Ok(())
+}
+
+fn gate(f: &mut Formatter<'_>, name: &str, g: &Gate, extra: &str) -> fmt::Result {
+    writeln!(
+        f,
+        "  {name:<6} {}  {} checked, {} failed{}{extra}",
+        verdict(g.passed),
+        g.checked,
+        g.failures.count,
+        if g.skipped > 0 {
+            format!(", {} skipped", g.skipped)
+        } else {
+            String::new()
+        },
+    )?;
+    examples(f, &g.failures)
+}
+
+fn groups(f: &mut Formatter<'_>, name: &str, g: &Groups) -> fmt::Result {
+    writeln!(
+        f,
+        "  {name:<26} {} group(s), {} extra instance(s)",
+        g.groups, g.extra
+    )?;
+    for ids in &g.examples {
+        writeln!(f, "      e.g. {}", ids.join(" = "))?;
+    }
+    Ok(())
+}
+
+fn count(f: &mut Formatter<'_>, name: &str, of: usize, findings: &Findings) -> fmt::Result {
+    writeln!(f, "  {name:<26} {} of {of}", findings.count)?;
+    examples(f, findings)
+}
+
+impl Display for AuditReport {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        let failed: Vec<&str> = [
+            ("gold", self.gates.gold.passed),
+            ("dummy", self.gates.dummy.passed),
+        ]
+        .iter()
+        .filter(|(_, p)| !p)
+        .map(|(n, _)| *n)
+        .collect();
+        writeln!(
+            f,
+            "audit of {}: {} instances — {}",
+            self.dataset,
+            self.instances,
+            if failed.is_empty() {
+                "every gate passed".to_owned()
+            } else {
+                format!("FAILED gate(s): {}", failed.join(", "))
+            }
+        )?;
+        writeln!(f, "gates")?;
+        gate(f, "gold", &self.gates.gold, "")?;
+        writeln!(f, "      ({})", self.gates.gold.note)?;
+        gate(f, "dummy", &self.gates.dummy, "")?;
+        writeln!(
+            f,
+            "      note: the identity's mean fractional score (vetted mean reward) is {:.3}: \
+             the credit for examples the gold cascade leaves unchanged",
+            self.gates.identity_fractional_floor
+        )?;
+
+        writeln!(f, "shortcuts (what trivial solvers earn)")?;
+        writeln!(
+            f,
+            "  {:<12} {:>7} {:>8} {:>11} {:>8} {:>8} {:>8}",
+            "baseline", "Pass@1", "EditSim", "mean reward", "almost", "resolved", "held-out"
+        )?;
+        for b in &self.shortcuts.baselines {
+            writeln!(
+                f,
+                "  {:<12} {:>7.3} {:>8.3} {:>11.3} {:>8.3} {:>8.3} {:>8}   {} passed",
+                b.name,
+                b.pass,
+                b.edit_sim,
+                b.mean_reward,
+                b.almost,
+                b.resolved,
+                b.heldout_pass
+                    .map_or_else(|| "–".to_owned(), |v| format!("{v:.3}")),
+                b.passed.count
+            )?;
+        }
+        for b in &self.shortcuts.baselines {
+            if !b.passed.examples.is_empty() {
+                writeln!(f, "    {} passes:", b.name)?;
+                examples(f, &b.passed)?;
+            }
+        }
+        let s = &self.shortcuts.stated_length;
+        writeln!(
+            f,
+            "stated length ({} instances with a gold cascade)",
+            s.checked
+        )?;
+        count(f, "redundant gold rules", s.checked, &s.redundant_rules)?;
+        count(f, "rules only held-out needs", s.checked, &s.unpinned_rules)?;
+        if s.sources.is_empty() {
+            writeln!(
+                f,
+                "  shorter cascades: not searched (--no-solver and no results)"
+            )?;
+        } else {
+            writeln!(f, "  shorter cascades from: {}", s.sources.join("; "))?;
+            writeln!(
+                f,
+                "  {:<26} {} of {} solved; {} with ≤ {:.0}% of the stated rules",
+                "much shorter",
+                s.solved,
+                s.checked,
+                s.much_shorter.count,
+                s.ratio * 100.0
+            )?;
+            examples(f, &s.much_shorter)?;
+            for (stated, found) in &s.shortest_by_stated {
+                let cells: Vec<String> = found.iter().map(|(l, n)| format!("{l}: {n}")).collect();
+                writeln!(
+                    f,
+                    "      stated {stated:>2} → shortest found {{{}}}",
+                    cells.join(", ")
+                )?;
+            }
+        }
+
+        let d = &self.duplicates;
+        writeln!(f, "duplicates")?;
+        groups(f, "identical instances", &d.identical)?;
+        groups(f, "equal up to renaming", &d.renamed)?;
+        count(f, "repeated examples", self.instances, &d.repeated_examples)?;
+        count(
+            f,
+            "held-out repeats visible",
+            self.instances,
+            &d.heldout_repeats_visible,
+        )?;
+        count(
+            f,
+            "contradictory examples",
+            self.instances,
+            &d.contradictory,
+        )?;
+
+        let l = &self.labels;
+        writeln!(f, "labels ({} instances with a gold cascade)", l.checked)?;
+        count(f, "paper ≠ exact category", l.checked, &l.paper_vs_exact)?;
+        if !l.by_flag.is_empty() {
+            let flags: Vec<String> = l.by_flag.iter().map(|(k, n)| format!("{k} {n}")).collect();
+            writeln!(f, "      by flag: {}", flags.join(", "))?;
+        }
+        count(
+            f,
+            "stored label ≠ recomputed",
+            l.checked,
+            &l.stored_mismatch,
+        )?;
+        if l.unlabelled > 0 {
+            writeln!(f, "  {:<26} {}", "unlabelled", l.unlabelled)?;
+        }
+
+        match &self.calibration {
+            None => writeln!(
+                f,
+                "calibration: no results given (--results R … from several solvers)"
+            )?,
+            Some(c) => {
+                writeln!(
+                    f,
+                    "calibration (panel: {}; {} instances scored)",
+                    c.panel.join(", "),
+                    c.instances
+                )?;
+                let bars: Vec<String> = c
+                    .histogram
+                    .iter()
+                    .map(|b| format!("{:.1}–{:.1}: {}", b.lo, b.hi, b.count))
+                    .collect();
+                writeln!(f, "  mean score histogram   {}", bars.join("  "))?;
+                writeln!(
+                    f,
+                    "  every solver 0: {}   every solver 1: {}   in [0.2, 0.8]: {}",
+                    c.all_zero, c.all_one, c.in_useful_range
+                )?;
+                let mut flagged: std::collections::BTreeMap<(&str, &str), Vec<String>> =
+                    std::collections::BTreeMap::new();
+                for s in &c.slices {
+                    if let Some(flag) = &s.flag {
+                        flagged
+                            .entry((s.kind.as_str(), flag.as_str()))
+                            .or_default()
+                            .push(format!("{} (n={})", s.key, s.instances));
+                    }
+                }
+                writeln!(
+                    f,
+                    "  collapsed slices (≥ {:.0}% of the slice solved by every solver, or by none; slices of ≥ {} instances):{}",
+                    c.collapse * 100.0,
+                    super::calibration::MIN_SLICE,
+                    if flagged.is_empty() { " none" } else { "" }
+                )?;
+                for ((kind, flag), keys) in &flagged {
+                    writeln!(f, "      {flag:<12} {kind} {}", keys.join(", "))?;
+                }
+            }
+        }
+        if !self.warnings.is_empty() {
+            writeln!(f, "warnings")?;
+            for w in &self.warnings {
+                writeln!(f, "  {w}")?;
+            }
+        }
+        Ok(())
+    }
+}

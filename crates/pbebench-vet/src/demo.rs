@@ -1,0 +1,331 @@
+//! The end-to-end demo: generate a small Lite set, solve it with the built-in solvers,
+//! score every run through the shared scoring path, audit the set, and write the report.
+//! Offline and deterministic apart from the solvers' wall-clock limits.
+
+use crate::audit::{audit, AuditOptions, AuditReport};
+use crate::genstats::{self, GenerationStats};
+use crate::report::{self, ReportInput};
+use crate::results::ResultSet;
+use crate::shortcuts::{response_text, Baseline};
+use pbebench::dataset::{write_atomic, AtomicFile};
+use pbebench::generate::{self, GenStats, Preset};
+use pbebench::score::{read_responses, report as score_report, score_dataset, ScoreOptions};
+use pbebench::Instance;
+use pbebench_solve::{solve_all, solver_by_name, Budget, Problem};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+/// What the demo does.
+#[derive(Debug, Clone)]
+pub struct DemoOptions {
+    /// Directory for everything it writes.
+    pub out: PathBuf,
+    /// Instances in the Lite set.
+    pub size: usize,
+    /// Generator seed.
+    pub seed: u64,
+    /// Wall-clock limit per instance for the solvers.
+    pub time_limit: Duration,
+}
+
+impl Default for DemoOptions {
+    fn default() -> Self {
+        DemoOptions {
+            out: PathBuf::from("pbebench-demo"),
+            size: 128,
+            seed: 0,
+            time_limit: Duration::from_millis(500),
+        }
+    }
+}
+
+/// Why the demo stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum DemoError {
+    /// The parameters are not usable (e.g. a size the generator cannot balance).
+    #[error("{0}")]
+    Params(String),
+    /// Generation failed.
+    #[error("generation failed: {0}")]
+    Generate(String),
+    /// A file could not be written or read back.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// What the OS said.
+        source: io::Error,
+    },
+    /// Anything else, already described.
+    #[error("{0}")]
+    Other(String),
+}
+
+fn io_err(path: &Path) -> impl FnOnce(io::Error) -> DemoError + '_ {
+    move |source| DemoError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// What the demo produced.
+#[derive(Debug, Clone)]
+pub struct DemoSummary {
+    /// The report's page.
+    pub index: PathBuf,
+    /// The dataset generated.
+    pub dataset: PathBuf,
+    /// The audit.
+    pub audit: AuditReport,
+    /// Leaderboard rows, best first: (label, Pass@1, mean reward).
+    pub leaderboard: Vec<(String, f64, f64)>,
+    /// Wall-clock seconds.
+    pub seconds: f64,
+}
+
+/// Patience values of the efficiency sweep (the preset's own is added).
+const PATIENCE_SWEEP: [u64; 4] = [0, 1_000, 3_000, 10_000];
+
+/// The demo's panel of solvers, from strong to weak: (label, solver, node budget). Small
+/// node budgets make weaker, deterministic solvers, so calibration has a spread to show.
+const PANEL: [(&str, &str, Option<u64>); 3] = [
+    ("beam", "beam", None),
+    ("beam-hunks-5-nodes", "beam-hunks", Some(5)),
+    ("beam-3-nodes", "beam", Some(3)),
+];
+
+/// Runs the demo, telling `say` what it is doing.
+pub fn run(options: &DemoOptions, say: &(dyn Fn(&str) + Sync)) -> Result<DemoSummary, DemoError> {
+    let start = Instant::now();
+    let out = &options.out;
+    std::fs::create_dir_all(out).map_err(io_err(out))?;
+    let mut params = Preset::Lite.params();
+    params.size = options.size;
+    params.seed = options.seed;
+    params
+        .validate()
+        .map_err(|e| DemoError::Params(format!("--size {}: {e}", options.size)))?;
+
+    // 1. Generate the set, and a patience sweep for the efficiency figure.
+    say(&format!(
+        "[1/5] generating {} Lite instances (seed {})",
+        params.size, params.seed
+    ));
+    let dataset_path = out.join("dataset.jsonl");
+    let gen_dir = out.join("generation");
+    std::fs::create_dir_all(&gen_dir).map_err(io_err(&gen_dir))?;
+    let mut dataset: Vec<Instance> = Vec::new();
+    let stats = generate::generate(&params, &(), &mut |inst| {
+        dataset.push(inst);
+        Ok(())
+    })
+    .map_err(|e| DemoError::Generate(e.to_string()))?;
+    let mut file = AtomicFile::create(&dataset_path).map_err(io_err(&dataset_path))?;
+    for inst in &dataset {
+        let line = serde_json::to_string(inst).expect("instances serialise");
+        writeln!(file, "{line}").map_err(io_err(&dataset_path))?;
+    }
+    file.commit().map_err(io_err(&dataset_path))?;
+    let mut generation = vec![write_stats(&gen_dir, &params, &stats)?];
+    for patience in PATIENCE_SWEEP {
+        let mut p = params.clone();
+        p.patience = patience;
+        let s = generate::generate(&p, &(), &mut |_| Ok(()))
+            .map_err(|e| DemoError::Generate(e.to_string()))?;
+        generation.push(write_stats(&gen_dir, &p, &s)?);
+    }
+    generation.sort_by_key(|g| g.patience);
+    say(&format!(
+        "      {} instances, {} attempts ({:.1}% accepted); patience sweep {:?} + {}",
+        dataset.len(),
+        stats.attempts,
+        stats.efficiency * 100.0,
+        PATIENCE_SWEEP,
+        params.patience
+    ));
+
+    // 2. Solve with the panel, and answer with the trivial baselines.
+    let problems = dataset
+        .iter()
+        .map(Problem::from_instance)
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| DemoError::Other(format!("a generated instance cannot be posed: {e}")))?;
+    let runs_dir = out.join("runs");
+    let mut runs: Vec<(String, PathBuf)> = Vec::new();
+    for (k, (label, name, nodes)) in PANEL.iter().enumerate() {
+        let solver = solver_by_name(name)
+            .ok_or_else(|| DemoError::Other(format!("solver '{name}' is not registered")))?;
+        say(&format!(
+            "[2/5] solving with '{label}' ({}/{}; {:.1} s limit per instance{})",
+            k + 1,
+            PANEL.len(),
+            options.time_limit.as_secs_f64(),
+            nodes.map_or(String::new(), |n| format!(", {n} search nodes"))
+        ));
+        let budget = Budget {
+            time_limit: options.time_limit,
+            max_nodes: *nodes,
+        };
+        let done = AtomicUsize::new(0);
+        let solved = AtomicUsize::new(0);
+        let n = problems.len();
+        let outcomes = solve_all(
+            solver.as_ref(),
+            &problems,
+            &budget,
+            rayon::current_num_threads(),
+            |o| {
+                let d = done.fetch_add(1, Ordering::Relaxed) + 1;
+                let s = solved.fetch_add(usize::from(o.is_solved()), Ordering::Relaxed)
+                    + usize::from(o.is_solved());
+                if d.is_multiple_of(32) || d == n {
+                    say(&format!("      {d}/{n} done, {s} solved"));
+                }
+            },
+        )
+        .map_err(|e| DemoError::Other(format!("cannot start worker threads: {e}")))?;
+        let answers = outcomes
+            .iter()
+            .map(|o| response_text(&o.cascade.clone().unwrap_or_default()))
+            .collect::<Vec<_>>();
+        runs.push((
+            label.to_string(),
+            write_responses(&runs_dir, label, &dataset, &answers)?,
+        ));
+    }
+    say("[3/5] scoring the runs and the trivial baselines (identity, single rule, memoriser)");
+    for baseline in Baseline::ALL {
+        let answers: Vec<String> = dataset
+            .iter()
+            .map(|inst| response_text(&baseline.cascade(inst)))
+            .collect();
+        runs.push((
+            baseline.name().to_owned(),
+            write_responses(&runs_dir, baseline.name(), &dataset, &answers)?,
+        ));
+    }
+    let mut results = Vec::new();
+    for (name, responses_path) in &runs {
+        results.push(score_run(&dataset, &dataset_path, name, responses_path)?);
+    }
+
+    // 4. Audit, with the solvers as the calibration panel.
+    say("[4/5] auditing the set (gates, shortcuts, stated lengths, duplicates, labels, calibration)");
+    let panel: Vec<ResultSet> = results
+        .iter()
+        .filter(|r| PANEL.iter().any(|(label, _, _)| *label == r.label))
+        .cloned()
+        .collect();
+    let audit_report = audit(
+        &dataset,
+        &dataset_path.display().to_string(),
+        &panel,
+        &AuditOptions::default(),
+        &|stage| say(&format!("      {stage}")),
+    );
+    let audit_json = out.join("audit.json");
+    let text = serde_json::to_string_pretty(&audit_report).expect("serialisable") + "\n";
+    write_atomic(&audit_json, text.as_bytes()).map_err(io_err(&audit_json))?;
+    let audit_txt = out.join("audit.txt");
+    write_atomic(&audit_txt, audit_report.to_string().as_bytes()).map_err(io_err(&audit_txt))?;
+
+    // 5. Report.
+    say("[5/5] writing the report");
+    let report_dir = out.join("report");
+    let built = report::build(ReportInput {
+        title: format!(
+            "pbebench demo — Lite, {} instances, seed {}",
+            dataset.len(),
+            params.seed
+        ),
+        results,
+        generation,
+        audit: Some(audit_report.clone()),
+        dataset: Some((dataset_path.display().to_string(), dataset)),
+        warnings: Vec::new(),
+    });
+    built.write(&report_dir).map_err(io_err(&report_dir))?;
+    Ok(DemoSummary {
+        index: report_dir.join("index.html"),
+        dataset: dataset_path,
+        audit: audit_report,
+        leaderboard: built
+            .leaderboard
+            .iter()
+            .map(|r| (r.label.clone(), r.pass, r.mean_reward))
+            .collect(),
+        seconds: start.elapsed().as_secs_f64(),
+    })
+}
+
+/// Writes `--stats-json`-style statistics for one generation run and reads them back.
+fn write_stats(
+    dir: &Path,
+    params: &generate::GenParams,
+    stats: &GenStats,
+) -> Result<GenerationStats, DemoError> {
+    let path = dir.join(format!("patience-{}.json", params.patience));
+    let json = serde_json::json!({ "params": params, "stats": stats });
+    let text = serde_json::to_string_pretty(&json).expect("serialisable") + "\n";
+    write_atomic(&path, text.as_bytes()).map_err(io_err(&path))?;
+    genstats::read(&path).map_err(|e| DemoError::Other(e.to_string()))
+}
+
+/// Writes `{"id", "response"}` lines, the format `pbebench score` reads.
+fn write_responses(
+    runs_dir: &Path,
+    name: &str,
+    dataset: &[Instance],
+    answers: &[String],
+) -> Result<PathBuf, DemoError> {
+    let dir = runs_dir.join(name);
+    std::fs::create_dir_all(&dir).map_err(io_err(&dir))?;
+    let path = dir.join("responses.jsonl");
+    let mut text = String::new();
+    for (inst, answer) in dataset.iter().zip(answers) {
+        text.push_str(&serde_json::json!({ "id": inst.id, "response": answer }).to_string());
+        text.push('\n');
+    }
+    write_atomic(&path, text.as_bytes()).map_err(io_err(&path))?;
+    Ok(path)
+}
+
+/// Scores a responses file as `pbebench score --out results.json --per-instance
+/// per-instance.jsonl` does, writes both beside it, and returns the results.
+fn score_run(
+    dataset: &[Instance],
+    dataset_path: &Path,
+    name: &str,
+    responses_path: &Path,
+) -> Result<ResultSet, DemoError> {
+    let responses =
+        read_responses(responses_path, dataset).map_err(|e| DemoError::Other(e.to_string()))?;
+    let options = ScoreOptions::default();
+    let scores = score_dataset(dataset, &responses, &options);
+    let report = score_report(&scores, &responses, &options);
+    let dir = responses_path.parent().unwrap_or(Path::new("."));
+    let mut results = serde_json::to_value(&report).expect("serialisable");
+    if let serde_json::Value::Object(map) = &mut results {
+        map.insert("dataset".into(), dataset_path.display().to_string().into());
+        map.insert(
+            "responses".into(),
+            responses_path.display().to_string().into(),
+        );
+    }
+    let results_path = dir.join("results.json");
+    let text = serde_json::to_string_pretty(&results).expect("serialisable") + "\n";
+    write_atomic(&results_path, text.as_bytes()).map_err(io_err(&results_path))?;
+    let per_path = dir.join("per-instance.jsonl");
+    let mut lines = String::new();
+    for s in &scores {
+        lines.push_str(&serde_json::to_string(s).expect("serialisable"));
+        lines.push('\n');
+    }
+    write_atomic(&per_path, lines.as_bytes()).map_err(io_err(&per_path))?;
+    let mut set = ResultSet::from_instances(name, scores);
+    set.sources = vec![results_path, per_path];
+    set.dataset = Some(dataset_path.to_path_buf());
+    Ok(set)
+}

@@ -1,0 +1,449 @@
+//! The self-contained HTML page: inline CSS and SVG, no script, no external resource.
+
+use super::{LeaderRow, Regression, Report};
+use crate::audit::{AuditReport, Findings};
+use crate::svg::escape;
+use std::fmt::Write as _;
+
+const CSS: &str = r#"
+body { font-family: "DejaVu Sans", Helvetica, Arial, sans-serif; margin: 0; color: #1a1a1a; background: #fafafa; }
+main { max-width: 1100px; margin: 0 auto; padding: 24px 32px 48px; background: #ffffff; }
+h1 { font-size: 1.6em; margin: 0 0 4px; }
+h2 { font-size: 1.25em; margin: 36px 0 10px; border-bottom: 2px solid #0072B2; padding-bottom: 4px; }
+h3 { font-size: 1.05em; margin: 22px 0 8px; }
+p.sub { color: #555555; margin: 0 0 16px; }
+table { border-collapse: collapse; margin: 8px 0 16px; font-size: 0.92em; }
+th, td { border: 1px solid #d0d0d0; padding: 4px 9px; text-align: right; }
+th { background: #eef3f8; }
+td.l, th.l { text-align: left; }
+#leaderboard td.l { white-space: nowrap; }
+tr:nth-child(even) td { background: #f7f9fb; }
+figure { margin: 18px 0 28px; }
+figure svg { max-width: 100%; height: auto; border: 1px solid #e4e4e4; }
+figcaption { color: #444444; font-size: 0.9em; max-width: 760px; margin-top: 6px; }
+.warn { background: #fff6dd; border: 1px solid #e6c65c; padding: 8px 14px; margin: 12px 0; }
+.pass { color: #0b7a3b; font-weight: bold; }
+.fail { color: #b00020; font-weight: bold; }
+ul.ex { margin: 2px 0 10px; font-size: 0.88em; color: #333333; }
+code { font-size: 0.92em; }
+footer { margin-top: 36px; font-size: 0.85em; color: #666666; }
+"#;
+
+fn num(v: f64) -> String {
+    format!("{v:.3}")
+}
+
+fn opt(v: Option<f64>) -> String {
+    v.map_or_else(|| "–".to_owned(), num)
+}
+
+fn cost(v: Option<f64>) -> String {
+    v.map_or_else(|| "–".to_owned(), |c| format!("{c:.4}"))
+}
+
+/// The whole page.
+pub(super) fn page(r: &Report) -> String {
+    let mut h = String::new();
+    let _ = write!(
+        h,
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>{t}</title>\n<style>{CSS}</style>\n</head>\n<body>\n<main>\n<h1>{t}</h1>\n<p class=\"sub\">pbebench {v} · {n} result set(s) · {f} figure(s)</p>\n",
+        t = escape(&r.title),
+        v = env!("CARGO_PKG_VERSION"),
+        n = r.leaderboard.len(),
+        f = r.figures.len(),
+    );
+    if !r.warnings.is_empty() {
+        h.push_str("<div class=\"warn\"><strong>Warnings</strong><ul>");
+        for w in &r.warnings {
+            let _ = write!(h, "<li>{}</li>", escape(w));
+        }
+        h.push_str("</ul></div>\n");
+    }
+    h.push_str("<h2>Leaderboard</h2>\n");
+    leaderboard(&mut h, &r.leaderboard);
+    by_length_table(&mut h, r);
+    if !r.figures.is_empty() {
+        h.push_str("<h2>Figures</h2>\n");
+        for fig in &r.figures {
+            let _ = write!(
+                h,
+                "<figure>\n{}\n<figcaption>{}</figcaption>\n</figure>\n",
+                fig.svg,
+                escape(&fig.caption)
+            );
+        }
+    }
+    if !r.regressions.is_empty() {
+        h.push_str("<h2>What makes an instance hard? Logistic regression</h2>\n<p>Pass (chosen answer) regressed on the gold cascade length and the four relation flags of the gold category, fitted by Newton's method (IRLS); standard errors from the inverse information, Wald z and two-sided normal p-values, as statsmodels' <code>Logit</code> reports them. Coefficients are log-odds per unit.</p>\n");
+        for reg in &r.regressions {
+            regression(&mut h, reg);
+        }
+    }
+    if let Some(a) = &r.input.audit {
+        audit(&mut h, a);
+    }
+    if !r.input.generation.is_empty() {
+        h.push_str("<h2>Generation</h2>\n<table><tr><th class=\"l\">statistics</th><th>patience</th><th>attempts</th><th>accepted</th><th>efficiency</th><th>KL overall</th><th>seconds</th></tr>\n");
+        for g in &r.input.generation {
+            let _ = writeln!(
+                h,
+                "<tr><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.4}</td><td>{}</td><td>{}</td></tr>",
+                escape(&g.path.display().to_string()),
+                g.patience.map_or("–".to_owned(), |p| p.to_string()),
+                g.attempts,
+                g.accepted,
+                g.efficiency,
+                if g.kl_overall.is_finite() { format!("{:.4}", g.kl_overall) } else { "–".into() },
+                g.seconds.map_or("–".to_owned(), |s| format!("{s:.2}")),
+            );
+        }
+        h.push_str("</table>\n");
+    }
+    h.push_str("<footer><p>Inputs:</p><ul>");
+    for s in &r.sources {
+        let _ = write!(h, "<li><code>{}</code></li>", escape(s));
+    }
+    h.push_str("</ul><p>Self-contained: no scripts, no network. Every figure is also saved as an SVG file beside this page, and the tables as report.json and leaderboard.md.</p></footer>\n</main>\n</body>\n</html>\n");
+    h
+}
+
+const COLUMNS: [&str; 12] = [
+    "results",
+    "instances",
+    "samples",
+    "Pass@1",
+    "Edit_Sim",
+    "edit_sim_word",
+    "Valid_Rate",
+    "mean reward",
+    "almost",
+    "resolved",
+    "held-out pass",
+    "cost",
+];
+
+fn cells(row: &LeaderRow) -> [String; 12] {
+    [
+        row.label.clone(),
+        row.instances.to_string(),
+        row.samples.to_string(),
+        num(row.pass),
+        num(row.edit_sim),
+        num(row.edit_sim_word),
+        opt(row.valid_rate),
+        num(row.mean_reward),
+        num(row.almost),
+        num(row.resolved),
+        opt(row.heldout_pass),
+        cost(row.cost),
+    ]
+}
+
+fn leaderboard(h: &mut String, rows: &[LeaderRow]) {
+    h.push_str("<table id=\"leaderboard\">\n<tr>");
+    for (k, c) in COLUMNS.iter().enumerate() {
+        let _ = write!(
+            h,
+            "<th{}>{c}</th>",
+            if k == 0 { " class=\"l\"" } else { "" }
+        );
+    }
+    h.push_str("</tr>\n");
+    for row in rows {
+        h.push_str("<tr>");
+        for (k, c) in cells(row).iter().enumerate() {
+            let _ = write!(
+                h,
+                "<td{}>{}</td>",
+                if k == 0 { " class=\"l\"" } else { "" },
+                escape(c)
+            );
+        }
+        h.push_str("</tr>\n");
+    }
+    h.push_str("</table>\n<p>Pass@1: the chosen answer (any passing sample, else the best Edit_Sim) reproduces every example. Edit_Sim: 1 − Σ edit distance to the outputs / Σ distance of the inputs (characters); edit_sim_word: the released word-level version. Valid_Rate: share of valid rules. Mean reward: mean share of examples reproduced exactly; almost / resolved: share of instances at ≥ 95% / 100%. Held-out pass: the answer also reproduces examples it never saw.</p>\n");
+}
+
+/// The leaderboard as Markdown.
+pub(super) fn leaderboard_markdown(rows: &[LeaderRow]) -> String {
+    let mut s = format!(
+        "| {} |\n|{}\n",
+        COLUMNS.join(" | "),
+        "---|".repeat(COLUMNS.len())
+    );
+    for row in rows {
+        let _ = writeln!(s, "| {} |", cells(row).join(" | "));
+    }
+    s
+}
+
+fn by_length_table(h: &mut String, r: &Report) {
+    let results = &r.input.results;
+    let lengths: std::collections::BTreeSet<usize> = results
+        .iter()
+        .flat_map(|x| x.summary.by_cascade_len.keys().copied())
+        .collect();
+    if lengths.is_empty() {
+        return;
+    }
+    h.push_str("<h3>Pass@1 / Edit_Sim by gold cascade length</h3>\n<table><tr><th class=\"l\">results</th>");
+    for l in &lengths {
+        let _ = write!(h, "<th>{l}</th>");
+    }
+    h.push_str("</tr>\n");
+    for x in results {
+        let _ = write!(h, "<tr><td class=\"l\">{}</td>", escape(&x.label));
+        for l in &lengths {
+            match x.summary.by_cascade_len.get(l) {
+                Some(a) => {
+                    let _ = write!(h, "<td>{:.3} / {:.3}</td>", a.pass, a.edit_sim);
+                }
+                None => h.push_str("<td>–</td>"),
+            }
+        }
+        h.push_str("</tr>\n");
+    }
+    h.push_str("</table>\n");
+}
+
+fn regression(h: &mut String, reg: &Regression) {
+    let _ = writeln!(h, "<h3>{}</h3>", escape(&reg.label));
+    match &reg.fit {
+        Err(why) => {
+            let _ = writeln!(h, "<p>No fit: {}.</p>", escape(why));
+        }
+        Ok(f) if f.separation || !f.converged => {
+            let _ = writeln!(
+                h,
+                "<p>No reliable estimates: the outcome is (quasi-)separated, so the maximum-likelihood coefficients diverge ({} iterations{}; n = {}, {} pass){}. The pass rates by length above tell the story instead; the diverging values are kept in report.json.</p>",
+                f.iterations,
+                if f.converged { "" } else { ", not converged" },
+                f.n,
+                f.positives,
+                if reg.pure.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        ". Predictor values with a single outcome: {}",
+                        escape(&reg.pure.iter().take(6).cloned().collect::<Vec<_>>().join("; "))
+                    )
+                }
+            );
+        }
+        Ok(f) => {
+            h.push_str("<table><tr><th class=\"l\">term</th><th>coef</th><th>std err</th><th>z</th><th>P&gt;|z|</th></tr>\n");
+            for k in 0..f.names.len() {
+                let _ = writeln!(
+                    h,
+                    "<tr><td class=\"l\">{}</td><td>{:.4}</td><td>{:.4}</td><td>{:.3}</td><td>{}</td></tr>",
+                    escape(&f.names[k]),
+                    f.coef[k],
+                    f.std_err[k],
+                    f.z[k],
+                    if f.p_value[k] < 1e-4 { format!("{:.1e}", f.p_value[k]) } else { format!("{:.4}", f.p_value[k]) }
+                );
+            }
+            h.push_str("</table>\n");
+            let mut notes = vec![format!(
+                "n = {} ({} pass), log-likelihood {:.3}, pseudo-R² {:.3}, {} iterations{}",
+                f.n,
+                f.positives,
+                f.log_likelihood,
+                f.pseudo_r2,
+                f.iterations,
+                if f.converged {
+                    ""
+                } else {
+                    " (did not converge)"
+                }
+            )];
+            if !f.dropped.is_empty() {
+                notes.push(format!("constant, left out: {}", f.dropped.join(", ")));
+            }
+            if reg.uncategorised > 0 {
+                notes.push(format!(
+                    "{} instances without a category left out",
+                    reg.uncategorised
+                ));
+            }
+            let _ = writeln!(h, "<p>{}.</p>", escape(&notes.join("; ")));
+        }
+    }
+}
+
+fn findings(h: &mut String, f: &Findings) {
+    if f.examples.is_empty() {
+        return;
+    }
+    h.push_str("<ul class=\"ex\">");
+    for e in &f.examples {
+        let _ = write!(
+            h,
+            "<li><code>{}</code>: {}</li>",
+            escape(&e.id),
+            escape(&e.detail)
+        );
+    }
+    if f.count > f.examples.len() {
+        let _ = write!(h, "<li>… and {} more</li>", f.count - f.examples.len());
+    }
+    h.push_str("</ul>\n");
+}
+
+fn audit(h: &mut String, a: &AuditReport) {
+    let _ = writeln!(
+        h,
+        "<h2>Audit of the dataset</h2>\n<p><code>{}</code>, {} instances: {}</p>",
+        escape(&a.dataset),
+        a.instances,
+        if a.passed {
+            "<span class=\"pass\">every gate passed</span>"
+        } else {
+            "<span class=\"fail\">a gate failed</span>"
+        }
+    );
+    h.push_str(
+        "<table><tr><th class=\"l\">gate</th><th>result</th><th>checked</th><th>failed</th></tr>\n",
+    );
+    for (name, g) in [
+        (
+            "gold: the hidden cascade reproduces every example",
+            &a.gates.gold,
+        ),
+        (
+            "dummy: empty answer / identity solve nothing, zero reward",
+            &a.gates.dummy,
+        ),
+    ] {
+        let _ = writeln!(
+            h,
+            "<tr><td class=\"l\">{}</td><td class=\"{}\">{}</td><td>{}</td><td>{}</td></tr>",
+            escape(name),
+            if g.passed { "pass" } else { "fail" },
+            if g.passed { "PASS" } else { "FAIL" },
+            g.checked,
+            g.failures.count
+        );
+    }
+    h.push_str("</table>\n");
+    findings(h, &a.gates.gold.failures);
+    findings(h, &a.gates.dummy.failures);
+    let _ = writeln!(
+        h,
+        "<p>The identity's mean fractional score is {:.3}: the vetted mean reward credits examples the gold cascade leaves unchanged, so this is its skill-free floor (Edit_Sim and the RL reward give the identity 0).</p>",
+        a.gates.identity_fractional_floor
+    );
+    h.push_str("<h3>Shortcuts</h3>\n<table><tr><th class=\"l\">trivial solver</th><th>Pass@1</th><th>Edit_Sim</th><th>mean reward</th><th>almost</th><th>resolved</th><th>held-out pass</th></tr>\n");
+    for b in &a.shortcuts.baselines {
+        let _ = writeln!(
+            h,
+            "<tr><td class=\"l\">{} — {}</td><td>{:.3}</td><td>{:.3}</td><td>{:.3}</td><td>{:.3}</td><td>{:.3}</td><td>{}</td></tr>",
+            escape(&b.name), escape(&b.description), b.pass, b.edit_sim, b.mean_reward, b.almost, b.resolved, opt(b.heldout_pass)
+        );
+    }
+    h.push_str("</table>\n");
+    let s = &a.shortcuts.stated_length;
+    let d = &a.duplicates;
+    let l = &a.labels;
+    h.push_str("<h3>Findings</h3>\n<table><tr><th class=\"l\">check</th><th>instances</th></tr>\n");
+    let rows: Vec<(String, String, Option<&Findings>)> = vec![
+        (
+            "gold rules that change no example".into(),
+            format!("{} of {}", s.redundant_rules.count, s.checked),
+            Some(&s.redundant_rules),
+        ),
+        (
+            "gold rules only held-out examples need".into(),
+            format!("{} of {}", s.unpinned_rules.count, s.checked),
+            Some(&s.unpinned_rules),
+        ),
+        (
+            format!(
+                "shortest found cascade ≤ {:.0}% of the stated length",
+                s.ratio * 100.0
+            ),
+            format!("{} of {} solved", s.much_shorter.count, s.solved),
+            Some(&s.much_shorter),
+        ),
+        (
+            "identical instances (extra copies)".into(),
+            d.identical.extra.to_string(),
+            None,
+        ),
+        (
+            "equal up to renaming the alphabet (extra copies)".into(),
+            d.renamed.extra.to_string(),
+            None,
+        ),
+        (
+            "repeated examples inside an instance".into(),
+            d.repeated_examples.count.to_string(),
+            Some(&d.repeated_examples),
+        ),
+        (
+            "held-out example repeats a visible one".into(),
+            d.heldout_repeats_visible.count.to_string(),
+            Some(&d.heldout_repeats_visible),
+        ),
+        (
+            "contradictory examples".into(),
+            d.contradictory.count.to_string(),
+            Some(&d.contradictory),
+        ),
+        (
+            "category differs between paper and exact relations".into(),
+            format!("{} of {}", l.paper_vs_exact.count, l.checked),
+            Some(&l.paper_vs_exact),
+        ),
+        (
+            "stored category differs from recomputation".into(),
+            l.stored_mismatch.count.to_string(),
+            Some(&l.stored_mismatch),
+        ),
+    ];
+    for (name, value, _) in &rows {
+        let _ = writeln!(
+            h,
+            "<tr><td class=\"l\">{}</td><td>{}</td></tr>",
+            escape(name),
+            escape(value)
+        );
+    }
+    h.push_str("</table>\n");
+    for (name, _, f) in &rows {
+        if let Some(f) = f {
+            if !f.examples.is_empty() {
+                let _ = writeln!(h, "<p>{}:</p>", escape(name));
+                findings(h, f);
+            }
+        }
+    }
+    if let Some(c) = &a.calibration {
+        let flagged: Vec<String> = c
+            .slices
+            .iter()
+            .filter_map(|s| {
+                s.flag
+                    .as_ref()
+                    .map(|f| format!("{} {} ({f}, n = {})", s.kind, s.key, s.instances))
+            })
+            .collect();
+        let _ = writeln!(
+            h,
+            "<h3>Calibration</h3>\n<p>Panel: {}. Slices where ≥ {:.0}% of instances are solved by every solver or by none: {}.</p>",
+            escape(&c.panel.join(", ")),
+            c.collapse * 100.0,
+            if flagged.is_empty() { "none".to_owned() } else { escape(&flagged.join("; ")) }
+        );
+        h.push_str("<table><tr><th class=\"l\">slice</th><th>instances</th><th>mean score</th><th>solved by all</th><th>solved by none</th><th class=\"l\">flag</th></tr>\n");
+        for s in &c.slices {
+            let _ = writeln!(
+                h,
+                "<tr><td class=\"l\">{} {}</td><td>{}</td><td>{:.3}</td><td>{:.3}</td><td>{:.3}</td><td class=\"l\">{}</td></tr>",
+                escape(&s.kind), escape(&s.key), s.instances, s.mean_score, s.solved_by_all, s.solved_by_none,
+                s.flag.as_deref().unwrap_or("")
+            );
+        }
+        h.push_str("</table>\n");
+    }
+}

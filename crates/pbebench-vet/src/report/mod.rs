@@ -1,0 +1,283 @@
+//! The report of scored results (SPEC §7): a leaderboard, SVG figures, a logistic
+//! regression of pass on cascade length and the relation flags, and one self-contained
+//! `index.html` that holds them all (inline SVG and CSS; no script, no network).
+
+mod figures;
+mod html;
+
+pub use figures::Figure;
+
+use crate::audit::AuditReport;
+use crate::genstats::GenerationStats;
+use crate::logit::{self, LogitFit};
+use crate::results::ResultSet;
+use pbebench::dataset::write_atomic;
+use pbebench::{Instance, RelationMode};
+use serde::Serialize;
+use std::io;
+use std::path::{Path, PathBuf};
+
+/// Everything a report is built from.
+#[derive(Debug, Clone, Default)]
+pub struct ReportInput {
+    /// Heading of the page.
+    pub title: String,
+    /// Scored results, one per solver or model (already checked).
+    pub results: Vec<ResultSet>,
+    /// Generation statistics files.
+    pub generation: Vec<GenerationStats>,
+    /// An audit to summarise, if one was run.
+    pub audit: Option<AuditReport>,
+    /// The dataset, if given: only its relation mode is used (for predicted categories).
+    pub dataset: Option<(String, Vec<Instance>)>,
+    /// Warnings met while reading the inputs; shown at the top of the page.
+    pub warnings: Vec<String>,
+}
+
+/// One row of the leaderboard.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LeaderRow {
+    /// Results label.
+    pub label: String,
+    /// Instances.
+    pub instances: usize,
+    /// Responses scored (K × instances when every sample is there).
+    pub samples: usize,
+    /// Pass@1 with the sampling budget.
+    pub pass: f64,
+    /// Mean character Edit_Sim.
+    pub edit_sim: f64,
+    /// Mean released word Edit_Sim.
+    pub edit_sim_word: f64,
+    /// Valid_Rate (rules), when any rule was given.
+    pub valid_rate: Option<f64>,
+    /// Mean fractional score.
+    pub mean_reward: f64,
+    /// Share of instances ≥ 95%.
+    pub almost: f64,
+    /// Share of instances at 100%.
+    pub resolved: f64,
+    /// Held-out pass rate, when instances have held-out examples.
+    pub heldout_pass: Option<f64>,
+    /// Cost of the run, when known.
+    pub cost: Option<f64>,
+}
+
+/// The regression of one results set.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Regression {
+    /// Results label.
+    pub label: String,
+    /// Instances left out because they have no category.
+    pub uncategorised: usize,
+    /// Predictor values whose instances all pass or all fail (e.g. "cascade_len = 2: all
+    /// 26 pass"): the cause of separation when the fit reports it.
+    pub pure: Vec<String>,
+    /// The fit, or why there is none.
+    pub fit: Result<LogitFit, String>,
+}
+
+/// A built report, ready to be written.
+#[derive(Debug, Clone)]
+pub struct Report {
+    /// Heading.
+    pub title: String,
+    /// Leaderboard rows, best Pass@1 first.
+    pub leaderboard: Vec<LeaderRow>,
+    /// Figures in page order.
+    pub figures: Vec<Figure>,
+    /// One regression per results set with per-instance scores.
+    pub regressions: Vec<Regression>,
+    /// Warnings shown at the top.
+    pub warnings: Vec<String>,
+    /// Inputs, for the page's footer.
+    pub sources: Vec<String>,
+    input: ReportInput,
+}
+
+/// The predictors of the regression, in order.
+pub const PREDICTORS: [&str; 5] = [
+    "cascade_len",
+    "feeding",
+    "bleeding",
+    "counter_feeding",
+    "counter_bleeding",
+];
+
+/// Builds the report.
+pub fn build(mut input: ReportInput) -> Report {
+    // One order everywhere (tables, legends, colours): best Pass@1 first.
+    input
+        .results
+        .sort_by(|a, b| b.summary.overall.pass.total_cmp(&a.summary.overall.pass));
+    let mut warnings = input.warnings.clone();
+    let mut leaderboard: Vec<LeaderRow> = input.results.iter().map(leader_row).collect();
+    leaderboard.sort_by(|a, b| {
+        b.pass
+            .total_cmp(&a.pass)
+            .then(b.edit_sim.total_cmp(&a.edit_sim))
+    });
+    let mode = input
+        .dataset
+        .as_ref()
+        .and_then(|(_, d)| d.first())
+        .map_or(RelationMode::Exact, |i| i.relations_mode);
+    let summary_only: Vec<&str> = input
+        .results
+        .iter()
+        .filter(|r| r.instances.is_none())
+        .map(|r| r.label.as_str())
+        .collect();
+    if !summary_only.is_empty() {
+        warnings.push(format!(
+            "{} gave only a summary: survival curves use the 0.05 grid, and the confusion matrices and regression leave them out (give the per-instance file too)",
+            summary_only.join(", ")
+        ));
+    }
+    let (figures, figure_warnings) = figures::all(&input, mode);
+    warnings.extend(figure_warnings);
+    let regressions = input
+        .results
+        .iter()
+        .filter_map(|r| r.instances.as_ref().map(|list| regression(&r.label, list)))
+        .collect();
+    let mut sources: Vec<String> = input
+        .results
+        .iter()
+        .map(|r| format!("{}: {}", r.label, r.sources_text()))
+        .collect();
+    sources.extend(
+        input
+            .generation
+            .iter()
+            .map(|g| format!("generation: {}", g.path.display())),
+    );
+    if let Some((name, _)) = &input.dataset {
+        sources.push(format!("dataset: {name}"));
+    }
+    Report {
+        title: input.title.clone(),
+        leaderboard,
+        figures,
+        regressions,
+        warnings,
+        sources,
+        input,
+    }
+}
+
+fn leader_row(r: &ResultSet) -> LeaderRow {
+    let o = &r.summary.overall;
+    LeaderRow {
+        label: r.label.clone(),
+        instances: o.instances,
+        samples: o.samples,
+        pass: o.pass,
+        edit_sim: o.edit_sim,
+        edit_sim_word: o.edit_sim_word,
+        valid_rate: o.valid_rate,
+        mean_reward: o.mean_reward,
+        almost: o.almost,
+        resolved: o.resolved,
+        heldout_pass: o.heldout_pass,
+        cost: r.cost,
+    }
+}
+
+/// Fits pass ~ cascade length + the four relation flags over one results set.
+pub fn regression(label: &str, list: &[pbebench::score::InstanceScore]) -> Regression {
+    let mut rows = Vec::new();
+    let mut y = Vec::new();
+    let mut uncategorised = 0;
+    for s in list {
+        let Some(c) = s.category else {
+            uncategorised += 1;
+            continue;
+        };
+        let flag = |b: bool| f64::from(u8::from(b));
+        rows.push(vec![
+            s.cascade_len as f64,
+            flag(c.feeding()),
+            flag(c.bleeding()),
+            flag(c.counter_feeding()),
+            flag(c.counter_bleeding()),
+        ]);
+        y.push(s.pass);
+    }
+    Regression {
+        label: label.to_owned(),
+        uncategorised,
+        pure: pure_values(&rows, &y),
+        fit: logit::fit(&PREDICTORS, &rows, &y).map_err(|e| e.to_string()),
+    }
+}
+
+/// For each predictor and each of its values, whether all its instances pass or all fail
+/// (listed only when the outcome varies overall).
+fn pure_values(rows: &[Vec<f64>], y: &[bool]) -> Vec<String> {
+    let mut out = Vec::new();
+    if y.iter().all(|v| *v) || y.iter().all(|v| !*v) {
+        return out;
+    }
+    for (j, name) in PREDICTORS.iter().enumerate() {
+        let mut groups: std::collections::BTreeMap<i64, (usize, usize)> = Default::default();
+        for (row, pass) in rows.iter().zip(y) {
+            let g = groups.entry(row[j].round() as i64).or_default();
+            g.0 += 1;
+            g.1 += usize::from(*pass);
+        }
+        for (value, (n, passed)) in groups {
+            if passed == n {
+                out.push(format!("{name} = {value}: all {n} pass"));
+            } else if passed == 0 {
+                out.push(format!("{name} = {value}: all {n} fail"));
+            }
+        }
+    }
+    out
+}
+
+impl Report {
+    /// The page as HTML.
+    pub fn html(&self) -> String {
+        html::page(self)
+    }
+
+    /// The leaderboard as a Markdown table.
+    pub fn leaderboard_markdown(&self) -> String {
+        html::leaderboard_markdown(&self.leaderboard)
+    }
+
+    /// Writes `index.html`, one SVG per figure, `leaderboard.md` and `report.json` into
+    /// `dir` (created if needed), each atomically; returns the paths written.
+    pub fn write(&self, dir: &Path) -> io::Result<Vec<PathBuf>> {
+        std::fs::create_dir_all(dir)?;
+        let mut written = Vec::new();
+        let mut put = |name: &str, bytes: &[u8]| -> io::Result<()> {
+            let p = dir.join(name);
+            write_atomic(&p, bytes)?;
+            written.push(p);
+            Ok(())
+        };
+        for fig in &self.figures {
+            put(&format!("{}.svg", fig.file), fig.svg.as_bytes())?;
+        }
+        put("leaderboard.md", self.leaderboard_markdown().as_bytes())?;
+        let json = serde_json::json!({
+            "title": self.title,
+            "leaderboard": self.leaderboard,
+            "regressions": self.regressions,
+            "figures": self.figures.iter().map(|f| serde_json::json!({
+                "file": format!("{}.svg", f.file), "title": f.title, "caption": f.caption,
+            })).collect::<Vec<_>>(),
+            "warnings": self.warnings,
+            "sources": self.sources,
+        });
+        put(
+            "report.json",
+            (serde_json::to_string_pretty(&json).expect("serialisable") + "\n").as_bytes(),
+        )?;
+        put("index.html", self.html().as_bytes())?;
+        Ok(written)
+    }
+}

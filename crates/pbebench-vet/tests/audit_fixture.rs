@@ -1,0 +1,204 @@
+//! The audit on a small hand-made dataset with one flaw of each kind
+//! (fixtures/flawed.jsonl), and the checks of results against a dataset.
+
+use pbebench::dataset::read_dataset;
+use pbebench::score::{score_instance, ScoreOptions};
+use pbebench::Instance;
+use pbebench_vet::audit::{audit, AuditOptions, AuditReport};
+use pbebench_vet::results::{check_against, check_same_instances, ResultSet};
+use pbebench_vet::shortcuts::response_text;
+
+fn flawed() -> Vec<Instance> {
+    read_dataset(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/flawed.jsonl"
+    ))
+    .unwrap()
+}
+
+fn run(data: &[Instance], panel: &[ResultSet]) -> AuditReport {
+    audit(
+        data,
+        "flawed.jsonl",
+        panel,
+        &AuditOptions::default(),
+        &|_| {},
+    )
+}
+
+/// Scores of answering every instance with its gold cascade (`gold`) or nothing.
+fn answers(data: &[Instance], gold: bool) -> Vec<pbebench::score::InstanceScore> {
+    data.iter()
+        .map(|inst| {
+            let text = if gold {
+                response_text(inst.cascade.as_ref().unwrap())
+            } else {
+                String::new()
+            };
+            score_instance(inst, &[text], &ScoreOptions::default())
+        })
+        .collect()
+}
+
+#[test]
+fn each_flaw_is_found() {
+    let data = flawed();
+    let a = run(&data, &[]);
+    assert!(!a.passed);
+    assert!(!a.gates.gold.passed);
+    assert_eq!(a.gates.gold.failures.count, 1);
+    assert_eq!(a.gates.gold.failures.examples[0].id, "bad-gold");
+    assert!(!a.gates.dummy.passed);
+    assert_eq!(a.gates.dummy.failures.examples[0].id, "no-op");
+    assert!(
+        a.gates.dummy.failures.examples[0]
+            .detail
+            .contains("an empty response and the identity cascade pass"),
+        "{:?}",
+        a.gates.dummy.failures
+    );
+    assert_eq!(
+        a.duplicates.renamed.examples,
+        vec![vec!["twin-1".to_owned(), "twin-2".to_owned()]]
+    );
+    assert_eq!(a.duplicates.identical.groups, 0);
+    assert_eq!(a.duplicates.repeated_examples.examples[0].id, "repeat");
+    let s = &a.shortcuts.stated_length;
+    assert_eq!(s.redundant_rules.examples[0].id, "no-op");
+    let short: Vec<&str> = s
+        .much_shorter
+        .examples
+        .iter()
+        .map(|f| f.id.as_str())
+        .collect();
+    assert!(short.contains(&"padded"), "{short:?}");
+    let names: Vec<&str> = a
+        .shortcuts
+        .baselines
+        .iter()
+        .map(|b| b.name.as_str())
+        .collect();
+    assert_eq!(names, ["identity", "single-rule", "memoriser"]);
+    // The identity passes only the no-op instance.
+    assert_eq!(a.shortcuts.baselines[0].passed.count, 1);
+    assert!(a.calibration.is_none());
+    let text = a.to_string();
+    assert!(text.contains("FAILED gate(s): gold, dummy"), "{text}");
+    // audit.json round-trips (the report reads it back).
+    let json = serde_json::to_string(&a).unwrap();
+    let back: AuditReport = serde_json::from_str(&json).unwrap();
+    assert_eq!(back, a);
+}
+
+#[test]
+fn a_clean_dataset_passes_the_gates() {
+    let data: Vec<Instance> = flawed()
+        .into_iter()
+        .filter(|i| i.id != "bad-gold" && i.id != "no-op")
+        .collect();
+    let options = AuditOptions {
+        solver: None,
+        ..AuditOptions::default()
+    };
+    let a = audit(&data, "clean", &[], &options, &|_| {});
+    assert!(a.passed, "{a}");
+    assert!(a.shortcuts.stated_length.solver.is_none());
+}
+
+#[test]
+fn calibration_flags_collapsed_slices() {
+    let data = flawed();
+    let solved = ResultSet::from_instances("gold", answers(&data, true));
+    let nothing = ResultSet::from_instances("empty", answers(&data, false));
+    let a = run(&data, &[solved, nothing]);
+    let c = a.calibration.unwrap();
+    assert_eq!(c.panel, ["gold", "empty"]);
+    assert_eq!(c.instances, data.len());
+    assert_eq!(
+        c.histogram.iter().map(|b| b.count).sum::<usize>(),
+        data.len()
+    );
+    // Only no-op is solved by both (the empty answer passes it); the length-1 slice has
+    // five instances, so it can be judged; nothing is solved by every solver there.
+    let len1 = c
+        .slices
+        .iter()
+        .find(|s| s.kind == "cascade_len" && s.key == "1")
+        .unwrap();
+    assert_eq!(len1.instances, 5);
+    assert!(len1.flag.is_none(), "{len1:?}");
+    // bad-gold cannot be solved by its own gold cascade.
+    assert!(c.mean_scores["bad-gold"] < 1.0);
+
+    // A panel of one perfect solver collapses every slice big enough to judge.
+    let mut sound: Vec<Instance> = data.into_iter().filter(|i| i.id != "bad-gold").collect();
+    for k in 0..3 {
+        let mut copy = sound[2].clone();
+        copy.id = format!("copy-{k}");
+        sound.push(copy);
+    }
+    let a = run(
+        &sound,
+        &[ResultSet::from_instances("gold", answers(&sound, true))],
+    );
+    let c = a.calibration.unwrap();
+    let flagged: Vec<(&str, &str)> = c
+        .slices
+        .iter()
+        .filter_map(|s| s.flag.as_deref().map(|f| (s.key.as_str(), f)))
+        .collect();
+    // Length 1 and category 0000 have 7 instances each; length 2 has only 2.
+    assert_eq!(flagged, [("1", "all-solved"), ("0000", "all-solved")]);
+}
+
+#[test]
+fn results_are_checked_against_the_dataset() {
+    let data = flawed();
+    let mut good = ResultSet::from_instances("gold", answers(&data, true));
+    assert!(check_against(&data, &mut good, "flawed")
+        .unwrap()
+        .is_empty());
+
+    // Another dataset with the same ids: the stated scores do not re-score.
+    let mut other = data.clone();
+    for inst in &mut other {
+        inst.outputs = inst.inputs.iter().map(|i| format!("{i}k")).collect();
+    }
+    let mut foreign = ResultSet::from_instances("foreign", answers(&data, true));
+    let err = check_against(&other, &mut foreign, "other")
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("contradict other"), "{err}");
+
+    // No id in common.
+    let mut renamed = ResultSet::from_instances("renamed", {
+        let mut s = answers(&data, true);
+        s.iter_mut().for_each(|x| x.id.push_str("-x"));
+        s
+    });
+    let err = check_against(&data, &mut renamed, "flawed")
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("none of its 7 ids"), "{err}");
+
+    // Some unknown ids, some missing: warnings, and the summary is recomputed.
+    let mut partial = ResultSet::from_instances("partial", {
+        let mut s = answers(&data, true);
+        s[0].id = "stranger".into();
+        s
+    });
+    let warnings = check_against(&data, &mut partial, "flawed").unwrap();
+    assert_eq!(warnings.len(), 2, "{warnings:?}");
+    assert!(warnings[0].contains("stranger"));
+    assert!(warnings[1].contains("no result for 1"));
+    assert_eq!(partial.summary.overall.instances, 6);
+
+    // Two result sets on different datasets.
+    let mut shifted = answers(&data, true);
+    shifted[0].cascade_len += 1;
+    let sets = [
+        ResultSet::from_instances("a", answers(&data, true)),
+        ResultSet::from_instances("b", shifted),
+    ];
+    assert!(check_same_instances(&sets).is_err());
+}
