@@ -6,9 +6,10 @@ use crate::audit::{audit, AuditOptions, AuditReport};
 use crate::genstats::{self, GenerationStats};
 use crate::report::{self, ReportInput};
 use crate::results::ResultSet;
-use crate::shortcuts::{response_text, Baseline};
+use crate::shortcuts::Baseline;
 use pbebench::dataset::{write_atomic, AtomicFile};
 use pbebench::generate::{self, GenStats, Preset};
+use pbebench::response::render_answer;
 use pbebench::score::{read_responses, report as score_report, score_dataset, ScoreOptions};
 use pbebench::Instance;
 use pbebench_solve::{solve_all, solver_by_name, Budget, Problem};
@@ -188,7 +189,7 @@ pub fn run(options: &DemoOptions, say: &(dyn Fn(&str) + Sync)) -> Result<DemoSum
         .map_err(|e| DemoError::Other(format!("cannot start worker threads: {e}")))?;
         let answers = outcomes
             .iter()
-            .map(|o| response_text(&o.cascade.clone().unwrap_or_default()))
+            .map(|o| render_answer(&o.cascade.clone().unwrap_or_default()))
             .collect::<Vec<_>>();
         runs.push((
             label.to_string(),
@@ -199,7 +200,7 @@ pub fn run(options: &DemoOptions, say: &(dyn Fn(&str) + Sync)) -> Result<DemoSum
     for baseline in Baseline::ALL {
         let answers: Vec<String> = dataset
             .iter()
-            .map(|inst| response_text(&baseline.cascade(inst)))
+            .map(|inst| render_answer(&baseline.cascade(inst)))
             .collect();
         runs.push((
             baseline.name().to_owned(),

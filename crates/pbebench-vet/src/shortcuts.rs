@@ -2,7 +2,7 @@
 //! rule, a rule-per-example memoriser) and the checks of a cascade's stated length
 //! (redundant gold rules, a much shorter cascade found by the built-in solver).
 
-use pbebench::{metrics, pylit, Cascade, Instance, Rule};
+use pbebench::{metrics, Cascade, Instance, Rule};
 use pbebench_solve::{Budget, Problem, Solver};
 use serde::Serialize;
 
@@ -57,23 +57,6 @@ impl Baseline {
             Baseline::Memoriser => memoriser(instance),
         }
     }
-}
-
-/// A response in the released answer format (a fenced Python list of `replace` calls), so
-/// a cascade is scored by the same path as any model's answer.
-pub fn response_text(cascade: &Cascade) -> String {
-    let calls: Vec<String> = cascade
-        .rules()
-        .iter()
-        .map(|r| {
-            format!(
-                "replace({}, {})",
-                pylit::repr(r.pattern()),
-                pylit::repr(r.replacement())
-            )
-        })
-        .collect();
-    format!("```python\n{}\n```", pylit::repr_list(&calls))
 }
 
 /// Every rule with sides of at most `max_len` characters that alone maps `input` to
@@ -379,7 +362,7 @@ mod tests {
     fn response_text_round_trips_through_the_scorer() {
         let mut inst = instance(&["ab", "b'a"], &[("a", "c"), ("'", "")], &[]);
         inst.alphabet.push('\'');
-        let text = response_text(inst.cascade.as_ref().unwrap());
+        let text = pbebench::response::render_answer(inst.cascade.as_ref().unwrap());
         let s = pbebench::score::score_instance(&inst, &[text], &Default::default());
         assert!(s.pass, "{s:?}");
     }

@@ -2,11 +2,11 @@
 //! (fixtures/flawed.jsonl), and the checks of results against a dataset.
 
 use pbebench::dataset::read_dataset;
+use pbebench::response::render_answer;
 use pbebench::score::{score_instance, ScoreOptions};
 use pbebench::Instance;
 use pbebench_vet::audit::{audit, AuditOptions, AuditReport};
 use pbebench_vet::results::{check_against, check_same_instances, ResultSet};
-use pbebench_vet::shortcuts::response_text;
 
 fn flawed() -> Vec<Instance> {
     read_dataset(concat!(
@@ -31,7 +31,7 @@ fn answers(data: &[Instance], gold: bool) -> Vec<pbebench::score::InstanceScore>
     data.iter()
         .map(|inst| {
             let text = if gold {
-                response_text(inst.cascade.as_ref().unwrap())
+                render_answer(inst.cascade.as_ref().unwrap())
             } else {
                 String::new()
             };

@@ -5,7 +5,8 @@
 use anyhow::{bail, Context};
 use indicatif::{ProgressBar, ProgressStyle};
 use pbebench::dataset::{read_dataset, AtomicFile};
-use pbebench::{pylit, Cascade, Instance};
+use pbebench::response::render_answer;
+use pbebench::{Cascade, Instance};
 use pbebench_solve::{
     solve_all, solver_by_name, Budget, Problem, SolveOutcome, DEFAULT_SOLVER, SOLVER_NAMES,
 };
@@ -92,7 +93,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut out = AtomicFile::create(&args.out)
         .with_context(|| format!("cannot write {}", args.out.display()))?;
     for (inst, outcome) in instances.iter().zip(&outcomes) {
-        let response = response_text(outcome.cascade.as_ref());
+        let response = render_answer(outcome.cascade.as_ref().unwrap_or(&Cascade::identity()));
         let line = serde_json::json!({ "id": inst.id, "response": response });
         writeln!(out, "{line}")?;
     }
@@ -117,26 +118,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         args.time_limit
     );
     Ok(ExitCode::SUCCESS)
-}
-
-/// The released answer format: one fenced python block holding a list of
-/// `replace('a', 'b')` strings (an empty list when nothing was found).
-fn response_text(cascade: Option<&Cascade>) -> String {
-    let calls: Vec<String> = cascade
-        .map(|c| {
-            c.rules()
-                .iter()
-                .map(|r| {
-                    format!(
-                        "replace({}, {})",
-                        pylit::repr(r.pattern()),
-                        pylit::repr(r.replacement())
-                    )
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    format!("```python\n{}\n```", pylit::repr_list(&calls))
 }
 
 fn stats_line(solver: &str, inst: &Instance, outcome: &SolveOutcome) -> serde_json::Value {

@@ -19,7 +19,8 @@ pub use labels::Labels;
 pub use stated::StatedLength;
 
 use crate::results::ResultSet;
-use crate::shortcuts::{response_text, Baseline};
+use crate::shortcuts::Baseline;
+use pbebench::response::render_answer;
 use pbebench::score::{score_instance, summarize, InstanceScore, ScoreOptions};
 use pbebench::Instance;
 use rayon::prelude::*;
@@ -229,7 +230,7 @@ pub fn baseline_scores(dataset: &[Instance], baseline: Baseline) -> Vec<Instance
     dataset
         .par_iter()
         .map(|inst| {
-            let text = response_text(&baseline.cascade(inst));
+            let text = render_answer(&baseline.cascade(inst));
             score_instance(inst, &[text], &ScoreOptions::default())
         })
         .collect()
