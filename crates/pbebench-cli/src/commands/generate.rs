@@ -1,9 +1,10 @@
 //! `pbebench generate`: write a PBEBench-style dataset as JSONL.
 
-use anyhow::{bail, Context};
-use pbebench::dataset::{AtomicFile, FULL_ALPHABET, LITE_ALPHABET};
+use anyhow::Context;
+use pbebench::dataset::AtomicFile;
 use pbebench::generate::{
-    self, parse_lengths, parse_range, Balance, GenParams, GenStats, MaxRules, Preset,
+    self, parse_alphabet, parse_lengths, parse_range, Balance, GenParams, GenStats, MaxRules,
+    Preset,
 };
 use pbebench::RelationMode;
 use std::io::Write;
@@ -83,32 +84,6 @@ fn parse_shard(text: &str) -> Result<(usize, usize), String> {
     Ok((num(k)?, num(n)?))
 }
 
-/// Letters from a name (`lite`, `full`) or a spec of letters and ranges (`a-ku-z`).
-fn parse_alphabet(text: &str) -> anyhow::Result<Vec<char>> {
-    match text {
-        "lite" => return Ok(LITE_ALPHABET.chars().collect()),
-        "full" => return Ok(FULL_ALPHABET.chars().collect()),
-        _ => {}
-    }
-    let chars: Vec<char> = text.chars().collect();
-    let mut out = Vec::new();
-    let mut k = 0;
-    while k < chars.len() {
-        if k + 2 < chars.len() && chars[k + 1] == '-' {
-            let (lo, hi) = (chars[k], chars[k + 2]);
-            if lo > hi {
-                bail!("--alphabet: the range {lo}-{hi} is empty");
-            }
-            out.extend(lo..=hi);
-            k += 3;
-        } else {
-            out.push(chars[k]);
-            k += 1;
-        }
-    }
-    Ok(out)
-}
-
 impl Args {
     fn params(&self) -> anyhow::Result<GenParams> {
         let mut p = self.preset.params();
@@ -121,7 +96,7 @@ impl Args {
             p.examples = v;
         }
         if let Some(v) = &self.alphabet {
-            p.alphabet = parse_alphabet(v)?;
+            p.alphabet = parse_alphabet(v).map_err(|e| anyhow::anyhow!("--alphabet: {e}"))?;
         }
         if let Some(v) = self.input_len {
             p.input_len = v;
@@ -272,17 +247,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn alphabets_parse() {
-        assert_eq!(
-            parse_alphabet("a-ku-z")
-                .unwrap()
-                .into_iter()
-                .collect::<String>(),
-            LITE_ALPHABET
-        );
-        assert_eq!(parse_alphabet("full").unwrap().len(), 52);
-        assert_eq!(parse_alphabet("xyz").unwrap(), vec!['x', 'y', 'z']);
-        assert!(parse_alphabet("z-a").is_err());
+    fn shards_parse() {
         assert_eq!(parse_shard("1/4").unwrap(), (1, 4));
         assert!(parse_shard("1").is_err());
     }

@@ -12,7 +12,9 @@
 mod params;
 mod sample;
 
-pub use params::{parse_lengths, parse_range, Balance, GenParams, MaxRules, ParamError, Preset};
+pub use params::{
+    parse_alphabet, parse_lengths, parse_range, Balance, GenParams, MaxRules, ParamError, Preset,
+};
 
 use crate::instance::Instance;
 use crate::relations::{Category, Relations};

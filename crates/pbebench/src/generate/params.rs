@@ -334,6 +334,33 @@ impl GenParams {
     }
 }
 
+/// Letters from a name (`lite`: a–k and u–z, `full`: a–z and A–Z) or from a spec of
+/// letters and ranges such as `a-ku-z` (the `--alphabet` of the command line).
+pub fn parse_alphabet(text: &str) -> Result<Vec<char>, String> {
+    match text {
+        "lite" => return Ok(LITE_ALPHABET.chars().collect()),
+        "full" => return Ok(FULL_ALPHABET.chars().collect()),
+        _ => {}
+    }
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = Vec::new();
+    let mut k = 0;
+    while k < chars.len() {
+        if k + 2 < chars.len() && chars[k + 1] == '-' {
+            let (lo, hi) = (chars[k], chars[k + 2]);
+            if lo > hi {
+                return Err(format!("the range {lo}-{hi} is empty"));
+            }
+            out.extend(lo..=hi);
+            k += 3;
+        } else {
+            out.push(chars[k]);
+            k += 1;
+        }
+    }
+    Ok(out)
+}
+
 /// Parses `A..B`, `A-B` or a single number into an inclusive range.
 pub fn parse_range(text: &str) -> Result<(usize, usize), String> {
     let num = |s: &str| {
@@ -426,6 +453,20 @@ mod tests {
         let mut p = Preset::Full.params();
         p.shard = Some((4, 4));
         assert_eq!(p.validate().unwrap_err().param, "shard");
+    }
+
+    #[test]
+    fn alphabets_parse() {
+        assert_eq!(
+            parse_alphabet("a-ku-z")
+                .unwrap()
+                .into_iter()
+                .collect::<String>(),
+            LITE_ALPHABET
+        );
+        assert_eq!(parse_alphabet("full").unwrap().len(), 52);
+        assert_eq!(parse_alphabet("xyz").unwrap(), vec!['x', 'y', 'z']);
+        assert!(parse_alphabet("z-a").is_err());
     }
 
     #[test]
