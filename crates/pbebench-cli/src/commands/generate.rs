@@ -157,6 +157,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     );
     let bar = Bar(bar);
 
+    // Opened before generating, so that a bad path fails at once, not after the work.
+    let stats_file = match &args.stats_json {
+        Some(path) => Some((
+            AtomicFile::create(path)
+                .with_context(|| format!("cannot create {}", path.display()))?,
+            path,
+        )),
+        None => None,
+    };
     let mut file = match &args.out {
         Some(path) if path.as_os_str() != "-" => Some(
             AtomicFile::create(path)
@@ -190,10 +199,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         f.commit()
             .with_context(|| format!("cannot write {}", path.display()))?;
     }
-    if let Some(path) = &args.stats_json {
+    if let Some((mut f, path)) = stats_file {
         let json = serde_json::json!({ "params": params, "stats": stats });
         let text = serde_json::to_string_pretty(&json)? + "\n";
-        pbebench::dataset::write_atomic(path, text.as_bytes())
+        f.write_all(text.as_bytes())
+            .and_then(|()| f.commit())
             .with_context(|| format!("cannot write {}", path.display()))?;
     }
     print_summary(&params, &stats, args.out.as_ref());
