@@ -38,6 +38,7 @@ pub(crate) fn repair(
         };
         let n = rules.len();
         let mut checked = 0u64;
+        let mut per_pos: Vec<Vec<SymRule>> = Vec::with_capacity(n + 1);
         // Insert a candidate anywhere (when a slot is free), or replace a rule by it. The
         // candidates at position p also come from the examples still wrong at the end, as
         // they stand after p rules.
@@ -69,7 +70,9 @@ pub(crate) fn repair(
             here.extend(through);
             here.sort_unstable();
             here.dedup();
-            for r in &here {
+            per_pos.push(here);
+            let here = &per_pos[p];
+            for r in here {
                 if tabu.as_ref() == Some(r) {
                     continue;
                 }
@@ -117,8 +120,81 @@ pub(crate) fn repair(
                 });
             }
         }
+        // Merge: when a later rule q rewrites the output of rule p, fold q into p
+        // (a_p -> b_p with q applied) and drop q, which frees a slot at the cap.
+        let mut merges: Vec<(Key, Vec<SymRule>, SymRule)> = Vec::new();
+        for p in 0..n {
+            for q in p + 1..n {
+                let (rp, rq) = (&rules[p], &rules[q]);
+                if find(&rp.b, &rq.a).is_none() {
+                    continue;
+                }
+                let mut b = Vec::new();
+                apply_into(&rp.b, &rq.a, &rq.b, &mut b);
+                if b.is_empty() || b == rp.a || b.len() > enc.max_len {
+                    continue;
+                }
+                let merged = SymRule { a: rp.a.clone(), b };
+                let mut v = rules.clone();
+                v[p] = merged.clone();
+                v.remove(q);
+                checked += 1;
+                let key = (
+                    ev.total_with(&prefixes[p], Some(&merged), &v[p + 1..]),
+                    n - 1,
+                );
+                consider(key, &|| v.clone());
+                merges.push((key, v, rq.clone()));
+            }
+        }
+        // At the cap with no improving move: delete one rule and insert a candidate
+        // elsewhere in one move (the two halves rarely improve on their own).
+        if best_move.is_none() && n == enc.max_rules && n > 0 && n <= SWAP_MAX_RULES {
+            let mut order = deletions.clone();
+            order.sort_unstable();
+            'swap: for &(_, j) in order.iter().take(SWAP_DELETIONS) {
+                let mut rest = rules.clone();
+                let removed = rest.remove(j);
+                let pre = ev.prefixes(&rest);
+                for p in 0..=rest.len() {
+                    let src = &per_pos[if p >= j { p + 1 } else { p }.min(n)];
+                    for r in src {
+                        if *r == removed {
+                            continue;
+                        }
+                        checked += 1;
+                        if checked.is_multiple_of(64) && Instant::now() >= deadline {
+                            *evaluations += checked;
+                            return None;
+                        }
+                        let key = (ev.total_with(&pre[p], Some(r), &rest[p..]), n);
+                        if key < best_move.as_ref().map_or(best, |m| m.0) {
+                            let mut v = rest.clone();
+                            v.insert(p, r.clone());
+                            best_move = Some((key, v));
+                        }
+                    }
+                }
+                if best_move.is_some() {
+                    break 'swap;
+                }
+            }
+        }
         *evaluations += checked;
         let Some((key, next)) = best_move else {
+            // Stuck: prefer a merge that frees a slot, if it costs no more than the
+            // cheapest deletion.
+            let del_min = deletions.iter().min().map(|d| d.0);
+            if let Some((mkey, v, dropped)) = merges.into_iter().min_by_key(|m| m.0) {
+                if kicks < MAX_KICKS && del_min.is_none_or(|d| mkey <= d) {
+                    kicks += 1;
+                    tabu = Some(dropped);
+                    best = mkey;
+                    rules = v;
+                    finals = ev.run(&rules).1;
+                    continue;
+                }
+            }
             // Stuck: kick by deleting the rule whose loss hurts least (freeing a slot),
             // and forbid putting it straight back.
             if kicks >= MAX_KICKS {
@@ -141,6 +217,13 @@ pub(crate) fn repair(
 
 /// Perturbations allowed when the climb is stuck.
 const MAX_KICKS: usize = 4;
+
+/// Cheapest deletions tried in a combined delete-and-insert move at the cap.
+const SWAP_DELETIONS: usize = 4;
+
+/// The combined move costs about `n` times an ordinary step, so only short caps use it
+/// (at cap 20 it took the time the other moves needed).
+const SWAP_MAX_RULES: usize = 8;
 
 /// (total distance, rules used): smaller is better, so deleting a useless rule counts.
 type Key = (u32, usize);
