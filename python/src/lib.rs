@@ -13,7 +13,7 @@ mod generation;
 use convert::{non_negative, parsed, to_py, Name, Responses};
 use pbebench::prompt::Template;
 use pbebench::response::{parse_response as parse, Alphabet, BlockChoice, Limits};
-use pbebench::score::{score_instance, ScoreOptions};
+use pbebench::score::{score_instance, Rewarder, ScoreOptions};
 use pbebench::{Instance, RelationMode, Relations};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -316,11 +316,17 @@ fn reward(
     let pool = pool()?;
     Ok(py.detach(|| {
         pool.install(|| {
+            // Built in parallel too: with one dict per response there is one per response.
+            let rewarders: Vec<Rewarder> = unique
+                .par_iter()
+                .with_min_len(MIN_CHUNK)
+                .map(Rewarder::new)
+                .collect();
             texts
                 .par_iter()
                 .zip(&which)
                 .with_min_len(MIN_CHUNK)
-                .map(|(text, &i)| pbebench::score::reward(&unique[i], text))
+                .map(|(text, &i)| rewarders[i].reward(text))
                 .collect()
         })
     }))

@@ -85,8 +85,16 @@ pub fn parse_string_literal(src: &str, start: usize) -> Result<(String, usize), 
             }
             i = read_escape(src, i, next, &mut out)?;
         } else {
-            out.push(c);
-            i += c.len_utf8();
+            // A run of plain characters, copied at once: it ends at the next quote of this
+            // kind, backslash or newline (all ASCII, so the end is a character boundary).
+            let first = c.len_utf8();
+            let run = first
+                + rest.as_bytes()[first..]
+                    .iter()
+                    .position(|&b| b == quote || b == b'\\' || b == b'\n')
+                    .unwrap_or(rest.len() - first);
+            out.push_str(&rest[..run]);
+            i += run;
         }
     }
 }

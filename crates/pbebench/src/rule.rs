@@ -84,23 +84,53 @@ impl Rule {
     /// Applies the rule to `s` into `out` (cleared first); returns whether `s` changed.
     /// Allocation-free when `out` has capacity: the generator's and solvers' hot path.
     pub fn apply_into(&self, s: &str, out: &mut String) -> bool {
-        out.clear();
-        let mut last = 0;
-        let mut changed = false;
-        for (start, _) in s.match_indices(self.pattern.as_str()) {
-            out.push_str(&s[last..start]);
-            out.push_str(&self.replacement);
-            last = start + self.pattern.len();
-            changed = true;
-        }
-        out.push_str(&s[last..]);
-        changed && !self.is_identity()
+        replace_into(s, &self.pattern, &self.replacement, out) && !self.is_identity()
     }
 
     /// True when `s` contains the pattern, i.e. the rule would fire on `s`.
     pub fn fires_on(&self, s: &str) -> bool {
         !self.is_identity() && s.contains(self.pattern.as_str())
     }
+}
+
+/// Patterns up to this many bytes are searched naively: building the general substring
+/// searcher costs more than a plain scan of the benchmark's short strings.
+const NAIVE_MAX_PATTERN: usize = 8;
+
+/// `s.replace(pattern, replacement)` into `out` (cleared first), Python's semantics
+/// (leftmost, non-overlapping matches, inserted text never rescanned); returns whether the
+/// pattern occurred. `pattern` must not be empty.
+pub(crate) fn replace_into(s: &str, pattern: &str, replacement: &str, out: &mut String) -> bool {
+    out.clear();
+    let mut last = 0;
+    let mut changed = false;
+    let (hay, pat) = (s.as_bytes(), pattern.as_bytes());
+    let naive = pat.split_first().filter(|_| pat.len() <= NAIVE_MAX_PATTERN);
+    if let Some((&first, tail)) = naive {
+        // A match of valid UTF-8 `pat` starts and ends on character boundaries (UTF-8 is
+        // self-synchronising), so slicing `s` at match ends is safe.
+        let mut i = 0;
+        while i + pat.len() <= hay.len() {
+            if hay[i] == first && &hay[i + 1..i + pat.len()] == tail {
+                out.push_str(&s[last..i]);
+                out.push_str(replacement);
+                i += pat.len();
+                last = i;
+                changed = true;
+            } else {
+                i += 1;
+            }
+        }
+    } else {
+        for (start, _) in s.match_indices(pattern) {
+            out.push_str(&s[last..start]);
+            out.push_str(replacement);
+            last = start + pattern.len();
+            changed = true;
+        }
+    }
+    out.push_str(&s[last..]);
+    changed
 }
 
 impl TryFrom<(String, String)> for Rule {
@@ -227,6 +257,41 @@ mod tests {
         assert_eq!(r("a", "aa").apply("aba"), "aabaa");
         assert_eq!(r("ab", "").apply("aabb"), "ab");
         assert_eq!(r("é", "e").apply("café"), "cafe");
+    }
+
+    #[test]
+    fn replace_into_is_str_replace() {
+        let hays = [
+            "",
+            "a",
+            "aaaa",
+            "abababab",
+            "xabcabcx",
+            "café café",
+            "ééé",
+            "aabbaabbaabb",
+        ];
+        let pats = [
+            "a",
+            "aa",
+            "ab",
+            "aba",
+            "é",
+            "éé",
+            "abcabcab",
+            "abababab",
+            "aabbaabbaabb",
+        ];
+        let mut out = String::new();
+        for hay in hays {
+            for pat in pats {
+                for rep in ["", "x", "yy", pat] {
+                    let changed = replace_into(hay, pat, rep, &mut out);
+                    assert_eq!(out, hay.replace(pat, rep), "{hay:?} {pat:?} {rep:?}");
+                    assert_eq!(changed, hay.contains(pat));
+                }
+            }
+        }
     }
 
     #[test]

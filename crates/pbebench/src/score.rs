@@ -302,9 +302,55 @@ pub fn score_instance<S: AsRef<str>>(
 /// identity, an empty or unparsable response, negative when worse than doing nothing;
 /// unlike the fractional score it gives no credit for examples the gold leaves unchanged.
 pub fn reward(instance: &Instance, response: &str) -> f64 {
-    let parsed = parse_response(response, &Limits::of(instance), BlockChoice::Last);
-    let predicted = parsed.cascade().apply_all(&instance.inputs);
-    metrics::edit_sim(&instance.inputs, &instance.outputs, &predicted)
+    Rewarder::new(instance).reward(response)
+}
+
+/// [`reward`] for many responses to one instance: what depends only on the instance (its
+/// limits, the gold distance `Σ dist(input, output)`) is computed once.
+#[derive(Debug, Clone)]
+pub struct Rewarder<'a> {
+    instance: &'a Instance,
+    limits: Limits,
+    gold_dist: usize,
+}
+
+impl<'a> Rewarder<'a> {
+    /// The per-instance part of [`reward`].
+    pub fn new(instance: &'a Instance) -> Self {
+        Rewarder {
+            instance,
+            limits: Limits::of(instance),
+            gold_dist: metrics::total_char_distance(&instance.inputs, &instance.outputs),
+        }
+    }
+
+    /// The same value as [`reward`]`(instance, response)`.
+    pub fn reward(&self, response: &str) -> f64 {
+        let parsed = parse_response(response, &self.limits, BlockChoice::Last);
+        // The valid rules, in order: the cascade of `parsed` without building it.
+        let rules: Vec<(&str, &str)> = parsed
+            .rules
+            .iter()
+            .filter(|r| r.is_valid())
+            .filter_map(|r| match (&r.pattern, &r.replacement) {
+                (Some(a), Some(b)) if !a.is_empty() => Some((a.as_str(), b.as_str())),
+                _ => None,
+            })
+            .collect();
+        let mut pred_dist = 0;
+        let (mut cur, mut next) = (String::new(), String::new());
+        for (input, output) in self.instance.inputs.iter().zip(&self.instance.outputs) {
+            cur.clear();
+            cur.push_str(input);
+            for &(a, b) in &rules {
+                if crate::rule::replace_into(&cur, a, b, &mut next) {
+                    std::mem::swap(&mut cur, &mut next);
+                }
+            }
+            pred_dist += metrics::char_distance(&cur, output);
+        }
+        metrics::edit_sim_ratio(pred_dist, self.gold_dist)
+    }
 }
 
 /// Aggregate figures over a set of instances. All are averages over instances (macro)
@@ -734,14 +780,18 @@ pub fn read_responses(
     let mut collector = ResponseCollector::new(dataset);
     let mut line = 0;
     let mut chunk: Vec<(usize, Vec<u8>)> = Vec::with_capacity(CHUNK);
+    // Lines of one file have similar lengths: sizing each buffer from the previous line
+    // saves the repeated growth (and copying) of a buffer that starts empty.
+    let mut hint = 0;
     loop {
         let mut done = false;
         while chunk.len() < CHUNK {
-            let mut buf = Vec::new();
+            let mut buf = Vec::with_capacity(hint + hint / 8);
             if reader.read_until(b'\n', &mut buf).map_err(io_err)? == 0 {
                 done = true;
                 break;
             }
+            hint = buf.len();
             line += 1;
             chunk.push((line, buf));
         }
@@ -916,6 +966,25 @@ mod tests {
             1.0
         );
         assert_eq!(reward(&inst, &block(r#"[("q", "x")]"#)), -0.25);
+    }
+
+    #[test]
+    fn rewarder_matches_edit_sim_of_the_parsed_cascade() {
+        let inst = instance("a");
+        let rewarder = Rewarder::new(&inst);
+        for text in [
+            String::new(),
+            block("s = s.replace('ab', 'c').replace('c', 'd')"),
+            block(r#"[("q", "x")]"#),
+            block(r#"["replace('c', 'd')", "replace('abc', 'd')", "replace('', 'd')"]"#),
+            block(r#"["replace('a', 'aa')", "replace('aa', 'b')", "replace('b', '')"]"#),
+            "no block".to_owned(),
+        ] {
+            let parsed = parse_response(&text, &Limits::of(&inst), BlockChoice::Last);
+            let predicted = parsed.cascade().apply_all(&inst.inputs);
+            let expected = metrics::edit_sim(&inst.inputs, &inst.outputs, &predicted);
+            assert_eq!(rewarder.reward(&text), expected, "{text:?}");
+        }
     }
 
     #[test]
