@@ -6,9 +6,9 @@
 //! (at most [`BUFFER`] instances wait) and Python is free while the next one is made.
 
 use crate::convert::{count, items, parsed, string, to_py};
-use pbebench::dataset::{FULL_ALPHABET, LITE_ALPHABET};
 use pbebench::generate::{
-    generate, parse_lengths, parse_range, GenParams, GenStats, GenerateError, MaxRules, Preset,
+    generate, parse_alphabet, parse_lengths, parse_range, GenParams, GenStats, GenerateError,
+    MaxRules, Preset,
 };
 use pbebench::Instance;
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
@@ -310,29 +310,6 @@ fn alphabet(value: &Bound<'_, PyAny>) -> PyResult<Vec<char>> {
             .collect();
     }
     let text = string(value, name.into())?;
-    match text.as_str() {
-        "lite" => return Ok(LITE_ALPHABET.chars().collect()),
-        "full" => return Ok(FULL_ALPHABET.chars().collect()),
-        _ => {}
-    }
-    // The same reading as the CLI's `--alphabet` (crates/pbebench-cli, generate.rs).
-    let chars: Vec<char> = text.chars().collect();
-    let mut out = Vec::new();
-    let mut k = 0;
-    while k < chars.len() {
-        if k + 2 < chars.len() && chars[k + 1] == '-' {
-            let (lo, hi) = (chars[k], chars[k + 2]);
-            if lo > hi {
-                return Err(PyValueError::new_err(format!(
-                    "alphabet: the range {lo}-{hi} is empty"
-                )));
-            }
-            out.extend(lo..=hi);
-            k += 3;
-        } else {
-            out.push(chars[k]);
-            k += 1;
-        }
-    }
-    Ok(out)
+    // The same reading as the CLI's `--alphabet`.
+    parse_alphabet(&text).map_err(|e| PyValueError::new_err(format!("alphabet: {e}")))
 }
