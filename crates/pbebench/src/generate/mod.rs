@@ -87,7 +87,8 @@ pub struct GenStats {
     pub mean_examples_changed_per_rule: f64,
     /// Seconds spent classifying relations, summed over threads.
     pub classify_seconds: f64,
-    /// Whether patience ran out in at least one block (category balance was relaxed).
+    /// Blocks (named by cascade length, or 0 for the single category-balanced block) whose
+    /// patience ran out, so that category quotas were relaxed there.
     pub patience_exhausted: Vec<usize>,
     #[serde(skip)]
     rules_total: u64,
