@@ -57,12 +57,13 @@ pub(crate) struct Step {
     pub matched: bool,
 }
 
-/// An optimal alignment of `s` with `t`. `prefer_subst` picks substitutions over
-/// insert/delete pairs on ties; the other choice gives a second, different alignment.
-pub(crate) fn align(s: &[u8], t: &[u8], prefer_subst: bool) -> Vec<Step> {
+/// The Levenshtein DP matrix of `s` against `t` into `d` (row-major, `(|s|+1) × (|t|+1)`):
+/// `d[i * (|t|+1) + j]` is the distance of `s[..i]` to `t[..j]`.
+fn edit_matrix(s: &[u8], t: &[u8], d: &mut Vec<u32>) {
     let (n, m) = (s.len(), t.len());
     let w = m + 1;
-    let mut d = vec![0u32; (n + 1) * w];
+    d.clear();
+    d.resize((n + 1) * w, 0);
     for (j, cell) in d.iter_mut().enumerate().take(m + 1) {
         *cell = j as u32;
     }
@@ -75,6 +76,15 @@ pub(crate) fn align(s: &[u8], t: &[u8], prefer_subst: bool) -> Vec<Step> {
             d[i * w + j] = sub.min(del).min(ins);
         }
     }
+}
+
+/// An optimal alignment of `s` with `t`. `prefer_subst` picks substitutions over
+/// insert/delete pairs on ties; the other choice gives a second, different alignment.
+pub(crate) fn align(s: &[u8], t: &[u8], prefer_subst: bool) -> Vec<Step> {
+    let (n, m) = (s.len(), t.len());
+    let w = m + 1;
+    let mut d = Vec::new();
+    edit_matrix(s, t, &mut d);
     let mut steps = Vec::with_capacity(n.max(m));
     let (mut i, mut j) = (n, m);
     while i > 0 || j > 0 {
@@ -136,21 +146,8 @@ pub(crate) fn hunks(
     }
     let (n, m) = (s.len(), t.len());
     let w = m + 1;
-    buf.clear();
-    buf.resize((n + 1) * w, 0);
+    edit_matrix(s, t, buf);
     let d = buf;
-    for (j, cell) in d.iter_mut().enumerate().take(m + 1) {
-        *cell = j as u32;
-    }
-    for i in 1..=n {
-        d[i * w] = i as u32;
-        for j in 1..=m {
-            let sub = d[(i - 1) * w + j - 1] + u32::from(s[i - 1] != t[j - 1]);
-            let del = d[(i - 1) * w + j] + 1;
-            let ins = d[i * w + j - 1] + 1;
-            d[i * w + j] = sub.min(del).min(ins);
-        }
-    }
     // Walk back; a hunk is closed at each match (or the start).
     let (mut i, mut j) = (n, m);
     let (mut hi, mut hj) = (n, m); // end of the open hunk
