@@ -1,46 +1,15 @@
 //! `pbebench audit` on real files: gate failures, results panels, and bad input.
 
+mod common;
+
+use common::*;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn pbebench(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_pbebench"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8(o.stdout.clone()).unwrap()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8(o.stderr.clone()).unwrap()
-}
 
 fn flawed() -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../pbebench-vet/tests/fixtures/flawed.jsonl")
         .display()
         .to_string()
-}
-
-fn s(p: &Path) -> String {
-    p.display().to_string()
-}
-
-/// A fatal input error: exit 2, one `error:` line naming the problem, no panic.
-fn assert_fatal(o: &Output, needle: &str) {
-    let err = stderr(o);
-    assert_eq!(
-        o.status.code(),
-        Some(2),
-        "expected a fatal error with {needle}: {err}"
-    );
-    assert!(!err.contains("panicked"), "{err}");
-    let errors: Vec<&str> = err.lines().filter(|l| l.starts_with("error:")).collect();
-    assert_eq!(errors.len(), 1, "{err}");
-    assert!(errors[0].contains(needle), "expected '{needle}' in: {err}");
 }
 
 /// Generates a Lite set (seed), solves and scores it; returns (dataset, results.json,

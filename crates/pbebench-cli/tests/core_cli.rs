@@ -1,22 +1,10 @@
 //! The real `pbebench` binary on real files: generate, apply, relations, inspect.
 
+mod common;
+
+use common::*;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-
-fn pbebench(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_pbebench"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8(o.stdout.clone()).unwrap()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8(o.stderr.clone()).unwrap()
-}
+use std::process::{Command, Stdio};
 
 fn published(name: &str) -> PathBuf {
     let p = Path::new(env!("CARGO_MANIFEST_DIR"))

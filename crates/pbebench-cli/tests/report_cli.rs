@@ -1,35 +1,10 @@
 //! `pbebench report` on real files: the page, the figures, and bad input.
 
+mod common;
+
+use common::*;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn pbebench(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_pbebench"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8(o.stderr.clone()).unwrap()
-}
-
-fn s(p: &Path) -> String {
-    p.display().to_string()
-}
-
-fn assert_fatal(o: &Output, needle: &str) {
-    let err = stderr(o);
-    assert_eq!(
-        o.status.code(),
-        Some(2),
-        "expected a fatal error with {needle}: {err}"
-    );
-    assert!(!err.contains("panicked"), "{err}");
-    let errors: Vec<&str> = err.lines().filter(|l| l.starts_with("error:")).collect();
-    assert_eq!(errors.len(), 1, "{err}");
-    assert!(errors[0].contains(needle), "expected '{needle}' in: {err}");
-}
+use std::process::Output;
 
 struct Run {
     data: PathBuf,
