@@ -25,7 +25,7 @@ const SMALL: [&str; 8] = [
     "--size",
     "48",
     "--patience",
-    "3000",
+    "20000",
     "--heldout=3",
 ];
 

@@ -62,9 +62,13 @@ impl Rule {
         &self.replacement
     }
 
-    /// [`letter_mask`]s of the pattern and the replacement.
-    pub(crate) fn letter_masks(&self) -> (u64, u64) {
-        self.masks
+    /// The rule as the relation classifiers see it.
+    pub(crate) fn parts(&self) -> crate::relations::RuleParts<'_> {
+        crate::relations::RuleParts {
+            pattern: &self.pattern,
+            replacement: &self.replacement,
+            masks: self.masks,
+        }
     }
 
     /// True when the rule can never change a string (`a == b`).
@@ -97,6 +101,18 @@ impl Rule {
 /// searcher costs more than a plain scan of the benchmark's short strings.
 const NAIVE_MAX_PATTERN: usize = 8;
 
+/// The first position at or after `from` where `hay` holds `byte`. Long haystacks are
+/// searched with SIMD (memchr); for short ones its set-up costs more than a plain loop.
+pub(crate) fn find_byte(hay: &[u8], from: usize, byte: u8) -> Option<usize> {
+    let rest = &hay[from..];
+    let offset = if rest.len() < 32 {
+        rest.iter().position(|&b| b == byte)
+    } else {
+        memchr::memchr(byte, rest)
+    };
+    offset.map(|o| from + o)
+}
+
 /// `s.replace(pattern, replacement)` into `out` (cleared first), Python's semantics
 /// (leftmost, non-overlapping matches, inserted text never rescanned); returns whether the
 /// pattern occurred. `pattern` must not be empty.
@@ -109,16 +125,21 @@ pub(crate) fn replace_into(s: &str, pattern: &str, replacement: &str, out: &mut 
     if let Some((&first, tail)) = naive {
         // A match of valid UTF-8 `pat` starts and ends on character boundaries (UTF-8 is
         // self-synchronising), so slicing `s` at match ends is safe.
+        // Candidate starts are found by `find_byte`, then checked byte by byte: a call to
+        // memcmp costs more than these few comparisons.
         let mut i = 0;
-        while i + pat.len() <= hay.len() {
-            if hay[i] == first && &hay[i + 1..i + pat.len()] == tail {
-                out.push_str(&s[last..i]);
+        while let Some(at) = find_byte(hay, i, first) {
+            if at + pat.len() > hay.len() {
+                break;
+            }
+            if tail.iter().zip(&hay[at + 1..]).all(|(p, h)| p == h) {
+                out.push_str(&s[last..at]);
                 out.push_str(replacement);
-                i += pat.len();
+                i = at + pat.len();
                 last = i;
                 changed = true;
             } else {
-                i += 1;
+                i = at + 1;
             }
         }
     } else {

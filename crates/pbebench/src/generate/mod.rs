@@ -20,7 +20,7 @@ use crate::instance::Instance;
 use crate::relations::{Category, Relations};
 use crate::rule::Cascade;
 use rayon::prelude::*;
-use sample::{sample_candidate, sample_heldout, Candidate, Scratch};
+use sample::{sample_heldout, sample_into, Candidate, Scratch};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashSet};
 use std::hash::{Hash, Hasher};
@@ -85,7 +85,8 @@ pub struct GenStats {
     pub kl_overall: f64,
     /// Mean over accepted instances' rules of the number of examples the rule changes.
     pub mean_examples_changed_per_rule: f64,
-    /// Seconds spent classifying relations, summed over threads.
+    /// Seconds spent classifying relations, summed over threads: an estimate from timing
+    /// every 16th attempt (timing each one would cost more than a short classification).
     pub classify_seconds: f64,
     /// Blocks (named by cascade length, or 0 for the single category-balanced block) whose
     /// patience ran out, so that category quotas were relaxed there.
@@ -265,38 +266,47 @@ fn run_block(
     // without any acceptance after patience is exhausted.
     let stall_limit = p.patience.max(100_000).saturating_mul(2);
     let needed = (block.offset + block.target).min(hi) - block.offset;
+    let sample = |attempt: u64, scratch: &mut Scratch| {
+        sample_into(
+            p,
+            block_key(block),
+            attempt,
+            &block.lengths,
+            block.exact_length,
+            scratch,
+        )
+    };
+    // Workers only classify; the few candidates that pass their quota are sampled again
+    // here (same stream, same sample) to be kept, so rejected ones allocate nothing.
+    let mut keeper = Scratch::default();
     while accepted < needed {
-        let candidates: Vec<(Result<Candidate, Rejection>, f64)> = (t..t + batch)
+        let outcomes: Vec<(Result<Category, Rejection>, f64)> = (t..t + batch)
             .into_par_iter()
             .map_init(Scratch::default, |scratch, attempt| {
-                sample_candidate(
-                    p,
-                    block_key(block),
-                    attempt,
-                    &block.lengths,
-                    block.exact_length,
-                    scratch,
-                )
+                sample(attempt, scratch)
             })
             .collect();
-        for (outcome, classify_secs) in candidates {
+        for (outcome, classify_secs) in outcomes {
             stats.attempts += 1;
             stats.classify_seconds += classify_secs;
             let attempt = t;
             t += 1;
-            let cand = match outcome {
+            let category = match outcome {
                 Ok(c) => c,
                 Err(r) => {
                     *reasons.entry(r).or_default() += 1;
                     continue;
                 }
             };
-            let c = cand.category.index();
+            let c = category.index();
             let patient = attempt < p.patience;
             if patient && quotas[c] == 0 {
                 *reasons.entry(Rejection::QuotaFull).or_default() += 1;
                 continue;
             }
+            let resampled = sample(attempt, &mut keeper).0;
+            debug_assert_eq!(resampled, Ok(category), "attempt {attempt} resampled");
+            let cand = keeper.candidate(category);
             // Checked after the quota, so that only candidates that would be accepted pay
             // for hashing; a rejected duplicate is counted as such only then.
             let sig = signature(&cand);

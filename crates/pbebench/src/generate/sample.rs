@@ -6,9 +6,9 @@
 //! substring scan per rule instead of one per example.
 
 use super::{GenParams, Rejection};
-use crate::relations::{category_of, Category};
-use crate::rule::{Cascade, Rule};
-use rand::{Rng, SeedableRng};
+use crate::relations::{category_by, Category, RuleParts};
+use crate::rule::{letter_mask, replace_into, Cascade, Rule};
+use rand::{Rng, RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rustc_hash::FxHashSet;
 use std::time::Instant;
@@ -28,7 +28,7 @@ enum Purpose {
 ///
 /// The 256-bit ChaCha key is the four numbers themselves, so distinct attempts never
 /// share a stream.
-fn stream(seed: u64, block: u64, attempt: u64, purpose: Purpose) -> ChaCha8Rng {
+fn stream(seed: u64, block: u64, attempt: u64, purpose: Purpose) -> Draws {
     let mut key = [0u8; 32];
     for (k, word) in [seed, block, attempt, purpose as u64]
         .into_iter()
@@ -36,13 +36,72 @@ fn stream(seed: u64, block: u64, attempt: u64, purpose: Purpose) -> ChaCha8Rng {
     {
         key[k * 8..k * 8 + 8].copy_from_slice(&word.to_le_bytes());
     }
-    ChaCha8Rng::from_seed(key)
+    Draws::new(ChaCha8Rng::from_seed(key))
 }
 
-/// A sampled instance before acceptance. The examples stay joined (see the module doc)
-/// until the candidate is accepted: most candidates are rejected.
+/// A random stream that also draws letters cheaply: each letter takes ⌈log₂ |Σ|⌉ bits of a
+/// 64-bit word, and a chunk that is not a letter's index is skipped, so letters stay
+/// exactly uniform while most words give 8 or more of them (vs a full draw each).
+pub(super) struct Draws {
+    rng: ChaCha8Rng,
+    word: u64,
+    bits_left: u32,
+}
+
+impl Draws {
+    fn new(rng: ChaCha8Rng) -> Self {
+        Draws {
+            rng,
+            word: 0,
+            bits_left: 0,
+        }
+    }
+
+    /// A letter of `alphabet` (not empty), uniformly.
+    fn letter(&mut self, alphabet: &[char]) -> char {
+        self.letter_of(alphabet, letter_bits(alphabet))
+    }
+
+    /// [`Draws::letter`] with `bits` = [`letter_bits`]`(alphabet)`.
+    fn letter_of(&mut self, alphabet: &[char], bits: u32) -> char {
+        let n = alphabet.len() as u64;
+        loop {
+            if self.bits_left < bits {
+                self.word = self.rng.next_u64();
+                self.bits_left = u64::BITS;
+            }
+            let chunk = self.word & ((1 << bits) - 1);
+            self.word >>= bits;
+            self.bits_left -= bits;
+            if chunk < n {
+                return alphabet[chunk as usize];
+            }
+        }
+    }
+}
+
+/// Bits per letter draw: enough for every index of `alphabet`.
+fn letter_bits(alphabet: &[char]) -> u32 {
+    (usize::BITS - (alphabet.len() - 1).leading_zeros()).max(1)
+}
+
+impl RngCore for Draws {
+    fn next_u32(&mut self) -> u32 {
+        self.rng.next_u32()
+    }
+    fn next_u64(&mut self) -> u64 {
+        self.rng.next_u64()
+    }
+    fn fill_bytes(&mut self, dst: &mut [u8]) {
+        self.rng.fill_bytes(dst)
+    }
+}
+
+/// A sampled instance before acceptance.
 pub(super) struct Candidate {
+    /// The inputs, joined (see the module doc).
     pub inputs: String,
+    /// The outputs, joined.
     pub outputs: String,
     pub cascade: Vec<Rule>,
     pub category: Category,
@@ -56,148 +115,251 @@ impl Candidate {
     }
 }
 
-/// Reusable buffers of one worker.
+/// A kept rule of the attempt being sampled: `a` is `Scratch::sides[start..mid]` and `b`
+/// is `sides[mid..end]`.
+#[derive(Clone, Copy)]
+struct SampledRule {
+    start: u32,
+    mid: u32,
+    end: u32,
+    masks: (u64, u64),
+}
+
+/// Reusable buffers of one worker. After [`sample_into`] they hold that attempt's sample,
+/// so that the common case, a candidate rejected for its category, allocates nothing.
 #[derive(Default)]
 pub(super) struct Scratch {
-    seen: FxHashSet<u128>,
+    seen: FxHashSet<u64>,
+    /// The inputs, joined.
+    inputs: String,
+    /// The current strings, joined: the outputs once the cascade has run.
+    joined: String,
     next: String,
+    /// Both sides of every kept rule, back to back.
+    sides: String,
+    rules: Vec<SampledRule>,
     windows: Vec<(u32, u32)>,
     keys: Vec<u64>,
 }
 
-/// Samples attempt `attempt` of a block: ℓ from `lengths`, distinct inputs, then rules
-/// whose pattern is a substring present at that point. Also returns the seconds spent
-/// classifying relations.
-pub(super) fn sample_candidate(
+impl Scratch {
+    fn rule(&self, k: usize) -> RuleParts<'_> {
+        let r = self.rules[k];
+        RuleParts {
+            pattern: &self.sides[r.start as usize..r.mid as usize],
+            replacement: &self.sides[r.mid as usize..r.end as usize],
+            masks: r.masks,
+        }
+    }
+
+    /// The sample left by [`sample_into`] as an owned candidate of `category`.
+    pub fn candidate(&self, category: Category) -> Candidate {
+        let cascade = (0..self.rules.len())
+            .map(|k| {
+                let r = self.rule(k);
+                Rule::new(r.pattern, r.replacement).expect("sampled patterns are never empty")
+            })
+            .collect();
+        Candidate {
+            inputs: self.inputs.clone(),
+            outputs: self.joined.clone(),
+            cascade,
+            category,
+        }
+    }
+}
+
+/// Attempts whose classification is timed: one in this many (timing every attempt would
+/// cost more than a lite attempt's classification). The reported time is scaled up.
+const CLASSIFY_TIMING_STRIDE: u64 = 16;
+
+/// Samples attempt `attempt` of a block into `scratch`: ℓ from `lengths`, distinct inputs,
+/// then rules whose pattern is a substring present at that point; classifies the cascade.
+/// [`Scratch::candidate`] then gives the sample. Also returns an estimate of the seconds
+/// spent classifying ([`CLASSIFY_TIMING_STRIDE`]).
+pub(super) fn sample_into(
     p: &GenParams,
     block: u64,
     attempt: u64,
     lengths: &[usize],
     exact_length: bool,
     scratch: &mut Scratch,
-) -> (Result<Candidate, Rejection>, f64) {
+) -> (Result<Category, Rejection>, f64) {
     let mut rng = stream(p.seed, block, attempt, Purpose::Candidate);
     let target = lengths[rng.random_range(0..lengths.len())];
-    let inputs = sample_inputs(p, &mut rng, p.examples, &[], scratch).join("\n");
-    let mut joined = inputs.clone();
-    let mut rules = Vec::with_capacity(target);
+    sample_joined_inputs(p, &mut rng, scratch);
+    scratch.joined.clone_from(&scratch.inputs);
+    scratch.sides.clear();
+    scratch.rules.clear();
     for _ in 0..target {
-        let Some(rule) = sample_rule(p, &mut rng, &joined, scratch) else {
+        let start = scratch.sides.len();
+        let Some(mid) = sample_rule(p, &mut rng, scratch) else {
             continue;
         };
+        let Scratch {
+            sides,
+            joined,
+            next,
+            rules,
+            ..
+        } = scratch;
+        let (a, b) = (&sides[start..mid], &sides[mid..]);
         // Rules that change nothing at the point they apply are dropped (Algorithm 1).
-        if rule.apply_into(&joined, &mut scratch.next) {
-            std::mem::swap(&mut joined, &mut scratch.next);
-            rules.push(rule);
+        if replace_into(joined, a, b, next) {
+            std::mem::swap(joined, next);
+            let masks = (letter_mask(a), letter_mask(b));
+            let end = sides.len();
+            rules.push(SampledRule {
+                start: start as u32,
+                mid: mid as u32,
+                end: end as u32,
+                masks,
+            });
+        } else {
+            sides.truncate(start);
         }
     }
     let min_len = if exact_length { target } else { lengths[0] };
-    if rules.len() < min_len {
+    if scratch.rules.len() < min_len {
         return (Err(Rejection::TooShort), 0.0);
     }
-    if joined == inputs {
+    if scratch.joined == scratch.inputs {
         return (Err(Rejection::OutputsEqualInputs), 0.0);
     }
-    let clock = Instant::now();
-    let category = category_of(&rules, p.relations);
-    let secs = clock.elapsed().as_secs_f64();
-    (
-        Ok(Candidate {
-            inputs,
-            outputs: joined,
-            cascade: rules,
-            category,
-        }),
-        secs,
-    )
+    let timed = attempt.is_multiple_of(CLASSIFY_TIMING_STRIDE);
+    let clock = timed.then(Instant::now);
+    let category = category_by(scratch.rules.len(), |k| scratch.rule(k), p.relations);
+    let secs = clock.map_or(0.0, |c| {
+        c.elapsed().as_secs_f64() * CLASSIFY_TIMING_STRIDE as f64
+    });
+    (Ok(category), secs)
 }
 
-/// An identity for a short string: its letters (+1) in 21 bits each when it has at most
-/// 6 letters (exact), else a 64-bit hash (a collision only costs one redraw).
-fn string_key(s: &str) -> u128 {
-    let mut key = 0u128;
-    for (k, c) in s.chars().enumerate() {
-        if k == 6 {
-            use std::hash::BuildHasher;
-            return 1u128 << 127 | rustc_hash::FxBuildHasher.hash_one(s) as u128;
-        }
-        key |= (c as u128 + 1) << (21 * k);
+/// An identity for an input: its bytes and length when it is ASCII and at most 7 bytes
+/// long (exact; the top bit is then clear), else a hash with the top bit set (a collision
+/// only costs a redraw).
+fn input_key(s: &str) -> u64 {
+    if s.len() <= 7 && s.is_ascii() {
+        return s
+            .bytes()
+            .enumerate()
+            .fold((s.len() as u64) << 56, |key, (i, b)| {
+                key | (b as u64) << (8 * i)
+            });
     }
-    key
+    use std::hash::BuildHasher;
+    1 << 63 | rustc_hash::FxBuildHasher.hash_one(s)
 }
 
-/// `count` distinct random strings, length ~ Unif{l_min..l_max}, letters ~ Unif(Σ), none
-/// of them in `exclude`.
-fn sample_inputs(
-    p: &GenParams,
-    rng: &mut ChaCha8Rng,
-    count: usize,
-    exclude: &[String],
-    scratch: &mut Scratch,
-) -> Vec<String> {
-    scratch.seen.clear();
-    scratch.seen.extend(exclude.iter().map(|s| string_key(s)));
+/// An exact identity for a window of at most 3 letters: each letter (+1) in 21 bits.
+fn window_key(s: &str) -> u64 {
+    debug_assert!(s.chars().count() <= 3);
+    s.chars()
+        .enumerate()
+        .fold(0, |key, (k, c)| key | (c as u64 + 1) << (21 * k))
+}
+
+/// Appends one random input to `out`: length ~ Unif{l_min..l_max}, letters ~ Unif(Σ).
+fn draw_input(p: &GenParams, rng: &mut Draws, out: &mut String) {
+    let len = rng.random_range(p.input_len.0..=p.input_len.1);
+    draw_letters(p, rng, len, out);
+}
+
+/// Appends `len` letters ~ Unif(Σ) to `out`.
+fn draw_letters(p: &GenParams, rng: &mut Draws, len: usize, out: &mut String) {
+    let bits = letter_bits(&p.alphabet);
+    for _ in 0..len {
+        out.push(rng.letter_of(&p.alphabet, bits));
+    }
+}
+
+/// The visible inputs of an attempt, distinct, joined into `scratch.inputs`.
+fn sample_joined_inputs(p: &GenParams, rng: &mut Draws, scratch: &mut Scratch) {
+    let Scratch { seen, inputs, .. } = scratch;
+    seen.clear();
+    inputs.clear();
+    let mut count = 0;
+    while count < p.examples {
+        let before = inputs.len();
+        if count > 0 {
+            inputs.push(SEP);
+        }
+        let start = inputs.len();
+        draw_input(p, rng, inputs);
+        if seen.insert(input_key(&inputs[start..])) {
+            count += 1;
+        } else {
+            inputs.truncate(before);
+        }
+    }
+}
+
+/// `count` distinct random inputs (as [`draw_input`] draws them), none of them in
+/// `exclude`.
+fn sample_inputs(p: &GenParams, rng: &mut Draws, count: usize, exclude: &[String]) -> Vec<String> {
+    let mut seen: FxHashSet<u64> = exclude.iter().map(|s| input_key(s)).collect();
     let mut out = Vec::with_capacity(count);
     while out.len() < count {
-        let len = rng.random_range(p.input_len.0..=p.input_len.1);
-        let s: String = (0..len)
-            .map(|_| p.alphabet[rng.random_range(0..p.alphabet.len())])
-            .collect();
-        if scratch.seen.insert(string_key(&s)) {
+        let mut s = String::new();
+        draw_input(p, rng, &mut s);
+        if seen.insert(input_key(&s)) {
             out.push(s);
         }
     }
     out
 }
 
-/// A rule `a → b`: |a|, |b| ~ Unif{s_min..s_max}; `a` uniform over the *distinct*
-/// substrings of length |a| of the current examples; `b` uniform over Σ^|b|, resampled
-/// while it equals `a`. None when no example is |a| letters long.
-fn sample_rule(
-    p: &GenParams,
-    rng: &mut ChaCha8Rng,
-    joined: &str,
-    scratch: &mut Scratch,
-) -> Option<Rule> {
+/// Draws a rule `a → b` and appends `a` then `b` to `scratch.sides`, returning where `b`
+/// starts: |a|, |b| ~ Unif{s_min..s_max}; `a` uniform over the *distinct* substrings of
+/// length |a| of the current examples; `b` uniform over Σ^|b|, resampled while it equals
+/// `a`. None (and nothing appended) when no example is |a| letters long.
+fn sample_rule(p: &GenParams, rng: &mut Draws, scratch: &mut Scratch) -> Option<usize> {
     let a_len = rng.random_range(p.rule_len.0..=p.rule_len.1);
     let b_len = rng.random_range(p.rule_len.0..=p.rule_len.1);
-    let a = uniform_distinct_substring(rng, joined, a_len, scratch)?;
+    let Scratch {
+        joined,
+        sides,
+        windows,
+        keys,
+        ..
+    } = scratch;
+    let (from, to) = uniform_distinct_substring(rng, joined, a_len, windows, keys)?;
+    let start = sides.len();
+    sides.push_str(&joined[from as usize..to as usize]);
+    let mid = sides.len();
     loop {
-        let b: String = (0..b_len)
-            .map(|_| p.alphabet[rng.random_range(0..p.alphabet.len())])
-            .collect();
-        if b != a {
-            return Some(Rule::new(a, b).expect("sampled patterns are never empty"));
+        sides.truncate(mid);
+        draw_letters(p, rng, b_len, sides);
+        if sides[mid..] != sides[start..mid] {
+            return Some(mid);
         }
     }
 }
 
-/// A substring of `k` letters of one example, uniform over the distinct such substrings.
+/// A substring of `k` letters of one example, uniform over the distinct such substrings,
+/// as a byte range of `joined`.
 ///
 /// Draws a window uniformly over all windows and keeps it with probability 1/m, where m is
 /// how many windows hold the same text: each distinct text is then equally likely, with no
 /// set built. Expected draws: windows / distinct texts (about 2 on the presets). Windows of
 /// up to 3 letters are compared as packed numbers.
 fn uniform_distinct_substring(
-    rng: &mut ChaCha8Rng,
+    rng: &mut Draws,
     joined: &str,
     k: usize,
-    scratch: &mut Scratch,
-) -> Option<String> {
-    let packed = k <= 3;
-    if packed && joined.is_ascii() {
-        ascii_windows(joined.as_bytes(), k, scratch);
-    } else {
-        windows(joined, k, &mut scratch.windows);
-        if packed {
-            let text = |(s, e): (u32, u32)| &joined[s as usize..e as usize];
-            scratch.keys.clear();
-            scratch
-                .keys
-                .extend(scratch.windows.iter().map(|&w| string_key(text(w)) as u64));
-        }
+    windows: &mut Vec<(u32, u32)>,
+    keys: &mut Vec<u64>,
+) -> Option<(u32, u32)> {
+    if joined.is_ascii() {
+        return ascii_distinct_window(rng, joined.as_bytes(), k);
     }
-    let windows = &scratch.windows;
+    let packed = k <= 3;
+    self::windows(joined, k, windows);
+    if packed {
+        let text = |(s, e): (u32, u32)| &joined[s as usize..e as usize];
+        keys.clear();
+        keys.extend(windows.iter().map(|&w| window_key(text(w))));
+    }
     if windows.is_empty() {
         return None;
     }
@@ -205,8 +367,8 @@ fn uniform_distinct_substring(
     loop {
         let pick = rng.random_range(0..windows.len());
         let m = if packed {
-            let key = scratch.keys[pick];
-            scratch.keys.iter().filter(|&&other| other == key).count()
+            let key = keys[pick];
+            keys.iter().filter(|&&other| other == key).count()
         } else {
             windows
                 .iter()
@@ -214,33 +376,83 @@ fn uniform_distinct_substring(
                 .count()
         };
         if m == 1 || rng.random_range(0..m) == 0 {
-            return Some(text(windows[pick]).to_owned());
+            return Some(windows[pick]);
         }
     }
 }
 
-/// [`windows`] and their packed keys (as [`string_key`] computes them) for ASCII text and
-/// `k <= 3`, in one pass over the bytes.
-fn ascii_windows(bytes: &[u8], k: usize, scratch: &mut Scratch) {
-    scratch.windows.clear();
-    scratch.keys.clear();
-    let mut run = 0;
-    let mut key = 0u64;
-    let mask = (1u64 << (21 * k)) - 1;
-    for (i, &c) in bytes.iter().enumerate() {
-        if c == SEP as u8 {
-            run = 0;
-            key = 0;
+/// [`uniform_distinct_substring`] for ASCII text, without listing the windows: a window
+/// is drawn as a random start, redrawn while it crosses an example boundary (so it is
+/// uniform over the windows), and its multiplicity m is counted by a scan for its text.
+fn ascii_distinct_window(rng: &mut Draws, bytes: &[u8], k: usize) -> Option<(u32, u32)> {
+    let sep = SEP as u8;
+    if k == 0 || bytes.len() < k {
+        return None;
+    }
+    if k == 1 {
+        // The letters present as a 128-bit set: one is then drawn directly, uniformly.
+        let present = bytes.iter().fold(0u128, |set, &b| set | 1 << b) & !(1 << sep);
+        if present == 0 {
+            return None;
+        }
+        let mut rest = present;
+        for _ in 0..rng.random_range(0..present.count_ones()) {
+            rest &= rest - 1;
+        }
+        let letter = rest.trailing_zeros() as u8;
+        let at = memchr::memchr(letter, bytes).expect("the letter is present");
+        return Some((at as u32, at as u32 + 1));
+    }
+    let mut misses = 0u32;
+    loop {
+        let start = rng.random_range(0..=bytes.len() - k);
+        let text = &bytes[start..start + k];
+        if text.contains(&sep) {
+            // After a run of misses, check that some example is k letters long at all
+            // (cheap enough only when rare), or no draw would ever succeed.
+            misses += 1;
+            if misses == 64 && !bytes.split(|&b| b == sep).any(|e| e.len() >= k) {
+                return None;
+            }
             continue;
         }
-        run += 1;
-        // Shift the newest letter in at the top so the window's first letter ends lowest.
-        key = (key >> 21) | (c as u64 + 1) << (21 * (k - 1));
-        if run >= k {
-            let start = (i + 1 - k) as u32;
-            scratch.windows.push((start, i as u32 + 1));
-            scratch.keys.push(key & mask);
+        let m = count_windows(bytes, text);
+        if m == 1 || rng.random_range(0..m) == 0 {
+            return Some((start as u32, (start + k) as u32));
         }
+    }
+}
+
+/// How many windows of `bytes` (overlapping ones included) hold `text`.
+///
+/// One letter: a branch-free count, which compiles to vector code. Longer texts: in long
+/// strings, find the first letter with SIMD (memchr) and check the rest, as matches are
+/// rare; in short ones, a branch-free count again.
+fn count_windows(bytes: &[u8], text: &[u8]) -> usize {
+    let (&first, tail) = text.split_first().expect("windows are never empty");
+    if tail.is_empty() {
+        return bytes.iter().filter(|&&x| x == first).count();
+    }
+    let fits = |at: usize| bytes.len() - at > tail.len();
+    let rest_matches = |at: usize| tail.iter().zip(&bytes[at + 1..]).all(|(t, b)| t == b);
+    if bytes.len() >= 64 {
+        return memchr::memchr_iter(first, bytes)
+            .filter(|&at| fits(at) && rest_matches(at))
+            .count();
+    }
+    match *tail {
+        [b] => bytes
+            .iter()
+            .zip(&bytes[1..])
+            .filter(|(&x, &y)| x == first && y == b)
+            .count(),
+        [b, c] => bytes
+            .iter()
+            .zip(&bytes[1..])
+            .zip(&bytes[2..])
+            .filter(|((&x, &y), &z)| x == first && y == b && z == c)
+            .count(),
+        _ => bytes.windows(text.len()).filter(|w| *w == text).count(),
     }
 }
 
@@ -282,7 +494,7 @@ pub(super) fn sample_heldout(
         .sum();
     let available = (distinct_inputs - visible.len() as f64).max(0.0);
     let pool_size = (p.heldout * 20).max(400).min(available as usize);
-    let pool = sample_inputs(p, &mut rng, pool_size, visible, &mut Scratch::default());
+    let pool = sample_inputs(p, &mut rng, pool_size, visible);
     // For each pool input, the set of rules that fire on it along the cascade.
     let fired: Vec<Vec<usize>> = pool.iter().map(|s| rules_fired(cascade, s)).collect();
     let mut covered = vec![false; cascade.len()];
@@ -328,10 +540,9 @@ pub(super) fn sample_heldout(
             let to = rng.random_range(from + 1..=source.len().min(from + len));
             let pad = len - (to - from);
             let before = rng.random_range(0..=pad);
-            let letter = |rng: &mut ChaCha8Rng| p.alphabet[rng.random_range(0..p.alphabet.len())];
-            let mut s: String = (0..before).map(|_| letter(&mut rng)).collect();
+            let mut s: String = (0..before).map(|_| rng.letter(&p.alphabet)).collect();
             s.extend(&source[from..to]);
-            s.extend((0..pad - before).map(|_| letter(&mut rng)));
+            s.extend((0..pad - before).map(|_| rng.letter(&p.alphabet)));
             if visible.contains(&s) || pool.contains(&s) {
                 continue;
             }
@@ -395,12 +606,15 @@ mod tests {
 
     /// Share of draws that give `wanted`, the rarest of two distinct substrings.
     fn share_of(joined: &str, k: usize, wanted: &str) -> f64 {
-        let mut rng = ChaCha8Rng::seed_from_u64(7);
-        let mut scratch = Scratch::default();
+        let mut rng = Draws::new(ChaCha8Rng::seed_from_u64(7));
+        let (mut windows, mut keys) = (Vec::new(), Vec::new());
         let n = 20_000;
         let hits = (0..n)
             .filter(|_| {
-                uniform_distinct_substring(&mut rng, joined, k, &mut scratch).unwrap() == wanted
+                let (s, e) =
+                    uniform_distinct_substring(&mut rng, joined, k, &mut windows, &mut keys)
+                        .unwrap();
+                &joined[s as usize..e as usize] == wanted
             })
             .count();
         hits as f64 / n as f64
@@ -409,38 +623,67 @@ mod tests {
     #[test]
     fn distinct_substrings_are_uniform() {
         // "a" has 8 windows, "b" one: a plain window draw would pick "b" 1 time in 9.
-        let share = share_of("aaaa\naaaab", 1, "b");
-        assert!((share - 0.5).abs() < 0.02, "share of 'b' is {share}");
-        // Packed keys (2 letters) and plain text comparison (4 letters) alike.
-        let share = share_of("aaaaaa\naab", 2, "ab");
-        assert!((share - 0.5).abs() < 0.02, "share of 'ab' is {share}");
-        let share = share_of("aaaaaaaa\naaaab", 4, "aaab");
-        assert!((share - 0.5).abs() < 0.02, "share of 'aaab' is {share}");
-    }
-
-    #[test]
-    fn ascii_windows_match_the_general_path() {
-        let joined = "abcab\nb\ncabca\nxy";
-        for k in 1..=3 {
-            let mut fast = Scratch::default();
-            ascii_windows(joined.as_bytes(), k, &mut fast);
-            let mut slow = Vec::new();
-            windows(joined, k, &mut slow);
-            assert_eq!(fast.windows, slow, "k = {k}");
-            let keys: Vec<u64> = slow
-                .iter()
-                .map(|&(s, e)| string_key(&joined[s as usize..e as usize]) as u64)
-                .collect();
-            assert_eq!(fast.keys, keys, "k = {k}");
+        // ASCII text takes the scanning path, other text the window list with packed keys
+        // (up to 3 letters) or plain text comparison.
+        for (joined, k, wanted) in [
+            ("aaaa\naaaab", 1, "b"),
+            ("aaaaaa\naab", 2, "ab"),
+            ("aaaaaaaa\naaaab", 4, "aaab"),
+            ("éééé\néééét", 1, "t"),
+            ("éééééé\néét", 2, "ét"),
+            ("éééééééé\nééééb", 4, "éééb"),
+        ] {
+            let share = share_of(joined, k, wanted);
+            assert!((share - 0.5).abs() < 0.02, "share of {wanted:?} is {share}");
         }
     }
 
     #[test]
-    fn string_keys_identify_strings() {
-        assert_ne!(string_key("ab"), string_key("ba"));
-        assert_ne!(string_key("a"), string_key("a\u{0}"));
-        assert_ne!(string_key("abcdefg"), string_key("abcdefh"));
-        assert_eq!(string_key("abcdefg"), string_key("abcdefg"));
+    fn windows_that_do_not_fit_are_never_drawn() {
+        let mut rng = Draws::new(ChaCha8Rng::seed_from_u64(3));
+        let (mut windows, mut keys) = (Vec::new(), Vec::new());
+        for joined in ["ab\nc", "éb\nc"] {
+            let draw = uniform_distinct_substring(&mut rng, joined, 3, &mut windows, &mut keys);
+            assert_eq!(draw, None, "{joined:?}");
+        }
+        for _ in 0..200 {
+            let (s, e) =
+                uniform_distinct_substring(&mut rng, "ab\nc\nxyz", 2, &mut windows, &mut keys)
+                    .unwrap();
+            assert!(["ab", "xy", "yz"].contains(&&"ab\nc\nxyz"[s as usize..e as usize]));
+        }
+    }
+
+    #[test]
+    fn window_counts_match_the_window_list() {
+        let joined = "abcab\nb\ncabca\nxy\naaaa";
+        for k in 1..=4 {
+            let mut list = Vec::new();
+            windows(joined, k, &mut list);
+            let texts: Vec<&str> = list
+                .iter()
+                .map(|&(s, e)| &joined[s as usize..e as usize])
+                .collect();
+            for text in &texts {
+                let expected = texts.iter().filter(|t| t == &text).count();
+                let got = count_windows(joined.as_bytes(), text.as_bytes());
+                assert_eq!(got, expected, "{text:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn keys_identify_strings() {
+        for key in [input_key, window_key] {
+            assert_ne!(key("ab"), key("ba"));
+            assert_ne!(key("a"), key("a\u{0}"));
+            assert_ne!(key("é"), key("e"));
+            assert_eq!(key("ʔaː"), key("ʔaː"));
+        }
+        assert_ne!(input_key("abcdefg"), input_key("abcdefh"));
+        assert_ne!(input_key("abcdefgh"), input_key("abcdefgi"));
+        assert_eq!(input_key("abcdefgh"), input_key("abcdefgh"));
+        assert_ne!(window_key("aab"), window_key("aba"));
     }
 
     #[test]

@@ -80,66 +80,135 @@ pub fn interaction(mode: RelationMode, first: &Rule, second: &Rule) -> (bool, bo
 ///   deletes), and only destroy one by rewriting one of its letters, so pairs that share
 ///   no letter are settled by a bit test (sound for both classifiers: every case of the
 ///   paper's formula needs such an overlap too);
-/// - other results are memoised per thread on `(kind, si, ti, sj)`.
+/// - other results are memoised per thread on the *shape* of `(si, ti, sj)`.
 pub fn relation(mode: RelationMode, kind: Relation, first: &Rule, second: &Rule) -> bool {
-    let (si, ti, sj) = (first.pattern(), first.replacement(), second.pattern());
-    let ((mask_si, mask_ti), (mask_sj, _)) = (first.letter_masks(), second.letter_masks());
-    let possible = match kind {
-        Relation::Feeds => ti.is_empty() || mask_ti & mask_sj != 0,
-        Relation::Bleeds => mask_si & mask_sj != 0,
+    let want = Wanted {
+        feeds: kind == Relation::Feeds,
+        bleeds: kind == Relation::Bleeds,
     };
-    if !possible {
-        return false;
+    let (feeds, bleeds) = MEMO.with(|memo| {
+        pair(
+            &mut memo.borrow_mut(),
+            mode,
+            want,
+            first.parts(),
+            second.parts(),
+        )
+    });
+    match kind {
+        Relation::Feeds => feeds,
+        Relation::Bleeds => bleeds,
+    }
+}
+
+/// A rule as the classifiers see it: both sides and their [`letter_mask`]s.
+///
+/// [`letter_mask`]: crate::rule::letter_mask
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct RuleParts<'a> {
+    pub pattern: &'a str,
+    pub replacement: &'a str,
+    pub masks: (u64, u64),
+}
+
+/// Which of the two relations of a pair a caller still needs.
+#[derive(Clone, Copy)]
+struct Wanted {
+    feeds: bool,
+    bleeds: bool,
+}
+
+/// Shape (with the mode in the top bit) → `(feeds, bleeds)`.
+type Memo = FxHashMap<u64, (bool, bool)>;
+
+thread_local! {
+    static MEMO: RefCell<Memo> = RefCell::new(Memo::default());
+}
+
+/// `(feeds, bleeds)` of `first` on `second`, exact for the relations in `want` (the others
+/// may read false). Pairs sharing no letter are settled by the masks; others go through
+/// the memo, which stores both relations of a shape (computed together on a miss: there
+/// are only a few thousand shapes).
+fn pair(
+    memo: &mut Memo,
+    mode: RelationMode,
+    want: Wanted,
+    first: RuleParts,
+    second: RuleParts,
+) -> (bool, bool) {
+    let (si, ti, sj) = (first.pattern, first.replacement, second.pattern);
+    let ((mask_si, mask_ti), (mask_sj, _)) = (first.masks, second.masks);
+    let want = Wanted {
+        feeds: want.feeds && (ti.is_empty() || mask_ti & mask_sj != 0),
+        bleeds: want.bleeds && mask_si & mask_sj != 0,
+    };
+    if !want.feeds && !want.bleeds {
+        return (false, false);
     }
     let Some(shape) = shape_key(si, ti, sj) else {
-        return relation_uncached(mode, kind, si, ti, sj);
+        let decide = |wanted, kind| wanted && relation_uncached(mode, kind, si, ti, sj);
+        return (
+            decide(want.feeds, Relation::Feeds),
+            decide(want.bleeds, Relation::Bleeds),
+        );
     };
-    type Memo = FxHashMap<(RelationMode, Relation, u64), bool>;
-    thread_local! {
-        static MEMO: RefCell<Memo> = RefCell::new(Memo::default());
+    let key = shape | ((mode == RelationMode::Paper) as u64) << 63;
+    if let Some(&hit) = memo.get(&key) {
+        return hit;
     }
-    MEMO.with(|memo| {
-        let mut memo = memo.borrow_mut();
-        let key = (mode, kind, shape);
-        if let Some(&hit) = memo.get(&key) {
-            return hit;
-        }
-        let value = relation_uncached(mode, kind, si, ti, sj);
-        if memo.len() >= MEMO_CAPACITY {
-            memo.clear();
-        }
-        memo.insert(key, value);
-        value
-    })
+    let value = interaction_uncached(mode, si, ti, sj);
+    if memo.len() >= MEMO_CAPACITY {
+        memo.clear();
+    }
+    memo.insert(key, value);
+    value
 }
 
 /// The category of a cascade (Algorithm 2) without building its matrices: each relation is
 /// decided only while its flag is still unset, so long cascades, which set all four flags
 /// early, cost far fewer classifications. Equal to `Relations::of(…).category()`.
 pub fn category_of(rules: &[Rule], mode: RelationMode) -> Category {
+    category_by(rules.len(), |i| rules[i].parts(), mode)
+}
+
+/// [`category_of`] for `n` rules given by `rule(i)`, so that callers need not build
+/// [`Rule`]s (the generator classifies every candidate before keeping any).
+pub(crate) fn category_by<'a>(
+    n: usize,
+    rule: impl Fn(usize) -> RuleParts<'a>,
+    mode: RelationMode,
+) -> Category {
     let (mut f, mut b, mut cf, mut cb) = (false, false, false, false);
-    for (i, ri) in rules.iter().enumerate() {
-        for (j, rj) in rules.iter().enumerate() {
-            let (feeding, bleeding) = match i.cmp(&j) {
-                std::cmp::Ordering::Equal => continue,
-                std::cmp::Ordering::Less => (&mut f, &mut b),
-                std::cmp::Ordering::Greater => (&mut cf, &mut cb),
-            };
-            if !*feeding {
-                *feeding = relation(mode, Relation::Feeds, ri, rj);
-            }
-            if !*bleeding {
-                *bleeding = relation(mode, Relation::Bleeds, ri, rj);
-            }
-            if f && b && cf && cb {
-                return Category::from_flags(true, true, true, true);
+    MEMO.with(|memo| {
+        let memo = &mut memo.borrow_mut();
+        for i in 0..n {
+            let ri = rule(i);
+            for j in 0..n {
+                let (feeding, bleeding) = match i.cmp(&j) {
+                    std::cmp::Ordering::Equal => continue,
+                    std::cmp::Ordering::Less => (&mut f, &mut b),
+                    std::cmp::Ordering::Greater => (&mut cf, &mut cb),
+                };
+                let want = Wanted {
+                    feeds: !*feeding,
+                    bleeds: !*bleeding,
+                };
+                if !want.feeds && !want.bleeds {
+                    continue;
+                }
+                let (feeds, bleeds) = pair(memo, mode, want, ri, rule(j));
+                *feeding |= want.feeds && feeds;
+                *bleeding |= want.bleeds && bleeds;
+                if f && b && cf && cb {
+                    return;
+                }
             }
         }
-    }
+    });
     Category::from_flags(f, b, cf, cb)
 }
 
-/// Entries a thread's memo holds before it is emptied (about 40 MB).
+/// Entries a thread's memo holds before it is emptied (about 20 MB).
 const MEMO_CAPACITY: usize = 1 << 20;
 
 /// The *shape* of the triple `(si, ti, sj)` as one number, when each side has at most 3
@@ -150,12 +219,22 @@ const MEMO_CAPACITY: usize = 1 << 20;
 /// same shape have the same relations. There are only a few thousand shapes, so the memo
 /// answers almost every query, whatever the alphabet.
 fn shape_key(si: &str, ti: &str, sj: &str) -> Option<u64> {
-    let mut seen = ['\0'; 9];
+    if si.is_ascii() && ti.is_ascii() && sj.is_ascii() {
+        // Bytes are letters here, and need no UTF-8 decoding.
+        shape_of([si, ti, sj].map(|s| s.bytes().map(u32::from)))
+    } else {
+        shape_of([si, ti, sj].map(|s| s.chars().map(u32::from)))
+    }
+}
+
+/// [`shape_key`] of three sides given as letter codes.
+fn shape_of<I: Iterator<Item = u32>>(sides: [I; 3]) -> Option<u64> {
+    let mut seen = [0u32; 9];
     let mut distinct = 0;
     let mut key = 0u64;
-    for side in [si, ti, sj] {
+    for side in sides {
         let mut len = 0u64;
-        for c in side.chars() {
+        for c in side {
             if len == 3 {
                 return None;
             }
