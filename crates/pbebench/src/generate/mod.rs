@@ -85,8 +85,8 @@ pub struct GenStats {
     pub kl_overall: f64,
     /// Mean over accepted instances' rules of the number of examples the rule changes.
     pub mean_examples_changed_per_rule: f64,
-    /// Seconds spent classifying relations, summed over threads: an estimate from timing
-    /// every 16th attempt (timing each one would cost more than a short classification).
+    /// Seconds spent classifying relations, summed over threads: an estimate (memo misses
+    /// are timed on every attempt, the rest on every 16th attempt and scaled up).
     pub classify_seconds: f64,
     /// Blocks (named by cascade length, or 0 for the single category-balanced block) whose
     /// patience ran out, so that category quotas were relaxed there.

@@ -123,6 +123,23 @@ type Memo = FxHashMap<u64, (bool, bool)>;
 
 thread_local! {
     static MEMO: RefCell<Memo> = RefCell::new(Memo::default());
+    /// Seconds this thread spent deciding relations the memo did not hold.
+    static MISS_SECONDS: std::cell::Cell<f64> = const { std::cell::Cell::new(0.0) };
+}
+
+/// Seconds the current thread has spent deciding relations the memo did not hold. Misses
+/// are rare but can be slow (the exact classifier searches), so callers that time
+/// classification on a sample of calls add these exactly.
+pub(crate) fn memo_miss_seconds() -> f64 {
+    MISS_SECONDS.with(|s| s.get())
+}
+
+/// `decide()`, its time added to [`memo_miss_seconds`].
+fn timed_miss<T>(decide: impl FnOnce() -> T) -> T {
+    let clock = std::time::Instant::now();
+    let value = decide();
+    MISS_SECONDS.with(|s| s.set(s.get() + clock.elapsed().as_secs_f64()));
+    value
 }
 
 /// `(feeds, bleeds)` of `first` on `second`, exact for the relations in `want` (the others
@@ -147,16 +164,18 @@ fn pair(
     }
     let Some(shape) = shape_key(si, ti, sj) else {
         let decide = |wanted, kind| wanted && relation_uncached(mode, kind, si, ti, sj);
-        return (
-            decide(want.feeds, Relation::Feeds),
-            decide(want.bleeds, Relation::Bleeds),
-        );
+        return timed_miss(|| {
+            (
+                decide(want.feeds, Relation::Feeds),
+                decide(want.bleeds, Relation::Bleeds),
+            )
+        });
     };
     let key = shape | ((mode == RelationMode::Paper) as u64) << 63;
     if let Some(&hit) = memo.get(&key) {
         return hit;
     }
-    let value = interaction_uncached(mode, si, ti, sj);
+    let value = timed_miss(|| interaction_uncached(mode, si, ti, sj));
     if memo.len() >= MEMO_CAPACITY {
         memo.clear();
     }
@@ -173,39 +192,77 @@ pub fn category_of(rules: &[Rule], mode: RelationMode) -> Category {
 
 /// [`category_of`] for `n` rules given by `rule(i)`, so that callers need not build
 /// [`Rule`]s (the generator classifies every candidate before keeping any).
+///
+/// A pair can only interact when the first rule's pattern or replacement shares a letter
+/// bucket with the second's pattern (the mask test in [`pair`]), so with 8 to 64 rules each
+/// rule visits only the rules whose pattern touches its letters, found through a table
+/// from bucket to rules: a long cascade over a large alphabet has few such pairs.
 pub(crate) fn category_by<'a>(
     n: usize,
     rule: impl Fn(usize) -> RuleParts<'a>,
     mode: RelationMode,
 ) -> Category {
     let (mut f, mut b, mut cf, mut cb) = (false, false, false, false);
+    // Short cascades have few pairs anyway: building the table would cost more.
+    let indexed = (8..=64).contains(&n);
+    let mut patterns_in_bucket = [0u64; 64];
+    if indexed {
+        for j in 0..n {
+            for bucket in bits(rule(j).masks.0) {
+                patterns_in_bucket[bucket] |= 1 << j;
+            }
+        }
+    }
+    let touching =
+        |mask: u64| bits(mask).fold(0u64, |rules, bucket| rules | patterns_in_bucket[bucket]);
     MEMO.with(|memo| {
         let memo = &mut memo.borrow_mut();
         for i in 0..n {
             let ri = rule(i);
-            for j in 0..n {
-                let (feeding, bleeding) = match i.cmp(&j) {
-                    std::cmp::Ordering::Equal => continue,
-                    std::cmp::Ordering::Less => (&mut f, &mut b),
-                    std::cmp::Ordering::Greater => (&mut cf, &mut cb),
+            // Decides the pair (i, j) for the flags still unset; true once all four are set.
+            let visit = |j: usize| {
+                let (feeding, bleeding) = if i < j {
+                    (&mut f, &mut b)
+                } else {
+                    (&mut cf, &mut cb)
                 };
                 let want = Wanted {
                     feeds: !*feeding,
                     bleeds: !*bleeding,
                 };
-                if !want.feeds && !want.bleeds {
-                    continue;
+                if want.feeds || want.bleeds {
+                    let (feeds, bleeds) = pair(memo, mode, want, ri, rule(j));
+                    *feeding |= want.feeds && feeds;
+                    *bleeding |= want.bleeds && bleeds;
                 }
-                let (feeds, bleeds) = pair(memo, mode, want, ri, rule(j));
-                *feeding |= want.feeds && feeds;
-                *bleeding |= want.bleeds && bleeds;
-                if f && b && cf && cb {
-                    return;
-                }
+                f && b && cf && cb
+            };
+            let done = if indexed {
+                let fed = if ri.replacement.is_empty() {
+                    u64::MAX
+                } else {
+                    touching(ri.masks.1)
+                };
+                let reachable = (fed | touching(ri.masks.0)) & !(1 << i);
+                bits(reachable).filter(|&j| j < n).any(visit)
+            } else {
+                (0..n).filter(|&j| j != i).any(visit)
+            };
+            if done {
+                return;
             }
         }
     });
     Category::from_flags(f, b, cf, cb)
+}
+
+/// The positions of the set bits of `set`, lowest first.
+fn bits(mut set: u64) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        let bit = set.trailing_zeros() as usize;
+        set &= set.wrapping_sub(1);
+        (bit < 64).then_some(bit)
+    })
 }
 
 /// Entries a thread's memo holds before it is emptied (about 20 MB).
@@ -544,11 +601,34 @@ mod shortcut_tests {
         })
     }
 
+    /// 8 to 40 rules over 40 letters (a few non-ASCII), so that flags often stay unset and
+    /// [`category_by`] takes its bucket-indexed path, and sometimes the plain one.
+    fn long_sparse_rules() -> impl Strategy<Value = Vec<Rule>> {
+        let side = |min: usize| {
+            proptest::string::string_regex(&format!("[a-zA-Mé-ê]{{{min},3}}")).unwrap()
+        };
+        proptest::collection::vec((side(1), side(0)), 8..40).prop_map(|pairs| {
+            pairs
+                .into_iter()
+                .map(|(a, b)| Rule::new(a, b).unwrap())
+                .collect()
+        })
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(500))]
         /// The lazy category equals the one read off the full matrices.
         #[test]
         fn lazy_category_equals_matrix_category(rules in rules()) {
+            let cascade = Cascade::new(rules.clone());
+            for mode in [RelationMode::Exact, RelationMode::Paper] {
+                prop_assert_eq!(category_of(&rules, mode), Relations::of(&cascade, mode).category());
+            }
+        }
+
+        /// The same for long cascades over a large alphabet.
+        #[test]
+        fn indexed_category_equals_matrix_category(rules in long_sparse_rules()) {
             let cascade = Cascade::new(rules.clone());
             for mode in [RelationMode::Exact, RelationMode::Paper] {
                 prop_assert_eq!(category_of(&rules, mode), Relations::of(&cascade, mode).category());
