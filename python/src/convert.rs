@@ -101,6 +101,14 @@ pub fn items<'py>(
             "{name} must be a list of {what}, not a single str"
         )));
     }
+    // Exact lists and tuples are read directly: the iterator protocol asks for a length
+    // hint through a Python call, which cost more than reading a batch's strings.
+    if let Ok(list) = obj.cast_exact::<PyList>() {
+        return Ok(list.iter().collect());
+    }
+    if let Ok(tuple) = obj.cast_exact::<PyTuple>() {
+        return Ok(tuple.iter().collect());
+    }
     if obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>() {
         return obj.try_iter()?.collect();
     }
@@ -115,6 +123,14 @@ pub fn items<'py>(
 
 /// A list of strings argument.
 pub fn strings(obj: &Bound<'_, PyAny>, name: Name<'_>) -> PyResult<Vec<String>> {
+    if let Ok(list) = obj.cast_exact::<PyList>() {
+        // Read in place, without first collecting the items (see `items`).
+        return list
+            .iter()
+            .enumerate()
+            .map(|(k, item)| string(&item, Name::Index(&name, k)))
+            .collect();
+    }
     items(obj, name, "strings")?
         .iter()
         .enumerate()
@@ -209,16 +225,17 @@ pub fn reward_instance<'py>(
     };
     let key = |k: &'static str| Name::Key(&name, k);
     let heldout_strings = |k: &Bound<'py, PyString>, n: &'static str| -> PyResult<Vec<String>> {
+        if !heldout {
+            return Ok(Vec::new());
+        }
         match dict.get_item(k)? {
-            Some(v) if heldout && !v.is_none() => strings(&v, key(n)),
+            Some(v) if !v.is_none() => strings(&v, key(n)),
             _ => Ok(Vec::new()),
         }
     };
     let inst = Instance {
-        id: match dict.get_item(intern!(py, "id"))? {
-            Some(id) => id.str()?.to_str()?.to_owned(),
-            None => String::new(),
-        },
+        // Read below, only for the message of an instance that cannot be scored.
+        id: String::new(),
         inputs: strings(&field(intern!(py, "inputs"))?, key("inputs"))?,
         outputs: strings(&field(intern!(py, "outputs"))?, key("outputs"))?,
         max_rules: count(&field(intern!(py, "max_rules"))?, key("max_rules"))?,
@@ -232,16 +249,20 @@ pub fn reward_instance<'py>(
         relations_mode: Default::default(),
         interactions: Vec::new(),
     };
-    check_scorable(inst, name)
+    if !is_scorable(&inst) {
+        let id = match dict.get_item(intern!(py, "id"))? {
+            Some(id) => id.str()?.to_str()?.to_owned(),
+            None => String::new(),
+        };
+        return check_scorable(Instance { id, ..inst }, name);
+    }
+    Ok(inst)
 }
 
 /// Refuses instances that cannot be scored (no examples, unequal numbers of inputs and
 /// outputs), as `pbebench score` refuses them.
 fn check_scorable(inst: Instance, name: Name<'_>) -> PyResult<Instance> {
-    let unscorable = inst.inputs.is_empty()
-        || inst.inputs.len() != inst.outputs.len()
-        || inst.heldout_inputs.len() != inst.heldout_outputs.len();
-    if unscorable {
+    if !is_scorable(&inst) {
         return Err(PyValueError::new_err(format!(
             "{name} (id '{}'): {}",
             inst.id,
@@ -249,6 +270,14 @@ fn check_scorable(inst: Instance, name: Name<'_>) -> PyResult<Instance> {
         )));
     }
     Ok(inst)
+}
+
+/// True when the instance has examples, as many inputs as outputs, and as many held-out
+/// inputs as held-out outputs.
+fn is_scorable(inst: &Instance) -> bool {
+    !inst.inputs.is_empty()
+        && inst.inputs.len() == inst.outputs.len()
+        && inst.heldout_inputs.len() == inst.heldout_outputs.len()
 }
 
 /// One response: a str, `None` (no answer, scored as an empty response), a chat message

@@ -20,7 +20,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyMapping, PyString};
 use rayon::prelude::*;
 use rayon::{ThreadPool, ThreadPoolBuilder};
-use std::collections::hash_map::{Entry, HashMap};
+use rustc_hash::FxHashMap;
+use std::collections::hash_map::Entry;
 use std::sync::{Arc, Mutex};
 
 /// Rust allocations of the module (the core's included) go to mimalloc: reading and
@@ -291,7 +292,7 @@ fn reward(
                 texts.len()
             )));
         }
-        let mut seen: HashMap<*mut pyo3::ffi::PyObject, usize> = HashMap::new();
+        let mut seen: FxHashMap<*mut pyo3::ffi::PyObject, usize> = FxHashMap::default();
         for (k, item) in items.iter().enumerate() {
             let index = match seen.entry(item.as_ptr()) {
                 Entry::Occupied(e) => *e.get(),
@@ -313,6 +314,17 @@ fn reward(
             inst.outputs.append(&mut inst.heldout_outputs);
         }
     }
+    // The responses of each instance, a chunk at a time: rewarded together, a cascade
+    // several of them give is applied once.
+    let mut by_instance: Vec<Vec<usize>> = vec![Vec::new(); unique.len()];
+    for (k, &i) in which.iter().enumerate() {
+        by_instance[i].push(k);
+    }
+    let work: Vec<(usize, &[usize])> = by_instance
+        .iter()
+        .enumerate()
+        .flat_map(|(i, ks)| ks.chunks(MIN_CHUNK).map(move |chunk| (i, chunk)))
+        .collect();
     let pool = pool()?;
     Ok(py.detach(|| {
         pool.install(|| {
@@ -322,12 +334,21 @@ fn reward(
                 .with_min_len(MIN_CHUNK)
                 .map(Rewarder::new)
                 .collect();
-            texts
+            let rewarded: Vec<Vec<f64>> = work
                 .par_iter()
-                .zip(&which)
-                .with_min_len(MIN_CHUNK)
-                .map(|(text, &i)| rewarders[i].reward(text))
-                .collect()
+                .with_min_len(MIN_CHUNK / 8)
+                .map(|&(i, ks)| {
+                    let chunk: Vec<&str> = ks.iter().map(|&k| texts[k]).collect();
+                    rewarders[i].rewards(&chunk)
+                })
+                .collect();
+            let mut rewards = vec![0.0; texts.len()];
+            for ((_, ks), chunk) in work.iter().zip(rewarded) {
+                for (&k, reward) in ks.iter().zip(chunk) {
+                    rewards[k] = reward;
+                }
+            }
+            rewards
         })
     }))
 }

@@ -159,7 +159,7 @@ pub fn report(
         .collect();
     Ok(tally.into_report(
         instances.len() * k as usize,
-        score::report(&scores, &Responses::default(), &options),
+        score::report(&scores, &Responses::<String>::default(), &options),
         scores,
     ))
 }

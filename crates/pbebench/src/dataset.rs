@@ -41,6 +41,25 @@ pub enum DatasetError {
 /// Parses one JSONL line in either format. `index` (0-based line among instances) becomes
 /// the id of the authors' records, which have none.
 pub fn parse_instance(line: &str, index: usize) -> Result<Instance, String> {
+    match own_instance(line) {
+        Some(instance) => Ok(instance),
+        None => parse_instance_generally(line, index),
+    }
+}
+
+/// A line in pbebench's own schema read straight into its instance, without building a
+/// JSON tree. `None` for any other line (the authors' `programs`, duplicate keys, errors),
+/// which [`parse_instance_generally`] reads, deciding and wording errors as it always did.
+fn own_instance(line: &str) -> Option<Instance> {
+    let authors = memchr::memmem::find(line.as_bytes(), b"\"programs\"").is_some();
+    let object = line.trim_start().starts_with('{');
+    (object && !authors)
+        .then(|| serde_json::from_str(line).ok())
+        .flatten()
+}
+
+/// [`parse_instance`] through a JSON tree: both schemas, every error.
+fn parse_instance_generally(line: &str, index: usize) -> Result<Instance, String> {
     let value: Value = serde_json::from_str(line).map_err(|e| format!("malformed JSON: {e}"))?;
     let Value::Object(map) = &value else {
         return Err("a line must hold a JSON object".to_owned());
@@ -288,6 +307,25 @@ pub fn write_atomic(path: impl AsRef<Path>, contents: &[u8]) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn own_lines_read_as_generally() {
+        let own = r#"{"id":"x-1","inputs":["ab","c"],"outputs":["c","c"],"cascade":[["ab","c"]],"cascade_len":1,"category":"0000","relations_mode":"exact","max_rules":5,"max_rule_len":3,"alphabet":"abc","heldout_inputs":["abab"],"heldout_outputs":["cc"],"interactions":[]}"#;
+        let minimal = r#" {"id": "m", "inputs": ["a"], "outputs": ["b"], "max_rules": 2, "max_rule_len": 1, "alphabet": "ab", "note": [1, {"x": 2}]}"#;
+        for line in [own, minimal] {
+            let fast = own_instance(line);
+            assert!(fast.is_some(), "{line}");
+            assert_eq!(fast.map(Ok), Some(parse_instance_generally(line, 0)));
+        }
+        let duplicate = r#"{"id": "a", "id": "b", "inputs": ["a"], "outputs": ["b"], "max_rules": 2, "max_rule_len": 1, "alphabet": "ab"}"#;
+        assert_eq!(own_instance(duplicate), None);
+        assert_eq!(parse_instance(duplicate, 0).unwrap().id, "b");
+        let array = r#"["a", ["a"], ["b"], null, 0, null, "exact", 2, 1, "ab"]"#;
+        assert_eq!(own_instance(array), None);
+        assert!(parse_instance(array, 0).is_err());
+        let authors = r#"{"id": "a", "inputs": ["a"], "outputs": ["b"], "programs": ["replace('a', 'b')"], "max_rules": 2, "max_rule_len": 1, "alphabet": "ab"}"#;
+        assert_eq!(own_instance(authors), None);
+    }
 
     #[test]
     fn reads_the_authors_line() {

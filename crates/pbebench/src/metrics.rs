@@ -229,12 +229,18 @@ pub fn pass_at_k(n: usize, c: usize, k: usize) -> Option<f64> {
 /// subsets, so per-instance values averaged give the dataset's k-fold figure.
 /// `None` unless `1 ≤ k ≤ n`.
 pub fn best_of_k_average(values: &[f64], k: usize) -> Option<f64> {
-    let n = values.len();
+    let mut sorted = values.to_vec();
+    sorted.sort_by(|a, b| b.total_cmp(a));
+    best_of_k_average_sorted(&sorted, k)
+}
+
+/// [`best_of_k_average`] of values already sorted from highest to lowest (by
+/// `f64::total_cmp`), for computing it at several k with one sort.
+pub fn best_of_k_average_sorted(sorted: &[f64], k: usize) -> Option<f64> {
+    let n = sorted.len();
     if k == 0 || k > n {
         return None;
     }
-    let mut sorted = values.to_vec();
-    sorted.sort_by(|a, b| b.total_cmp(a));
     let mut weight = k as f64 / n as f64;
     let mut total = 0.0;
     for (r, v) in sorted.iter().enumerate() {

@@ -309,15 +309,6 @@ pub struct ParsedResponse {
 }
 
 impl ParsedResponse {
-    fn failed(status: ResponseStatus, blocks: usize) -> Self {
-        ParsedResponse {
-            status,
-            blocks,
-            rules: Vec::new(),
-            dropped_rules: 0,
-        }
-    }
-
     /// The cascade the response stands for: its valid rules in order (an invalid rule is
     /// the identity, so leaving it out is the same). An invalid response is the identity.
     pub fn cascade(&self) -> Cascade {
@@ -366,22 +357,100 @@ pub fn render_answer(cascade: &Cascade) -> String {
 /// Parses a response: thinking removed, the chosen block read, rules checked and cut to
 /// `limits.max_rules`. Never panics; linear in the length of `text`.
 pub fn parse_response(text: &str, limits: &Limits, choice: BlockChoice) -> ParsedResponse {
-    let Some(visible) = strip_thinking(text) else {
-        return ParsedResponse::failed(ResponseStatus::UnclosedThinking, 0);
-    };
-    let blocks = code_blocks(&visible);
-    let chosen = match choice {
-        BlockChoice::First => blocks.first(),
-        BlockChoice::Last => blocks.last(),
-    };
-    let Some(block) = chosen else {
-        return ParsedResponse::failed(ResponseStatus::NoCodeBlock, 0);
-    };
-    let outcomes = match parse_block(block) {
-        Ok(outcomes) => outcomes,
-        Err(reason) => {
-            return ParsedResponse::failed(ResponseStatus::Unparsable { reason }, blocks.len())
+    read_answer(text, limits, choice, |answer| ParsedResponse {
+        status: answer.status,
+        blocks: answer.blocks,
+        dropped_rules: answer.dropped_rules,
+        rules: answer
+            .rules
+            .into_iter()
+            .map(|rule| {
+                let (pattern, replacement) = match rule.sides {
+                    Some((a, b)) => (Some(a.into_owned()), Some(b.into_owned())),
+                    None => (None, None),
+                };
+                ParsedRule {
+                    pattern,
+                    replacement,
+                    problems: rule.problems,
+                }
+            })
+            .collect(),
+    })
+}
+
+/// A rule of an [`Answer`]: a [`ParsedRule`] whose sides may be borrowed from the response.
+pub(crate) struct AnswerRule<'a> {
+    /// The pattern and the replacement, when the rule had two string arguments.
+    pub sides: Option<(Cow<'a, str>, Cow<'a, str>)>,
+    /// Every broken constraint; empty for a valid rule.
+    pub problems: Vec<RuleProblem>,
+}
+
+impl AnswerRule<'_> {
+    /// The pattern and replacement of a valid rule.
+    pub fn valid_sides(&self) -> Option<(&str, &str)> {
+        match &self.sides {
+            Some((a, b)) if self.problems.is_empty() => Some((a, b)),
+            _ => None,
         }
+    }
+}
+
+/// A [`ParsedResponse`] before its strings are copied out of the response: what scoring
+/// reads, so that a plain answer is checked and applied without allocating its rules.
+pub(crate) struct Answer<'a> {
+    /// As in [`ParsedResponse`].
+    pub status: ResponseStatus,
+    /// As in [`ParsedResponse`].
+    pub blocks: usize,
+    /// As in [`ParsedResponse`].
+    pub rules: Vec<AnswerRule<'a>>,
+    /// As in [`ParsedResponse`].
+    pub dropped_rules: usize,
+}
+
+impl Answer<'_> {
+    /// True when the response is entirely valid ([`ParsedResponse::is_valid`]).
+    pub fn is_valid(&self) -> bool {
+        self.status == ResponseStatus::Parsed
+            && self.dropped_rules == 0
+            && self.rules.iter().all(|r| r.problems.is_empty())
+    }
+}
+
+/// Reads the answer of a response (as [`parse_response`] does) and hands it to `then`:
+/// the answer may borrow from the response with its thinking removed, which lives only
+/// during this call.
+pub(crate) fn read_answer<R>(
+    text: &str,
+    limits: &Limits,
+    choice: BlockChoice,
+    then: impl FnOnce(Answer<'_>) -> R,
+) -> R {
+    let failed = |status, blocks| Answer {
+        status,
+        blocks,
+        rules: Vec::new(),
+        dropped_rules: 0,
+    };
+    let Some(visible) = strip_thinking(text) else {
+        return then(failed(ResponseStatus::UnclosedThinking, 0));
+    };
+    // The chosen block and how many there are, without collecting them.
+    let (mut chosen, mut count) = (None, 0);
+    for block in blocks(&visible) {
+        count += 1;
+        if choice == BlockChoice::Last || chosen.is_none() {
+            chosen = Some(block);
+        }
+    }
+    let Some(block) = chosen else {
+        return then(failed(ResponseStatus::NoCodeBlock, 0));
+    };
+    let outcomes = match syntax::read_rules(block) {
+        Ok(outcomes) => outcomes,
+        Err(reason) => return then(failed(ResponseStatus::Unparsable { reason }, count)),
     };
     let kept = outcomes.len().min(limits.max_rules);
     let dropped_rules = outcomes.len() - kept;
@@ -389,33 +458,31 @@ pub fn parse_response(text: &str, limits: &Limits, choice: BlockChoice) -> Parse
         .into_iter()
         .take(kept)
         .map(|outcome| match outcome {
-            Ok((pattern, replacement)) => ParsedRule {
+            Ok((pattern, replacement)) => AnswerRule {
                 problems: limits.check(&pattern, &replacement),
-                pattern: Some(pattern),
-                replacement: Some(replacement),
+                sides: Some((pattern, replacement)),
             },
-            Err(problem) => ParsedRule {
-                pattern: None,
-                replacement: None,
+            Err(problem) => AnswerRule {
+                sides: None,
                 problems: vec![problem],
             },
         })
-        .collect::<Vec<_>>();
-    ParsedResponse {
+        .collect();
+    then(Answer {
         status: ResponseStatus::Parsed,
-        blocks: blocks.len(),
+        blocks: count,
         dropped_rules,
         rules,
-    }
+    })
 }
 
-/// The first occurrence of a short ASCII `needle` in `hay`: a byte search for its first
-/// byte, then a comparison. Faster than the general substring search on long prose in
-/// which that byte is rare (`<`, `` ` ``).
+/// The first occurrence of a short ASCII `needle` in `hay`: a vectorised search for its
+/// first byte, then a comparison. Faster than the general substring search on long prose
+/// in which that byte is rare (`<`, `` ` ``).
 fn find(hay: &str, needle: &str) -> Option<usize> {
-    let first = char::from(needle.as_bytes()[0]);
+    let (hay, needle) = (hay.as_bytes(), needle.as_bytes());
     let mut from = 0;
-    while let Some(i) = hay[from..].find(first) {
+    while let Some(i) = memchr::memchr(needle[0], &hay[from..]) {
         let at = from + i;
         if hay[at..].starts_with(needle) {
             return Some(at);
@@ -432,7 +499,7 @@ const THINK_CLOSE: &str = "</think>";
 /// `</think>` comes before any `<think>` (chat templates that open the thinking in the
 /// prompt) everything up to it. `None` when a `<think>` is never closed: no answer was given.
 pub fn strip_thinking(text: &str) -> Option<Cow<'_, str>> {
-    if !text.contains('<') {
+    if memchr::memchr(b'<', text.as_bytes()).is_none() {
         return Some(Cow::Borrowed(text));
     }
     let mut rest = text;
@@ -461,9 +528,14 @@ const FENCE: &str = "```";
 /// or untagged, in order. Fences need not start a line (```` ```python [...]``` ```` on one
 /// line counts); a block with another tag is skipped; an unclosed fence ends the search.
 pub fn code_blocks(text: &str) -> Vec<&str> {
-    let mut blocks = Vec::new();
+    blocks(text).collect()
+}
+
+/// The blocks of [`code_blocks`], one at a time.
+fn blocks(text: &str) -> impl Iterator<Item = &str> {
     let mut pos = 0;
-    while let Some(found) = find(&text[pos..], FENCE) {
+    std::iter::from_fn(move || loop {
+        let found = find(&text[pos..], FENCE)?;
         let info_start = pos + found + FENCE.len();
         let info_len = text[info_start..]
             .bytes()
@@ -472,28 +544,35 @@ pub fn code_blocks(text: &str) -> Vec<&str> {
         let info = &text[info_start..info_start + info_len];
         let body_start = info_start + info_len;
         let Some(close) = find(&text[body_start..], FENCE) else {
-            break;
+            // An unclosed fence ends the search.
+            pos = text.len();
+            return None;
         };
         let body_end = body_start + close;
+        pos = body_end + FENCE.len();
         if ["", "python", "py", "python3"]
             .iter()
             .any(|tag| info.eq_ignore_ascii_case(tag))
         {
-            blocks.push(&text[body_start..body_end]);
+            return Some(&text[body_start..body_end]);
         }
-        pos = body_end + FENCE.len();
-    }
-    blocks
+    })
 }
 
 /// One rule as read from a block, before the limits are checked: its two string arguments,
 /// or why it is not a rule.
 pub type RuleOutcome = Result<(String, String), RuleProblem>;
 
+/// A [`RuleOutcome`] whose strings may be borrowed from the block.
+type RuleRead<'a> = Result<(Cow<'a, str>, Cow<'a, str>), RuleProblem>;
+
 /// Reads the rules of one code block, in order, without checking limits. `Err` says why the
 /// block holds no answer (a lexical error, unbalanced brackets, no rules at all).
 pub fn parse_block(code: &str) -> Result<Vec<RuleOutcome>, String> {
-    syntax::read_rules(code)
+    Ok(syntax::read_rules(code)?
+        .into_iter()
+        .map(|rule| rule.map(|(a, b)| (a.into_owned(), b.into_owned())))
+        .collect())
 }
 
 #[cfg(test)]

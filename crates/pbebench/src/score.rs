@@ -9,16 +9,16 @@
 use crate::instance::Instance;
 use crate::metrics;
 use crate::relations::Category;
-use crate::response::{parse_response, BlockChoice, Limits, ParsedResponse};
-use crate::rule::{Cascade, Rule};
+use crate::response::{read_answer, Answer, BlockChoice, Limits};
+use crate::rule::{replace_into, Cascade, Rule};
 use rayon::prelude::*;
+use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fs::File;
-use std::io::{self, BufRead, BufReader};
+use std::io::{self, Read};
 use std::path::{Path, PathBuf};
-use std::rc::Rc;
 
 /// How responses are read and scored.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -116,24 +116,33 @@ impl<'a> Gold<'a> {
         }
     }
 
-    /// The figures of predicted outputs for the visible examples.
-    fn evaluate<S: AsRef<str>>(&self, predicted: &[S]) -> Evaluation {
+    /// The figures of predicted outputs for the visible examples, in one pass over them:
+    /// what [`metrics::passes`], [`metrics::total_char_distance`],
+    /// [`metrics::total_word_distance`], [`metrics::examples_reproduced`] and
+    /// [`metrics::fractional_score`] give (an example reproduced is at distance 0).
+    fn evaluate<'s>(&self, predicted: impl ExactSizeIterator<Item = &'s str>) -> Evaluation {
         let outputs = &self.instance.outputs;
-        let pass = metrics::passes(outputs, predicted);
-        let (char_dist, word_dist) = if pass {
-            (0, 0)
-        } else {
-            (
-                metrics::total_char_distance(predicted, outputs),
-                metrics::total_word_distance(predicted, outputs),
-            )
-        };
+        let predicted_len = predicted.len();
+        let (mut reproduced, mut char_dist, mut word_dist) = (0, 0, 0);
+        for (output, p) in outputs.iter().zip(predicted) {
+            if p == output {
+                reproduced += 1;
+            } else {
+                char_dist += metrics::char_distance(p, output);
+                word_dist += metrics::word_distance(p, output);
+            }
+        }
+        let pass = outputs.len() == predicted_len && reproduced == outputs.len();
         Evaluation {
             pass,
             edit_sim: metrics::edit_sim_ratio(char_dist, self.char_dist),
             edit_sim_word: metrics::edit_sim_ratio(word_dist, self.word_dist),
-            reproduced: metrics::examples_reproduced(outputs, predicted),
-            score: metrics::fractional_score(outputs, predicted),
+            reproduced,
+            score: if outputs.is_empty() {
+                0.0
+            } else {
+                reproduced as f64 / outputs.len() as f64
+            },
         }
     }
 
@@ -141,43 +150,69 @@ impl<'a> Gold<'a> {
     /// start with the same rules (samples of one instance often repeat a cascade, or
     /// differ only late): taken in sorted order, each cascade resumes from the state after
     /// its longest common prefix with the previous one, and a repeated cascade reuses its
-    /// evaluation. A rule changes few strings, so states share the unchanged ones, and
-    /// strings lacking one of the pattern's bytes are not searched.
-    fn evaluate_all(&self, cascades: &[Cascade]) -> Vec<Evaluation> {
+    /// evaluation. The order only decides what is shared, never a result. A rule changes
+    /// few strings, so states share the unchanged ones, and strings lacking one of the
+    /// pattern's bytes are not searched.
+    fn evaluate_all(&self, readings: &[ResponseReading]) -> Vec<Evaluation> {
+        // Equal rules get equal numbers: cascades sort and compare as lists of numbers.
+        let mut numbers: FxHashMap<(&str, &str), u32> = FxHashMap::default();
+        let cascades: Vec<Vec<u32>> = readings
+            .iter()
+            .map(|r| {
+                r.rules()
+                    .map(|rule| {
+                        let next = numbers.len() as u32;
+                        *numbers.entry(rule).or_insert(next)
+                    })
+                    .collect()
+            })
+            .collect();
         let mut order: Vec<usize> = (0..cascades.len()).collect();
-        order.sort_by(|&a, &b| cascades[a].rules().cmp(cascades[b].rules()));
-        let inputs = self.instance.inputs.iter().map(|s| Text::new(s));
-        let mut states: Vec<Vec<Text>> = vec![inputs.collect()];
+        order.sort_unstable_by(|&a, &b| cascades[a].cmp(&cascades[b]));
+        // The states, one after the other: `n` spans of `texts` each, the inputs first.
+        let n = self.instance.inputs.len();
+        let mut texts = String::new();
+        let mut states: Vec<Span> = Vec::with_capacity(n * 8);
+        for input in &self.instance.inputs {
+            states.push(Span::push(&mut texts, input));
+        }
         let mut scratch = String::new();
-        let mut previous: Option<(&[Rule], Evaluation)> = None;
+        let mut previous: Option<(&[u32], Evaluation)> = None;
         let mut evaluations = vec![None; cascades.len()];
         for k in order {
-            let rules = cascades[k].rules();
-            let before = previous.map_or(&[][..], |(rules, _)| rules);
-            if let Some((_, e)) = previous.filter(|_| before == rules) {
+            let numbers = &cascades[k][..];
+            let before = previous.map_or(&[][..], |(numbers, _)| numbers);
+            if let Some((_, e)) = previous.filter(|_| before == numbers) {
                 evaluations[k] = Some(e);
                 continue;
             }
-            let common = rules.iter().zip(before).take_while(|(a, b)| a == b).count();
-            states.truncate(common + 1);
-            for rule in &rules[common..] {
-                let needs = byte_set(rule.pattern());
-                let last = states.last().expect("the inputs are never popped");
-                let next = last
-                    .iter()
-                    .map(|t| {
-                        if needs & !t.bytes == 0 && rule.apply_into(&t.text, &mut scratch) {
-                            Text::new(&scratch)
-                        } else {
-                            t.clone()
-                        }
-                    })
-                    .collect();
-                states.push(next);
+            let common = numbers
+                .iter()
+                .zip(before)
+                .take_while(|(a, b)| a == b)
+                .count();
+            states.truncate((common + 1) * n);
+            for (pattern, replacement) in readings[k].rules().skip(common) {
+                let needs = byte_set(pattern);
+                states.reserve(n);
+                let last = states.len() - n;
+                for i in last..last + n {
+                    let span = states[i];
+                    // What `Rule::apply_into` answers: the pattern occurs and changes it.
+                    let fires = needs & !span.bytes == 0
+                        && replace_into(span.text(&texts), pattern, replacement, &mut scratch)
+                        && pattern != replacement;
+                    states.push(if fires {
+                        Span::push(&mut texts, &scratch)
+                    } else {
+                        span
+                    });
+                }
             }
-            let e = self.evaluate(states.last().expect("the inputs are never popped"));
+            let last = &states[states.len() - n..];
+            let e = self.evaluate(last.iter().map(|span| span.text(&texts)));
             evaluations[k] = Some(e);
-            previous = Some((rules, e));
+            previous = Some((numbers, e));
         }
         evaluations
             .into_iter()
@@ -185,27 +220,18 @@ impl<'a> Gold<'a> {
             .collect()
     }
 
-    /// Scores the responses of one instance (at least one): parsed, then their cascades
+    /// Scores the read responses of one instance (at least one): their cascades are
     /// evaluated together.
-    fn score_all<S: AsRef<str>>(
-        &self,
-        responses: &[S],
-        options: &ScoreOptions,
-    ) -> (Vec<SampleScore>, Vec<Cascade>) {
-        let parsed: Vec<ParsedResponse> = responses
-            .iter()
-            .map(|r| parse_response(r.as_ref(), &self.limits, options.block))
-            .collect();
-        let cascades: Vec<Cascade> = parsed.iter().map(ParsedResponse::cascade).collect();
-        let evaluations = self.evaluate_all(&cascades);
-        let samples = parsed
+    fn score_all(&self, parsed: &[ResponseReading]) -> Vec<SampleScore> {
+        let evaluations = self.evaluate_all(parsed);
+        parsed
             .iter()
             .zip(evaluations)
             .map(|(p, e)| SampleScore {
-                parsed: p.is_parsed(),
-                valid: p.is_valid(),
-                rules: p.rules.len(),
-                valid_rules: p.valid_rules(),
+                parsed: p.parsed,
+                valid: p.valid,
+                rules: p.rules,
+                valid_rules: p.valid_rules,
                 dropped_rules: p.dropped_rules,
                 pass: e.pass,
                 edit_sim: e.edit_sim,
@@ -213,37 +239,109 @@ impl<'a> Gold<'a> {
                 reproduced: e.reproduced,
                 score: e.score,
             })
-            .collect();
-        (samples, cascades)
+            .collect()
     }
 }
 
-/// A shared string with the set of its bytes (modulo 128): a rule whose pattern has a byte
-/// outside the set cannot fire on it.
-#[derive(Debug, Clone)]
-struct Text {
-    text: Rc<str>,
-    bytes: u128,
+/// A response as scoring reads it, without its text: the counts of its
+/// [`crate::response::ParsedResponse`] and its cascade. The [`Default`] is what an empty
+/// response reads as (no code block).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ResponseReading {
+    parsed: bool,
+    valid: bool,
+    rules: usize,
+    valid_rules: usize,
+    dropped_rules: usize,
+    /// The cascade's patterns and replacements, one after the other, and where each rule's
+    /// pattern starts, where its replacement starts and where that ends: two allocations
+    /// per response rather than two per rule.
+    sides: String,
+    cascade: Vec<[usize; 3]>,
 }
 
-impl Text {
-    fn new(s: &str) -> Self {
-        Text {
-            text: Rc::from(s),
+impl ResponseReading {
+    /// Parses `response` under `instance`'s limits and keeps what scoring needs.
+    pub fn new(instance: &Instance, response: &str, options: &ScoreOptions) -> Self {
+        Self::under(&Limits::of(instance), response, options)
+    }
+
+    fn under(limits: &Limits, response: &str, options: &ScoreOptions) -> Self {
+        read_answer(response, limits, options.block, Self::of)
+    }
+
+    fn of(answer: Answer<'_>) -> Self {
+        let mut reading = ResponseReading {
+            parsed: answer.status == crate::response::ResponseStatus::Parsed,
+            valid: answer.is_valid(),
+            rules: answer.rules.len(),
+            valid_rules: answer
+                .rules
+                .iter()
+                .filter(|r| r.problems.is_empty())
+                .count(),
+            dropped_rules: answer.dropped_rules,
+            sides: String::new(),
+            cascade: Vec::new(),
+        };
+        // The valid rules, as `ParsedResponse::cascade` keeps them (a rule needs a pattern).
+        for (a, b) in answer.rules.iter().filter_map(|r| r.valid_sides()) {
+            if !a.is_empty() {
+                let start = reading.sides.len();
+                reading.sides.push_str(a);
+                reading.sides.push_str(b);
+                reading
+                    .cascade
+                    .push([start, start + a.len(), reading.sides.len()]);
+            }
+        }
+        reading
+    }
+
+    /// The rules of the cascade, as (pattern, replacement).
+    fn rules(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.cascade
+            .iter()
+            .map(|&[a, b, end]| (&self.sides[a..b], &self.sides[b..end]))
+    }
+
+    /// The cascade the response stands for ([`crate::response::ParsedResponse::cascade`]).
+    pub fn cascade(&self) -> Cascade {
+        self.rules()
+            .filter_map(|(a, b)| Rule::new(a, b).ok())
+            .collect()
+    }
+}
+
+/// A string of a state, kept in the text all states share, with the set of its bytes
+/// (modulo 64): a rule whose pattern has a byte outside the set cannot fire on it.
+#[derive(Debug, Clone, Copy)]
+struct Span {
+    start: usize,
+    end: usize,
+    bytes: u64,
+}
+
+impl Span {
+    /// Appends `s` to `texts`.
+    fn push(texts: &mut String, s: &str) -> Self {
+        let start = texts.len();
+        texts.push_str(s);
+        Span {
+            start,
+            end: texts.len(),
             bytes: byte_set(s),
         }
     }
-}
 
-impl AsRef<str> for Text {
-    fn as_ref(&self) -> &str {
-        &self.text
+    fn text<'t>(&self, texts: &'t str) -> &'t str {
+        &texts[self.start..self.end]
     }
 }
 
-/// The bytes of `s`, each as bit `b mod 128` (a superset test, so the folding is safe).
-fn byte_set(s: &str) -> u128 {
-    s.bytes().fold(0, |set, b| set | 1 << (b & 127))
+/// The bytes of `s`, each as bit `b mod 64` (a superset test, so the folding is safe).
+fn byte_set(s: &str) -> u64 {
+    s.bytes().fold(0, |set, b| set | 1 << (b & 63))
 }
 
 /// The figures of one cascade on an instance's visible examples.
@@ -265,16 +363,33 @@ pub fn score_instance<S: AsRef<str>>(
     responses: &[S],
     options: &ScoreOptions,
 ) -> InstanceScore {
+    let limits = Limits::of(instance);
+    let readings: Vec<ResponseReading> = responses
+        .iter()
+        .map(|r| ResponseReading::under(&limits, r.as_ref(), options))
+        .collect();
+    score_readings(instance, &readings, options)
+}
+
+/// [`score_instance`] on responses already read ([`ResponseReading`]).
+pub fn score_readings(
+    instance: &Instance,
+    readings: &[ResponseReading],
+    options: &ScoreOptions,
+) -> InstanceScore {
     let gold = Gold::new(instance);
-    let missing = responses.is_empty();
-    let (samples, mut cascades) = if missing {
-        gold.score_all(&[""], options)
+    let missing = readings.is_empty();
+    let empty;
+    let readings = if missing {
+        empty = [ResponseReading::under(&gold.limits, "", options)];
+        &empty[..]
     } else {
-        gold.score_all(responses, options)
+        readings
     };
+    let samples = gold.score_all(readings);
     let best = metrics::best_of_k(samples.iter().map(|s| (s.pass, s.edit_sim))).unwrap_or(0);
     let chosen = &samples[best];
-    let cascade = cascades.swap_remove(best);
+    let cascade = readings[best].cascade();
     let heldout_pass = (!instance.heldout_inputs.is_empty())
         .then(|| cascade.reproduces(&instance.heldout_inputs, &instance.heldout_outputs));
     InstanceScore {
@@ -326,31 +441,82 @@ impl<'a> Rewarder<'a> {
 
     /// The same value as [`reward`]`(instance, response)`.
     pub fn reward(&self, response: &str) -> f64 {
-        let parsed = parse_response(response, &self.limits, BlockChoice::Last);
-        // The valid rules, in order: the cascade of `parsed` without building it.
-        let rules: Vec<(&str, &str)> = parsed
-            .rules
-            .iter()
-            .filter(|r| r.is_valid())
-            .filter_map(|r| match (&r.pattern, &r.replacement) {
-                (Some(a), Some(b)) if !a.is_empty() => Some((a.as_str(), b.as_str())),
-                _ => None,
-            })
-            .collect();
+        read_answer(response, &self.limits, BlockChoice::Last, |answer| {
+            self.reward_of(&valid_rules(&answer), &mut Buffers::default())
+        })
+    }
+
+    /// [`Rewarder::reward`] of each response, in order. A cascade that several responses
+    /// give is applied once: samples of one prompt often agree.
+    pub fn rewards<S: AsRef<str>>(&self, responses: &[S]) -> Vec<f64> {
+        let mut known: FxHashMap<Vec<u8>, f64> = FxHashMap::default();
+        let mut buffers = Buffers::default();
+        let mut key = Vec::new();
+        let rewards = responses.iter().map(|response| {
+            read_answer(
+                response.as_ref(),
+                &self.limits,
+                BlockChoice::Last,
+                |answer| {
+                    let rules = valid_rules(&answer);
+                    // The rules, each side as its length and its bytes: equal keys, equal rules.
+                    key.clear();
+                    for (a, b, _) in &rules {
+                        for side in [a, b] {
+                            key.extend_from_slice(&side.len().to_le_bytes());
+                            key.extend_from_slice(side.as_bytes());
+                        }
+                    }
+                    if let Some(&reward) = known.get(key.as_slice()) {
+                        return reward;
+                    }
+                    let reward = self.reward_of(&rules, &mut buffers);
+                    known.insert(key.clone(), reward);
+                    reward
+                },
+            )
+        });
+        rewards.collect()
+    }
+
+    /// The Edit_Sim of the cascade of `rules` (valid, with their patterns' byte sets).
+    fn reward_of(&self, rules: &[(&str, &str, u64)], buffers: &mut Buffers) -> f64 {
+        let Buffers { cur, next } = buffers;
         let mut pred_dist = 0;
-        let (mut cur, mut next) = (String::new(), String::new());
         for (input, output) in self.instance.inputs.iter().zip(&self.instance.outputs) {
             cur.clear();
             cur.push_str(input);
-            for &(a, b) in &rules {
-                if crate::rule::replace_into(&cur, a, b, &mut next) {
-                    std::mem::swap(&mut cur, &mut next);
+            let mut bytes = byte_set(cur);
+            for &(a, b, needs) in rules {
+                // A pattern with a byte the string lacks cannot occur in it.
+                if needs & !bytes == 0 && replace_into(cur, a, b, next) {
+                    std::mem::swap(cur, next);
+                    bytes = byte_set(cur);
                 }
             }
-            pred_dist += metrics::char_distance(&cur, output);
+            pred_dist += metrics::char_distance(cur, output);
         }
         metrics::edit_sim_ratio(pred_dist, self.gold_dist)
     }
+}
+
+/// The strings a reward is computed in, kept between responses.
+#[derive(Default)]
+struct Buffers {
+    cur: String,
+    next: String,
+}
+
+/// The valid rules of an answer, in order (its cascade, without building it), each with
+/// the set of its pattern's bytes.
+fn valid_rules<'a>(answer: &'a Answer<'_>) -> Vec<(&'a str, &'a str, u64)> {
+    answer
+        .rules
+        .iter()
+        .filter_map(|r| r.valid_sides())
+        .filter(|(a, _)| !a.is_empty())
+        .map(|(a, b)| (a, b, byte_set(a)))
+        .collect()
 }
 
 /// Aggregate figures over a set of instances. All are averages over instances (macro)
@@ -453,16 +619,24 @@ fn aggregate(scores: &[&InstanceScore]) -> Aggregate {
     }
     let mut pass_at_k = BTreeMap::new();
     let mut edit_sim_at_k = BTreeMap::new();
+    // Each instance's Edit_Sims, highest first, sorted once for every k.
+    let sorted_sims: Vec<Vec<f64>> = scores
+        .iter()
+        .map(|s| {
+            let mut sims: Vec<f64> = s.samples.iter().map(|x| x.edit_sim).collect();
+            sims.sort_by(|a, b| b.total_cmp(a));
+            sims
+        })
+        .collect();
     for &k in &ks {
         // A missing instance has its one empty response: k is capped at 1 for it.
         let mut pass = Vec::with_capacity(scores.len());
         let mut sim = Vec::with_capacity(scores.len());
-        for s in scores {
+        for (s, sims) in scores.iter().zip(&sorted_sims) {
             let n = s.samples.len();
             let k = k.min(n);
             pass.push(metrics::pass_at_k(n, s.passing_samples(), k).unwrap_or(0.0));
-            let sims: Vec<f64> = s.samples.iter().map(|x| x.edit_sim).collect();
-            sim.push(metrics::best_of_k_average(&sims, k).unwrap_or(0.0));
+            sim.push(metrics::best_of_k_average_sorted(sims, k).unwrap_or(0.0));
         }
         pass_at_k.insert(k, metrics::mean(&pass).unwrap_or(0.0));
         edit_sim_at_k.insert(k, metrics::mean(&sim).unwrap_or(0.0));
@@ -503,12 +677,14 @@ pub struct LineIssue {
 }
 
 /// The responses of a file, grouped by instance id, with the countable problems found.
+/// Each response is its text, or what scoring reads of it ([`ResponseReading`], from
+/// [`score_responses`]).
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Responses {
+pub struct Responses<T = String> {
     /// The file read (empty for in-memory input).
     pub path: PathBuf,
     /// Responses per instance id, in sample order.
-    pub by_id: HashMap<String, Vec<String>>,
+    pub by_id: HashMap<String, Vec<T>>,
     /// Lines naming an id absent from the dataset (ignored).
     pub unknown: Vec<LineIssue>,
     /// Lines repeating an id or (id, sample) already given (ignored; the first wins).
@@ -549,13 +725,13 @@ pub enum InstanceRef {
 
 /// One line of a responses file.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ResponseRecord {
+pub struct ResponseRecord<T = String> {
     /// The instance.
     pub instance: InstanceRef,
     /// The sample number, when the line holds one sample of several.
     pub sample: Option<usize>,
     /// The responses of the line (a `null` response reads as empty: no answer).
-    pub responses: Vec<String>,
+    pub responses: Vec<T>,
 }
 
 /// Reads one line in any accepted format:
@@ -564,6 +740,35 @@ pub struct ResponseRecord {
 /// is a string, `null` (empty), or a message object with `content` (or `text`); thinking
 /// fields (`reasoning_content`, `chains_of_thought`) are never read.
 pub fn parse_response_line(line: &str) -> Result<ResponseRecord, String> {
+    match plain_response_line(line) {
+        Some(record) => Ok(record),
+        None => parse_response_line_generally(line),
+    }
+}
+
+/// The common line `{"id": "…", "responses": ["…", …]}` (or `"response": "…"`) read
+/// straight into its record, without building a JSON tree. `None` for any other line
+/// (other fields, numbers, nulls, messages, duplicate keys, errors), which
+/// [`parse_response_line_generally`] reads, deciding and wording errors as it always did.
+fn plain_response_line(line: &str) -> Option<ResponseRecord> {
+    if !line.trim_start().starts_with('{') {
+        return None;
+    }
+    let plain = serde_json::from_str::<PlainLine>(line).ok()?;
+    let responses = match (plain.response, plain.responses) {
+        (Some(r), None) => vec![r],
+        (None, Some(rs)) => rs,
+        _ => return None,
+    };
+    Some(ResponseRecord {
+        instance: InstanceRef::Id(plain.id),
+        sample: None,
+        responses,
+    })
+}
+
+/// [`parse_response_line`] through a JSON tree: every format, every error.
+fn parse_response_line_generally(line: &str) -> Result<ResponseRecord, String> {
     let value: Value = serde_json::from_str(line).map_err(|e| {
         let message = e.to_string();
         let what = message
@@ -632,6 +837,25 @@ pub fn parse_response_line(line: &str) -> Result<ResponseRecord, String> {
     Err("a response line needs an 'id' (or the authors' 'input' with an 'index')".to_owned())
 }
 
+/// The common response line, as [`parse_response_line`] reads it first: a string id, and
+/// a string `response` or a list of strings `responses` (`null` is refused, not absent).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PlainLine {
+    id: String,
+    #[serde(default, deserialize_with = "present")]
+    response: Option<String>,
+    #[serde(default, deserialize_with = "present")]
+    responses: Option<Vec<String>>,
+}
+
+/// A field that is there (absent fields are `None` by `default`), never `null`.
+fn present<'de, D: serde::Deserializer<'de>, T: Deserialize<'de>>(
+    d: D,
+) -> Result<Option<T>, D::Error> {
+    T::deserialize(d).map(Some)
+}
+
 fn id_text(v: &Value) -> Result<String, String> {
     match v {
         Value::String(s) => Ok(s.clone()),
@@ -666,15 +890,15 @@ fn response_text(v: Value) -> Result<String, String> {
 /// Groups response records by instance, resolving the authors' indices against `dataset`
 /// and recording unknown ids and duplicates (the first occurrence wins).
 #[derive(Debug)]
-pub struct ResponseCollector<'a> {
+pub struct ResponseCollector<'a, T = String> {
     ids: HashSet<&'a str>,
     dataset: &'a [Instance],
     whole: HashMap<String, usize>,
-    samples: HashMap<String, BTreeMap<usize, (usize, String)>>,
-    out: Responses,
+    samples: HashMap<String, BTreeMap<usize, (usize, T)>>,
+    out: Responses<T>,
 }
 
-impl<'a> ResponseCollector<'a> {
+impl<'a, T: Default> ResponseCollector<'a, T> {
     /// An empty collection for `dataset`.
     pub fn new(dataset: &'a [Instance]) -> Self {
         ResponseCollector {
@@ -682,12 +906,17 @@ impl<'a> ResponseCollector<'a> {
             dataset,
             whole: HashMap::new(),
             samples: HashMap::new(),
-            out: Responses::default(),
+            out: Responses {
+                path: PathBuf::new(),
+                by_id: HashMap::new(),
+                unknown: Vec::new(),
+                duplicates: Vec::new(),
+            },
         }
     }
 
     /// Adds the record read from 1-based `line`.
-    pub fn add(&mut self, line: usize, record: ResponseRecord) {
+    pub fn add(&mut self, line: usize, record: ResponseRecord<T>) {
         let id = match record.instance {
             InstanceRef::Id(id) => id,
             InstanceRef::Index(i) => match self.dataset.get(i) {
@@ -752,7 +981,7 @@ impl<'a> ResponseCollector<'a> {
     }
 
     /// The grouped responses.
-    pub fn finish(mut self) -> Responses {
+    pub fn finish(mut self) -> Responses<T> {
         for (id, samples) in self.samples {
             self.out
                 .by_id
@@ -765,52 +994,260 @@ impl<'a> ResponseCollector<'a> {
 /// Reads a responses file (JSONL, any format of [`parse_response_line`]) for `dataset`.
 /// Malformed lines and bytes that are not UTF-8 are fatal (the first one, by line, is
 /// reported); unknown ids and duplicates are counted in the result. Lines are parsed in
-/// parallel, a chunk at a time, so memory stays bounded.
+/// parallel, a block of the file at a time, so memory stays bounded.
 pub fn read_responses(
     path: impl AsRef<Path>,
     dataset: &[Instance],
 ) -> Result<Responses, ResponsesError> {
-    const CHUNK: usize = 1024;
-    let path = path.as_ref();
+    read_records(path.as_ref(), dataset, read_line)
+}
+
+/// Reads a responses file and scores it against `dataset`: the scores of
+/// [`score_dataset`] on [`read_responses`], with the same input problems and errors, but
+/// each line's responses are read ([`ResponseReading`]) as soon as the line is, in
+/// parallel, and their text dropped, so memory does not grow with the responses' length.
+pub fn score_responses(
+    path: impl AsRef<Path>,
+    dataset: &[Instance],
+    options: &ScoreOptions,
+) -> Result<(Vec<InstanceScore>, Responses<ResponseReading>), ResponsesError> {
+    let position: HashMap<&str, usize> = dataset
+        .iter()
+        .enumerate()
+        .map(|(k, inst)| (inst.id.as_str(), k))
+        .collect();
+    let limits: Vec<Limits> = dataset.iter().map(Limits::of).collect();
+    let responses = read_records(path.as_ref(), dataset, |bytes| {
+        let common = CommonLine {
+            position: &position,
+            limits: &limits,
+            options,
+        };
+        if let Some(record) = common.read(bytes) {
+            return Ok(Some(record));
+        }
+        let Some(record) = read_line(bytes)? else {
+            return Ok(None);
+        };
+        let instance = match &record.instance {
+            InstanceRef::Id(id) => position.get(id.as_str()).copied(),
+            InstanceRef::Index(k) => Some(*k).filter(|k| *k < dataset.len()),
+        };
+        // A line for no instance of the dataset is only counted: its responses are not read.
+        let responses = match instance {
+            Some(k) => record
+                .responses
+                .iter()
+                .map(|r| ResponseReading::under(&limits[k], r, options))
+                .collect(),
+            None => Vec::new(),
+        };
+        Ok(Some(ResponseRecord {
+            instance: record.instance,
+            sample: record.sample,
+            responses,
+        }))
+    })?;
+    let scores = dataset
+        .par_iter()
+        .map(|instance| {
+            let given = responses
+                .by_id
+                .get(&instance.id)
+                .map_or(&[][..], Vec::as_slice);
+            score_readings(instance, given, options)
+        })
+        .collect();
+    Ok((scores, responses))
+}
+
+/// The common line `{"id": "…", "responses": ["…", …]}` (or `"response": "…"`) of an
+/// instance of the dataset, read in one pass: each response is read where the JSON reader
+/// decoded it, without a copy of its text. Any other line is left to the general path.
+struct CommonLine<'a> {
+    position: &'a HashMap<&'a str, usize>,
+    limits: &'a [Limits],
+    options: &'a ScoreOptions,
+}
+
+impl CommonLine<'_> {
+    /// The line's record, or `None` when it is not a common line of a known instance
+    /// (with exactly the keys `id`, then `response` or `responses`, and only strings).
+    fn read(&self, bytes: &[u8]) -> Option<ResponseRecord<ResponseReading>> {
+        let text = std::str::from_utf8(bytes.trim_ascii_end()).ok()?;
+        if !text.trim_start().starts_with('{') {
+            return None;
+        }
+        let mut json = serde_json::Deserializer::from_str(text);
+        let record = serde::Deserializer::deserialize_map(&mut json, self).ok()?;
+        json.end().ok()?;
+        Some(record)
+    }
+}
+
+/// The keys of a common line.
+#[derive(PartialEq)]
+enum LineKey {
+    Id,
+    Response,
+    Responses,
+    Other,
+}
+
+impl<'de> Deserialize<'de> for LineKey {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let key = std::borrow::Cow::<'de, str>::deserialize(d)?;
+        Ok(match key.as_ref() {
+            "id" => LineKey::Id,
+            "response" => LineKey::Response,
+            "responses" => LineKey::Responses,
+            _ => LineKey::Other,
+        })
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for &CommonLine<'_> {
+    type Value = ResponseRecord<ResponseReading>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a response line")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let other = || serde::de::Error::custom("not a common line");
+        if map.next_key::<LineKey>()? != Some(LineKey::Id) {
+            return Err(other());
+        }
+        let id: String = map.next_value()?;
+        let &k = self.position.get(id.as_str()).ok_or_else(other)?;
+        let read = ReadResponses {
+            limits: &self.limits[k],
+            options: self.options,
+        };
+        let responses = match map.next_key::<LineKey>()? {
+            Some(LineKey::Response) => vec![map.next_value_seed(ReadResponse(read))?],
+            Some(LineKey::Responses) => map.next_value_seed(read)?,
+            _ => return Err(other()),
+        };
+        if map.next_key::<LineKey>()?.is_some() {
+            return Err(other());
+        }
+        Ok(ResponseRecord {
+            instance: InstanceRef::Id(id),
+            sample: None,
+            responses,
+        })
+    }
+}
+
+/// A JSON list of response strings, each read under `limits`.
+#[derive(Clone, Copy)]
+struct ReadResponses<'a> {
+    limits: &'a Limits,
+    options: &'a ScoreOptions,
+}
+
+/// One JSON response string, read under the limits.
+struct ReadResponse<'a>(ReadResponses<'a>);
+
+impl<'de> serde::de::DeserializeSeed<'de> for ReadResponses<'_> {
+    type Value = Vec<ResponseReading>;
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for ReadResponses<'_> {
+    type Value = Vec<ResponseReading>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a list of responses")
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut readings = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+        while let Some(reading) = seq.next_element_seed(ReadResponse(self))? {
+            readings.push(reading);
+        }
+        Ok(readings)
+    }
+}
+
+impl<'de> serde::de::DeserializeSeed<'de> for ReadResponse<'_> {
+    type Value = ResponseReading;
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for ReadResponse<'_> {
+    type Value = ResponseReading;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a response string")
+    }
+
+    fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<Self::Value, E> {
+        Ok(ResponseReading::under(self.0.limits, text, self.0.options))
+    }
+}
+
+/// The records of a responses file, each line's read by `read` (`None` for a blank line),
+/// grouped by [`ResponseCollector`]. The file is read a block at a time, and the block's
+/// lines are read in parallel.
+fn read_records<T: Default + Send>(
+    path: &Path,
+    dataset: &[Instance],
+    read: impl Fn(&[u8]) -> Result<Option<ResponseRecord<T>>, String> + Sync,
+) -> Result<Responses<T>, ResponsesError> {
+    const BLOCK: u64 = 4 << 20;
     let io_err = |source| ResponsesError::Io {
         path: path.to_path_buf(),
         source,
     };
-    let mut reader = BufReader::new(File::open(path).map_err(io_err)?);
+    let mut file = File::open(path).map_err(io_err)?;
     let mut collector = ResponseCollector::new(dataset);
+    let mut buf: Vec<u8> = Vec::new();
     let mut line = 0;
-    let mut chunk: Vec<(usize, Vec<u8>)> = Vec::with_capacity(CHUNK);
-    // Lines of one file have similar lengths: sizing each buffer from the previous line
-    // saves the repeated growth (and copying) of a buffer that starts empty.
-    let mut hint = 0;
     loop {
-        let mut done = false;
-        while chunk.len() < CHUNK {
-            let mut buf = Vec::with_capacity(hint + hint / 8);
-            if reader.read_until(b'\n', &mut buf).map_err(io_err)? == 0 {
-                done = true;
-                break;
-            }
-            hint = buf.len();
+        let eof = (&mut file)
+            .take(BLOCK)
+            .read_to_end(&mut buf)
+            .map_err(io_err)?
+            == 0;
+        // The complete lines of the block; a line longer than a block waits for the next.
+        let end = if eof {
+            buf.len()
+        } else {
+            memchr::memrchr(b'\n', &buf).map_or(0, |i| i + 1)
+        };
+        let mut lines: Vec<(usize, &[u8])> = Vec::new();
+        let mut rest = &buf[..end];
+        while !rest.is_empty() {
+            let len = memchr::memchr(b'\n', rest).map_or(rest.len(), |i| i + 1);
             line += 1;
-            chunk.push((line, buf));
+            lines.push((line, &rest[..len]));
+            rest = &rest[len..];
         }
-        let records: Vec<Result<Option<ResponseRecord>, ResponsesError>> = chunk
+        let records: Vec<Result<Option<ResponseRecord<T>>, ResponsesError>> = lines
             .par_iter()
-            .map(|(line, bytes)| {
-                read_line(bytes).map_err(|message| ResponsesError::Line {
+            .map(|&(line, bytes)| {
+                read(bytes).map_err(|message| ResponsesError::Line {
                     path: path.to_path_buf(),
-                    line: *line,
+                    line,
                     message,
                 })
             })
             .collect();
-        for ((line, _), record) in chunk.drain(..).zip(records) {
+        for ((line, _), record) in lines.iter().zip(records) {
             if let Some(record) = record? {
-                collector.add(line, record);
+                collector.add(*line, record);
             }
         }
-        if done {
+        buf.drain(..end);
+        if eof {
             break;
         }
     }
@@ -863,9 +1300,9 @@ pub struct ScoreReport {
 }
 
 /// Builds the report of scored instances and the responses they came from.
-pub fn report(
+pub fn report<T>(
     scores: &[InstanceScore],
-    responses: &Responses,
+    responses: &Responses<T>,
     options: &ScoreOptions,
 ) -> ScoreReport {
     ScoreReport {
@@ -885,7 +1322,9 @@ pub fn report(
 mod tests {
     use super::*;
     use crate::relations::RelationMode;
+    use crate::response::parse_response;
     use crate::rule::Rule;
+    use proptest::prelude::*;
 
     fn instance(id: &str) -> Instance {
         // Gold: ab→c then c→d. Inputs: "xab"→"xd", "cc"→"dd", "q"→"q" (unchanged).
@@ -988,6 +1427,29 @@ mod tests {
     }
 
     #[test]
+    fn rewards_of_a_batch_are_each_reward() {
+        let inst = instance("a");
+        let rewarder = Rewarder::new(&inst);
+        let texts: Vec<String> = [
+            "[\"replace('ab', 'c')\", \"replace('c', 'd')\"]",
+            "[\"replace('c', 'd')\"]",
+            "[\"replace('ab', 'c')\", \"replace('c', 'd')\"]",
+            "[(\"ab\", \"c\"), (\"c\", \"d\")]",
+            "[\"replace('a', 'bc')\"]",
+            "[\"replace('ab', 'c')\"]",
+            "[]",
+        ]
+        .iter()
+        .map(|code| block(code))
+        .chain(["no block".to_owned(), String::new()])
+        .collect();
+        let one_by_one: Vec<f64> = texts.iter().map(|t| rewarder.reward(t)).collect();
+        assert_eq!(rewarder.rewards(&texts), one_by_one);
+        assert_eq!(one_by_one[0], 1.0);
+        assert_ne!(one_by_one[4], one_by_one[5]);
+    }
+
+    #[test]
     fn summary_by_hand() {
         let a = instance("a");
         let mut b = instance("b");
@@ -1049,6 +1511,110 @@ mod tests {
         ] {
             assert!(parse_response_line(bad).is_err(), "{bad}");
         }
+    }
+
+    /// JSON values a response line may hold, well-formed or not.
+    fn json_value() -> impl Strategy<Value = String> {
+        prop_oneof![
+            Just(r#""x""#.to_owned()),
+            Just(r#""a\n```python\n[\"replace('a', 'b')\"]\n```""#.to_owned()),
+            Just("null".to_owned()),
+            Just("7".to_owned()),
+            Just(r#"{"content": "y"}"#.to_owned()),
+            Just(r#"{"index": "3_1"}"#.to_owned()),
+            Just("[]".to_owned()),
+            Just(r#"["x", "y"]"#.to_owned()),
+            Just(r#"["x", null]"#.to_owned()),
+            Just(r#"["x", 3]"#.to_owned()),
+        ]
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(3000))]
+
+        /// Where the shortcut for common lines answers, the JSON tree reads the same.
+        #[test]
+        fn plain_lines_read_as_generally(
+            fields in proptest::collection::vec(
+                (
+                    proptest::sample::select(vec![
+                        "id", "id", "response", "responses", "responses", "sample", "input",
+                        "outputs", "other",
+                    ]),
+                    json_value(),
+                ),
+                0..4,
+            ),
+            array in proptest::prelude::any::<bool>(),
+        ) {
+            let line = if array {
+                format!("[{}]", fields.iter().map(|(_, v)| v.as_str()).collect::<Vec<_>>().join(", "))
+            } else {
+                let fields: Vec<String> = fields.iter().map(|(k, v)| format!("\"{k}\": {v}")).collect();
+                format!(" {{{}}}", fields.join(", "))
+            };
+            if let Some(record) = plain_response_line(&line) {
+                proptest::prop_assert_eq!(Ok(record), parse_response_line_generally(&line), "{}", line);
+            }
+        }
+    }
+
+    #[test]
+    fn common_lines_take_the_shortcut() {
+        for line in [
+            r#"{"id": "a", "response": "x"}"#,
+            r#"{"id": "a", "responses": ["x\ny", ""]}"#,
+        ] {
+            let record = plain_response_line(line);
+            assert!(record.is_some(), "{line}");
+            assert_eq!(record.map(Ok), Some(parse_response_line_generally(line)));
+        }
+        for line in [
+            r#"{"id": "a", "response": null, "responses": ["x"]}"#,
+            r#"{"id": "a", "id": "b", "response": "x"}"#,
+            r#"["a", "x"]"#,
+        ] {
+            assert_eq!(plain_response_line(line), None, "{line}");
+        }
+    }
+
+    #[test]
+    fn scoring_a_file_is_reading_then_scoring_it() {
+        let dataset = vec![instance("a"), instance("b"), instance("c"), instance("d")];
+        let good = serde_json::to_string(&block(r#"["replace('ab', 'c')", "replace('c', 'd')"]"#));
+        let near = serde_json::to_string(&block("[replace('ab', 'c')]")).unwrap();
+        let good = good.unwrap();
+        let lines = [
+            format!(r#"{{"id": "a", "responses": [{near}, {good}, null, "no block"]}}"#),
+            String::new(),
+            format!(r#"{{"id": "zz", "response": {good}}}"#),
+            format!(r#"{{"id": "b", "sample": 1, "response": {near}}}"#),
+            format!(r#"{{"id": "b", "sample": 0, "response": {{"content": {good}}}}}"#),
+            format!(r#"{{"id": "a", "response": {good}}}"#),
+            format!(r#"{{"input": {{"index": 2}}, "outputs": [{near}, {near}]}}"#),
+            format!(r#"{{"input": {{"index": "9_0"}}, "outputs": [{good}]}}"#),
+        ];
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("responses.jsonl");
+        std::fs::write(&path, lines.join("\n")).unwrap();
+        for block in [BlockChoice::First, BlockChoice::Last] {
+            let options = ScoreOptions { block };
+            let read = read_responses(&path, &dataset).unwrap();
+            let (scores, counted) = score_responses(&path, &dataset, &options).unwrap();
+            assert_eq!(scores, score_dataset(&dataset, &read, &options));
+            assert_eq!(
+                report(&scores, &counted, &options),
+                report(&scores, &read, &options)
+            );
+            assert_eq!((counted.unknown.len(), counted.duplicates.len()), (2, 1));
+            assert!(scores[0].pass && !scores[2].pass && scores[3].missing);
+        }
+        std::fs::write(&path, format!("{}\n{{\"id\": 3", lines[0])).unwrap();
+        let options = ScoreOptions::default();
+        let fatal = score_responses(&path, &dataset, &options).unwrap_err();
+        let expected = read_responses(&path, &dataset).unwrap_err();
+        assert_eq!(fatal.to_string(), expected.to_string());
+        assert!(fatal.to_string().contains(":2: malformed JSON"), "{fatal}");
     }
 
     #[test]

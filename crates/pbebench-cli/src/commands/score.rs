@@ -3,9 +3,7 @@
 use anyhow::{bail, Context};
 use pbebench::dataset::{read_dataset, AtomicFile};
 use pbebench::response::BlockChoice;
-use pbebench::score::{
-    read_responses, report, score_dataset, Aggregate, ScoreOptions, ScoreReport,
-};
+use pbebench::score::{report, score_responses, Aggregate, ScoreOptions, ScoreReport};
 use std::fmt::Write as _;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -69,9 +67,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     let out_file = args.out.as_ref().map(create).transpose()?;
     let per_instance_file = args.per_instance.as_ref().map(create).transpose()?;
-    let responses = read_responses(&args.responses, &dataset)?;
     let options = ScoreOptions { block: args.block };
-    let scores = score_dataset(&dataset, &responses, &options);
+    let (scores, responses) = score_responses(&args.responses, &dataset, &options)?;
     let report = report(&scores, &responses, &options);
     warn_about_input(&report, &args.responses);
     print!("{}", table(&report));

@@ -2,12 +2,106 @@
 //! stack that finds rule lists and `replace` calls. Linear in the block's length; nothing
 //! is evaluated.
 
-use super::{RuleOutcome, RuleProblem};
+use super::{RuleOutcome, RuleProblem, RuleRead};
 use crate::pylit;
+use std::borrow::Cow;
 
-/// Reads the rules of one code block (see [`super::parse_block`]).
-pub(super) fn read_rules(code: &str) -> Result<Vec<RuleOutcome>, String> {
+/// Reads the rules of one code block (see [`super::parse_block`]), their sides borrowed
+/// from `code` where the shortcut for plain lists read them.
+pub(super) fn read_rules(code: &str) -> Result<Vec<RuleRead<'_>>, String> {
+    match plain_list(code) {
+        Some(rules) => Ok(rules),
+        None => Ok(read_rules_generally(code)?
+            .into_iter()
+            .map(|rule| rule.map(|(a, b)| (Cow::Owned(a), Cow::Owned(b))))
+            .collect()),
+    }
+}
+
+/// [`read_rules`] without the shortcut for plain lists: every block goes through the
+/// tokens and the bracket stack.
+fn read_rules_generally(code: &str) -> Result<Vec<RuleOutcome>, String> {
     scan(code, false)?.into_rules()
+}
+
+/// The shape nearly every answer has, read without tokens or a bracket stack: a block that
+/// is one list literal and nothing else, whose elements are plain string literals (the
+/// released `"replace('a', 'b')"`) or plain calls `replace('a', 'b')`. *Plain* literals
+/// have no prefix, escape or line break and are not triple-quoted. `None` for any other
+/// block (comments, adjacent literals, statements, nested brackets…), which the general
+/// reader takes. Where this answers, it answers what the general reader would: such a list
+/// is the block's only statement, so its elements' rules are the answer whether or not
+/// one of them is a rule (a test checks the two readers against each other).
+fn plain_list(code: &str) -> Option<Vec<RuleRead<'_>>> {
+    let bytes = code.as_bytes();
+    let mut at = skip_space(bytes, 0);
+    if bytes.get(at) != Some(&b'[') {
+        return None;
+    }
+    let mut rules = Vec::new();
+    at = skip_space(bytes, at + 1);
+    while bytes.get(at) != Some(&b']') {
+        let (rule, end) = match plain_literal(code, at) {
+            Some((text, end)) => (rule_in_plain_string(text), end),
+            None => {
+                let (pattern, replacement, end) = plain_call(code, at)?;
+                (
+                    Ok((Cow::Borrowed(pattern), Cow::Borrowed(replacement))),
+                    end,
+                )
+            }
+        };
+        rules.push(rule);
+        at = skip_space(bytes, end);
+        match bytes.get(at)? {
+            b',' => at = skip_space(bytes, at + 1),
+            b']' => {}
+            _ => return None,
+        }
+    }
+    (skip_space(bytes, at + 1) == bytes.len()).then_some(rules)
+}
+
+/// Past the spaces, tabs and line ends from `at` (inside brackets, all the general reader
+/// skips).
+fn skip_space(bytes: &[u8], mut at: usize) -> usize {
+    while matches!(bytes.get(at), Some(b' ' | b'\t' | b'\r' | b'\n')) {
+        at += 1;
+    }
+    at
+}
+
+/// The value of the plain string literal (see [`plain_list`]) whose opening quote is at
+/// `at`, and the offset after it; `None` when no plain literal starts there.
+fn plain_literal(code: &str, at: usize) -> Option<(&str, usize)> {
+    let bytes = code.as_bytes();
+    let quote = *bytes.get(at).filter(|&&b| b == b'\'' || b == b'"')?;
+    let body = at + 1;
+    if bytes.get(body) == Some(&quote) {
+        // Two quotes are the empty string; three open a triple-quoted literal.
+        return (bytes.get(body + 1) != Some(&quote)).then_some(("", body + 1));
+    }
+    let len = memchr::memchr3(quote, b'\\', b'\n', &bytes[body..])?;
+    // The quote is ASCII, so the value ends on a character boundary.
+    (bytes[body + len] == quote).then(|| (&code[body..body + len], body + len + 1))
+}
+
+/// The arguments of the plain call `replace('a', 'b')` starting at `at`, and the offset
+/// after it; `None` when no such call starts there.
+fn plain_call(code: &str, at: usize) -> Option<(&str, &str, usize)> {
+    const CALL: &str = "replace(";
+    let bytes = code.as_bytes();
+    if !code[at..].starts_with(CALL) {
+        return None;
+    }
+    let (pattern, end) = plain_literal(code, skip_space(bytes, at + CALL.len()))?;
+    let comma = skip_space(bytes, end);
+    if bytes.get(comma) != Some(&b',') {
+        return None;
+    }
+    let (replacement, end) = plain_literal(code, skip_space(bytes, comma + 1))?;
+    let close = skip_space(bytes, end);
+    (bytes.get(close) == Some(&b')')).then_some((pattern, replacement, close + 1))
 }
 
 /// Python refuses brackets nested deeper than this ("too many nested parentheses").
@@ -453,8 +547,24 @@ fn call_outcome(args: &[Item], nested: bool) -> RuleOutcome {
 
 /// The rule held by a string such as `"replace('bc', 'dc')"` (the released format).
 fn rule_in_string(s: &str) -> RuleOutcome {
-    // The common spelling, read directly; everything else by the general reader, which
-    // accepts a superset (and reads this spelling the same way).
+    rule_in_plain_string(s).map(|(a, b)| (a.into_owned(), b.into_owned()))
+}
+
+/// [`rule_in_string`] with the sides borrowed from `s` when it is a plain call with a
+/// pattern (read directly); any other string goes to the general reader, which accepts a
+/// superset and reads plain calls the same way.
+fn rule_in_plain_string(s: &str) -> RuleRead<'_> {
+    match plain_call(s, 0) {
+        Some((pattern, replacement, end)) if end == s.len() && !pattern.is_empty() => {
+            Ok((Cow::Borrowed(pattern), Cow::Borrowed(replacement)))
+        }
+        _ => rule_in_string_generally(s).map(|(a, b)| (Cow::Owned(a), Cow::Owned(b))),
+    }
+}
+
+/// [`rule_in_string`] without the shortcut for plain calls: the common spelling read
+/// directly, anything else scanned.
+fn rule_in_string_generally(s: &str) -> RuleOutcome {
     if let Ok(rule) = crate::dataset::parse_replace_call(s) {
         return Ok(rule.into());
     }
@@ -463,5 +573,148 @@ fn rule_in_string(s: &str) -> RuleOutcome {
             found.calls.into_iter().next().expect("one call").1
         }
         _ => Err(RuleProblem::NotAReplaceCall),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn owned(rules: Vec<RuleRead<'_>>) -> Vec<RuleOutcome> {
+        rules
+            .into_iter()
+            .map(|rule| rule.map(|(a, b)| (a.into_owned(), b.into_owned())))
+            .collect()
+    }
+
+    /// Arguments of a rule, plain or not.
+    fn argument() -> BoxedStrategy<String> {
+        prop_oneof![
+            4 => "[abé]{0,3}".prop_map(|s| format!("'{s}'")),
+            2 => "[ab]{0,3}".prop_map(|s| format!("\"{s}\"")),
+            1 => Just("''".to_owned()),
+            1 => Just("r'a'".to_owned()),
+            1 => Just("'a\\'b'".to_owned()),
+            1 => Just("'''a'''".to_owned()),
+            1 => Just("'a' 'b'".to_owned()),
+            1 => Just("a".to_owned()),
+            1 => Just("'a".to_owned()),
+        ]
+        .boxed()
+    }
+
+    /// Bits of space, plain or not.
+    fn space() -> BoxedStrategy<String> {
+        prop_oneof![
+            4 => Just(String::new()),
+            4 => Just(" ".to_owned()),
+            1 => Just("\n    ".to_owned()),
+            1 => Just("\t\r\n".to_owned()),
+            1 => Just("\x0c".to_owned()),
+            1 => Just("\\\n".to_owned()),
+            1 => Just(" # note\n".to_owned()),
+        ]
+        .boxed()
+    }
+
+    /// `replace(A, B)` and things near it.
+    fn call() -> BoxedStrategy<String> {
+        (
+            prop_oneof![
+                6 => Just("replace("),
+                1 => Just("replace ("),
+                1 => Just("s.replace("),
+                1 => Just("replaced("),
+            ],
+            space(),
+            argument(),
+            space(),
+            prop_oneof![6 => Just(","), 1 => Just(",,"), 1 => Just("")],
+            space(),
+            argument(),
+            space(),
+            prop_oneof![6 => Just(")"), 1 => Just(", 1)"), 1 => Just(",)"), 1 => Just(") x")],
+        )
+            .prop_map(|(a, b, c, d, e, f, g, h, i)| [a, &b, &c, &d, e, &f, &g, &h, i].concat())
+            .boxed()
+    }
+
+    /// Elements of an answer list: rule strings, calls, and other things.
+    fn element() -> BoxedStrategy<String> {
+        prop_oneof![
+            6 => call().prop_map(|c| format!("\"{c}\"")),
+            2 => call().prop_map(|c| format!("'{}'", c.replace('\'', "\""))),
+            3 => call(),
+            1 => Just("'hello'".to_owned()),
+            1 => Just("3".to_owned()),
+            1 => Just("('a', 'b')".to_owned()),
+            1 => Just("[\"replace('a', 'b')\"]".to_owned()),
+            1 => Just("\"replace('a', 'b')\" \"\"".to_owned()),
+        ]
+        .boxed()
+    }
+
+    /// Blocks that are mostly, but not always, one plain list.
+    fn block() -> BoxedStrategy<String> {
+        (
+            prop_oneof![6 => Just(""), 1 => Just("\n"), 1 => Just("rules = "), 1 => Just("# a\n")],
+            proptest::collection::vec((element(), space()), 0..5),
+            prop_oneof![6 => Just(", "), 2 => Just(",\n    "), 1 => Just(" ,"), 1 => Just(",,"), 1 => Just(" ")],
+            prop_oneof![6 => Just(""), 1 => Just(",")],
+            prop_oneof![6 => Just("\n"), 1 => Just(""), 1 => Just("\nprint(s)"), 1 => Just(" ]")],
+        )
+            .prop_map(|(head, elements, sep, trailing, tail)| {
+                let items: Vec<String> = elements.into_iter().map(|(e, s)| e + &s).collect();
+                format!("{head}[{}{trailing}]{tail}", items.join(sep))
+            })
+        .boxed()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(4000))]
+
+        /// Where the shortcut for plain calls answers, the general reader agrees.
+        #[test]
+        fn plain_calls_read_as_generally(text in call()) {
+            prop_assert_eq!(rule_in_string(&text), rule_in_string_generally(&text));
+        }
+
+        /// Where the shortcut for plain lists answers, the general reader agrees.
+        #[test]
+        fn plain_lists_read_as_generally(code in block()) {
+            if let Some(rules) = plain_list(&code) {
+                prop_assert_eq!(Ok(owned(rules)), read_rules_generally(&code), "{:?}", code);
+            }
+        }
+    }
+
+    #[test]
+    fn the_usual_answers_take_the_shortcuts() {
+        let plain = [
+            "[\"replace('N', 'g')\",\n    \"replace('nGh', 'cD')\"]",
+            "\n['replace(\"a\", \"\")', 'replace(\"b\", \"c\")',]\n",
+            "[replace('a', 'b'), replace('', 'c')]",
+            "[]",
+        ];
+        for code in plain {
+            assert_eq!(
+                plain_list(code).map(|rules| Ok(owned(rules))),
+                Some(read_rules_generally(code)),
+                "{code:?}"
+            );
+        }
+        assert!(plain_call("replace('ab',  'c')", 0).is_some());
+        for other in [
+            "rules = [\"replace('a', 'b')\"]",
+            "[\"replace('a', 'b')\"]  # done",
+            "[r'a', 'b']",
+            "[('a', 'b')]",
+            "['a' 'b']",
+            "['a\\n']",
+            "[\"replace('a', 'b')\"",
+        ] {
+            assert_eq!(plain_list(other), None, "{other:?}");
+        }
     }
 }
