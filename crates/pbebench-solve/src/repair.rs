@@ -1,12 +1,14 @@
 //! Local repair of near misses: hill climbing on a whole cascade by inserting a rule at
-//! any position, replacing one rule, deleting one or swapping two neighbours, with
-//! candidate rules proposed from what is still wrong at the end.
+//! any position (alone, or together with moving one interacting rule across it),
+//! replacing one rule, deleting one, swapping two neighbours, merging two, or at the cap
+//! deleting one and inserting another, with candidate rules proposed from what is still
+//! wrong. A move is scored by re-running only the examples it can change.
 //!
 //! It fixes the typical beam failure: a rule that fixes little (so the beam postpones it)
 //! but must come early, before later rules create more occurrences of its pattern.
 
 use crate::encode::{apply_into, find, Encoded, FxHashSet, Sym, SymRule};
-use crate::lev::hunks;
+use crate::lev::{distance, hunks};
 use crate::propose::{propose, propose_for};
 use std::time::Instant;
 
@@ -20,7 +22,8 @@ pub(crate) fn repair(
 ) -> Option<Vec<SymRule>> {
     let mut ev = Evaluator::new(enc);
     let (mut best, mut finals) = ev.run(&rules);
-    let mut tabu: Option<SymRule> = None;
+    // Rules dropped by kicks, never put back (one would bring the climb straight back).
+    let mut tabu: Vec<SymRule> = Vec::new();
     let mut kicks = 0;
     for _ in 0..max_steps {
         if best.0 == 0 {
@@ -38,6 +41,9 @@ pub(crate) fn repair(
         };
         let n = rules.len();
         let mut checked = 0u64;
+        // Moves add several evaluations at once, so the clock is read once `checked`
+        // passes `next_check`, not at exact multiples.
+        let mut next_check = 0u64;
         let mut per_pos: Vec<Vec<SymRule>> = Vec::with_capacity(n + 1);
         // Insert a candidate anywhere (when a slot is free), or replace a rule by it. The
         // candidates at position p also come from the examples still wrong at the end, as
@@ -73,24 +79,64 @@ pub(crate) fn repair(
             per_pos.push(here);
             let here = &per_pos[p];
             for r in here {
-                if tabu.as_ref() == Some(r) {
+                if tabu.contains(r) {
                     continue;
                 }
                 checked += 1;
-                if checked.is_multiple_of(64) && Instant::now() >= deadline {
-                    *evaluations += checked;
-                    return None;
+                if checked >= next_check {
+                    next_check = checked + CLOCK_EVERY;
+                    if Instant::now() >= deadline {
+                        *evaluations += checked;
+                        return None;
+                    }
                 }
                 if n < enc.max_rules {
-                    let key = (ev.total_with(&prefixes[p], Some(r), &rules[p..]), n + 1);
+                    let key = (ev.eval(&prefixes, &rules, p, &[r], p), n + 1);
                     consider(key, &|| {
                         let mut v = rules.clone();
                         v.insert(p, r.clone());
                         v
                     });
+                    // Insert and move one interacting rule across it: an earlier rule q
+                    // that writes letters of r's pattern goes after r, or a later rule
+                    // that reads letters r writes goes before it.
+                    for q in 0..n {
+                        let interacts = if q < p {
+                            shares(&rules[q].b, &r.a)
+                        } else {
+                            shares(&rules[q].a, &r.b)
+                        };
+                        if !interacts {
+                            continue;
+                        }
+                        checked += 1;
+                        if q < p {
+                            let seg: Vec<&SymRule> =
+                                rules[q + 1..p].iter().chain([r, &rules[q]]).collect();
+                            let key = (ev.eval(&prefixes, &rules, q, &seg, p), n + 1);
+                            consider(key, &|| {
+                                let mut v = rules.clone();
+                                let moved = v.remove(q);
+                                v.insert(p - 1, r.clone());
+                                v.insert(p, moved);
+                                v
+                            });
+                        } else {
+                            let seg: Vec<&SymRule> =
+                                [&rules[q], r].into_iter().chain(&rules[p..q]).collect();
+                            let key = (ev.eval(&prefixes, &rules, p, &seg, q + 1), n + 1);
+                            consider(key, &|| {
+                                let mut v = rules.clone();
+                                let moved = v.remove(q);
+                                v.insert(p, r.clone());
+                                v.insert(p, moved);
+                                v
+                            });
+                        }
+                    }
                 }
                 if p < n && rules[p] != *r {
-                    let key = (ev.total_with(&prefixes[p], Some(r), &rules[p + 1..]), n);
+                    let key = (ev.eval(&prefixes, &rules, p, &[r], p + 1), n);
                     consider(key, &|| {
                         let mut v = rules.clone();
                         v[p] = r.clone();
@@ -102,7 +148,7 @@ pub(crate) fn repair(
         let mut deletions: Vec<(Key, usize)> = Vec::with_capacity(n);
         for p in 0..n {
             checked += 2;
-            let key = (ev.total_with(&prefixes[p], None, &rules[p + 1..]), n - 1);
+            let key = (ev.eval(&prefixes, &rules, p, &[], p + 1), n - 1);
             deletions.push((key, p));
             consider(key, &|| {
                 let mut v = rules.clone();
@@ -110,9 +156,10 @@ pub(crate) fn repair(
                 v
             });
             if p + 1 < n {
-                let mut work = prefixes[p].clone();
-                ev.apply(&mut work, &rules[p + 1]);
-                let key = (ev.total_with(&work, Some(&rules[p]), &rules[p + 2..]), n);
+                let key = (
+                    ev.eval(&prefixes, &rules, p, &[&rules[p + 1], &rules[p]], p + 2),
+                    n,
+                );
                 consider(key, &|| {
                     let mut v = rules.clone();
                     v.swap(p, p + 1);
@@ -139,23 +186,32 @@ pub(crate) fn repair(
                 v[p] = merged.clone();
                 v.remove(q);
                 checked += 1;
-                let key = (
-                    ev.total_with(&prefixes[p], Some(&merged), &v[p + 1..]),
-                    n - 1,
-                );
+                let seg: Vec<&SymRule> = v[p..q].iter().collect();
+                let key = (ev.eval(&prefixes, &rules, p, &seg, q + 1), n - 1);
                 consider(key, &|| v.clone());
                 merges.push((key, v, rq.clone()));
             }
         }
+        // Deletions in the order the kicks and the combined move below try them: first
+        // the rules that fire on an example still wrong (one of them is often the one to
+        // replace), then the cheapest to lose.
+        let fires_on_wrong = |j: usize| {
+            (0..finals.len()).any(|k| {
+                finals[k] != enc.targets[k] && find(&prefixes[j][k], &rules[j].a).is_some()
+            })
+        };
+        let mut order: Vec<(bool, Key, usize)> = deletions
+            .iter()
+            .map(|&(key, j)| (!fires_on_wrong(j), key, j))
+            .collect();
+        order.sort_unstable();
+        let firing = order.iter().filter(|o| !o.0).count();
         // At the cap with no improving move: delete one rule and insert a candidate
         // elsewhere in one move (the two halves rarely improve on their own).
         if best_move.is_none() && n == enc.max_rules && n > 0 && n <= SWAP_MAX_RULES {
-            let mut order = deletions.clone();
-            order.sort_unstable();
-            'swap: for &(_, j) in order.iter().take(SWAP_DELETIONS) {
+            'swap: for &(_, _, j) in order.iter().take(firing + SWAP_DELETIONS) {
                 let mut rest = rules.clone();
                 let removed = rest.remove(j);
-                let pre = ev.prefixes(&rest);
                 for p in 0..=rest.len() {
                     let src = &per_pos[if p >= j { p + 1 } else { p }.min(n)];
                     for r in src {
@@ -163,11 +219,24 @@ pub(crate) fn repair(
                             continue;
                         }
                         checked += 1;
-                        if checked.is_multiple_of(64) && Instant::now() >= deadline {
-                            *evaluations += checked;
-                            return None;
+                        if checked >= next_check {
+                            next_check = checked + CLOCK_EVERY;
+                            if Instant::now() >= deadline {
+                                *evaluations += checked;
+                                return None;
+                            }
                         }
-                        let key = (ev.total_with(&pre[p], Some(r), &rest[p..]), n);
+                        // rest[p..] is rules[p..] (p <= j, minus rule j) or rules[p + 1..].
+                        let total = if p <= j {
+                            let seg: Vec<&SymRule> =
+                                std::iter::once(r).chain(&rules[p..j]).collect();
+                            ev.eval(&prefixes, &rules, p, &seg, j + 1)
+                        } else {
+                            let seg: Vec<&SymRule> =
+                                rules[j + 1..=p].iter().chain(std::iter::once(r)).collect();
+                            ev.eval(&prefixes, &rules, j, &seg, p + 1)
+                        };
+                        let key = (total, n);
                         if key < best_move.as_ref().map_or(best, |m| m.0) {
                             let mut v = rest.clone();
                             v.insert(p, r.clone());
@@ -188,7 +257,7 @@ pub(crate) fn repair(
             if let Some((mkey, v, dropped)) = merges.into_iter().min_by_key(|m| m.0) {
                 if kicks < MAX_KICKS && del_min.is_none_or(|d| mkey <= d) {
                     kicks += 1;
-                    tabu = Some(dropped);
+                    tabu.push(dropped);
                     best = mkey;
                     rules = v;
                     finals = ev.run(&rules).1;
@@ -200,14 +269,15 @@ pub(crate) fn repair(
             if kicks >= MAX_KICKS {
                 return None;
             }
-            let &(key, p) = deletions.iter().min()?;
+            // Each kick drops the next rule of `order`, so that repeated kicks do not lead
+            // back to the same local optimum.
+            let &(_, key, p) = order.get(kicks % KICK_CHOICES.min(order.len().max(1)))?;
             kicks += 1;
-            tabu = Some(rules.remove(p));
+            tabu.push(rules.remove(p));
             best = key;
             finals = ev.run(&rules).1;
             continue;
         };
-        tabu = None;
         best = key;
         rules = next;
         finals = ev.run(&rules).1;
@@ -215,15 +285,26 @@ pub(crate) fn repair(
     (best.0 == 0).then_some(rules)
 }
 
+/// True when `x` and `y` have a symbol in common.
+fn shares(x: &[u8], y: &[u8]) -> bool {
+    x.iter().any(|c| y.contains(c))
+}
+
+/// Evaluations between two reads of the clock.
+const CLOCK_EVERY: u64 = 64;
+
 /// Perturbations allowed when the climb is stuck.
-const MAX_KICKS: usize = 4;
+const MAX_KICKS: usize = 8;
+
+/// Kicks cycle through this many of the cheapest deletions.
+const KICK_CHOICES: usize = 3;
 
 /// Cheapest deletions tried in a combined delete-and-insert move at the cap.
 const SWAP_DELETIONS: usize = 4;
 
 /// The combined move costs about `n` times an ordinary step, so only short caps use it
 /// (at cap 20 it took the time the other moves needed).
-const SWAP_MAX_RULES: usize = 8;
+const SWAP_MAX_RULES: usize = 64;
 
 /// (total distance, rules used): smaller is better, so deleting a useless rule counts.
 type Key = (u32, usize);
@@ -231,9 +312,13 @@ type Key = (u32, usize);
 struct Evaluator<'a> {
     enc: &'a Encoded,
     scratch: Sym,
-    work: Vec<Sym>,
+    work: Sym,
     dp: Vec<u32>,
     hunks: Vec<crate::lev::Hunk>,
+    /// Per example: distance of the current cascade's final string to its target.
+    cur_d: Vec<u32>,
+    /// Sum of `cur_d`.
+    cur_total: u32,
 }
 
 impl<'a> Evaluator<'a> {
@@ -244,6 +329,8 @@ impl<'a> Evaluator<'a> {
             work: Vec::new(),
             dp: Vec::new(),
             hunks: Vec::new(),
+            cur_d: Vec::new(),
+            cur_total: 0,
         }
     }
 
@@ -276,45 +363,185 @@ impl<'a> Evaluator<'a> {
             .collect()
     }
 
-    fn total(&mut self, strings: &[Sym]) -> u32 {
-        self.dists(strings).iter().sum()
-    }
-
-    /// Key and final strings of `rules` from the inputs.
+    /// Key and final strings of `rules` from the inputs; they become the current cascade
+    /// that [`Evaluator::eval`] compares against.
     fn run(&mut self, rules: &[SymRule]) -> (Key, Vec<Sym>) {
         let mut cur = self.enc.inputs.clone();
         for r in rules {
             self.apply(&mut cur, r);
         }
-        ((self.total(&cur), rules.len()), cur)
+        self.cur_d = cur
+            .iter()
+            .zip(&self.enc.targets)
+            .map(|(s, t)| distance(s, t))
+            .collect();
+        self.cur_total = self.cur_d.iter().sum();
+        ((self.cur_total, rules.len()), cur)
     }
 
-    /// Total distance after: the snapshot `start`, then `first` (if any), then `rest`.
-    fn total_with(&mut self, start: &[Sym], first: Option<&SymRule>, rest: &[SymRule]) -> u32 {
-        let mut work = std::mem::take(&mut self.work);
-        work.clone_from_slice_or_extend(start);
-        if let Some(r) = first {
-            self.apply(&mut work, r);
+    /// Total distance of the cascade that is the current one (`rules`, last passed to
+    /// [`Evaluator::run`]) with `rules[p..orig_end]` replaced by `new_seg`. `prefixes` are
+    /// the current cascade's snapshots. Only examples that some rule of either segment
+    /// matches after `p` rules can end differently, so only they are re-run.
+    fn eval(
+        &mut self,
+        prefixes: &[Vec<Sym>],
+        rules: &[SymRule],
+        p: usize,
+        new_seg: &[&SymRule],
+        orig_end: usize,
+    ) -> u32 {
+        let mut total = i64::from(self.cur_total);
+        let old_seg = &rules[p..orig_end];
+        let rest = &rules[orig_end..];
+        for (k, s) in prefixes[p].iter().enumerate() {
+            let touched = new_seg.iter().any(|r| find(s, &r.a).is_some())
+                || old_seg.iter().any(|r| find(s, &r.a).is_some());
+            if !touched {
+                continue;
+            }
+            self.work.clear();
+            self.work.extend_from_slice(s);
+            for r in new_seg.iter().copied().chain(rest) {
+                if apply_into(&self.work, &r.a, &r.b, &mut self.scratch) {
+                    std::mem::swap(&mut self.work, &mut self.scratch);
+                }
+            }
+            let d = distance(&self.work, &self.enc.targets[k]);
+            total += i64::from(d) - i64::from(self.cur_d[k]);
         }
-        for r in rest {
-            self.apply(&mut work, r);
-        }
-        let total = self.total(&work);
-        self.work = work;
-        total
+        total as u32
     }
 }
 
-trait CloneFrom {
-    fn clone_from_slice_or_extend(&mut self, src: &[Sym]);
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Problem;
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+    use std::time::Duration;
 
-impl CloneFrom for Vec<Sym> {
-    fn clone_from_slice_or_extend(&mut self, src: &[Sym]) {
-        self.resize(src.len(), Vec::new());
-        for (d, s) in self.iter_mut().zip(src) {
-            d.clear();
-            d.extend_from_slice(s);
+    fn encoded(pairs: &[(&str, &str)], max_rules: usize) -> Encoded {
+        let problem = Problem::new(
+            pairs.iter().map(|p| p.0.to_string()).collect(),
+            pairs.iter().map(|p| p.1.to_string()).collect(),
+            max_rules,
+            3,
+            "",
+        )
+        .unwrap();
+        Encoded::new(&problem)
+    }
+
+    fn rule(enc: &Encoded, a: &str, b: &str) -> SymRule {
+        let sym = |s: &str| -> Sym {
+            s.chars()
+                .map(|c| enc.letters.binary_search(&c).unwrap() as u8)
+                .collect()
+        };
+        SymRule {
+            a: sym(a),
+            b: sym(b),
         }
+    }
+
+    fn soon() -> Instant {
+        Instant::now() + Duration::from_secs(30)
+    }
+
+    #[test]
+    fn incremental_evaluation_agrees_with_a_full_run() {
+        let mut rng = ChaCha8Rng::seed_from_u64(0x5eed_0005);
+        let letters: Vec<char> = "abcdef".chars().collect();
+        let word = |rng: &mut ChaCha8Rng, lo: usize, hi: usize| -> String {
+            let n = rng.random_range(lo..=hi);
+            (0..n)
+                .map(|_| letters[rng.random_range(0..letters.len())])
+                .collect()
+        };
+        for _ in 0..200 {
+            let pairs: Vec<(String, String)> = (0..12)
+                .map(|_| (word(&mut rng, 1, 7), word(&mut rng, 1, 7)))
+                .collect();
+            let refs: Vec<(&str, &str)> = pairs
+                .iter()
+                .map(|(i, o)| (i.as_str(), o.as_str()))
+                .collect();
+            let enc = encoded(&refs, 10);
+            let random_rule = |rng: &mut ChaCha8Rng| {
+                let (a, b) = (word(rng, 1, 2), word(rng, 1, 3));
+                rule(&enc, &a, &b)
+            };
+            let rules: Vec<SymRule> = (0..rng.random_range(0..6))
+                .map(|_| random_rule(&mut rng))
+                .collect();
+            let mut ev = Evaluator::new(&enc);
+            ev.run(&rules);
+            let prefixes = ev.prefixes(&rules);
+            let n = rules.len();
+            let p = rng.random_range(0..=n);
+            let end = rng.random_range(p..=n);
+            let fresh: Vec<SymRule> = (0..rng.random_range(0..3))
+                .map(|_| random_rule(&mut rng))
+                .collect();
+            let mut seg: Vec<&SymRule> = fresh.iter().collect();
+            seg.extend(&rules[p..end]);
+            if rng.random_bool(0.5) {
+                seg.reverse();
+            }
+            let mut modified: Vec<SymRule> = rules[..p].to_vec();
+            modified.extend(seg.iter().map(|&r| r.clone()));
+            modified.extend_from_slice(&rules[end..]);
+            let got = ev.eval(&prefixes, &rules, p, &seg, end);
+            let mut check = Evaluator::new(&enc);
+            assert_eq!(got, check.run(&modified).0 .0);
+        }
+    }
+
+    #[test]
+    fn inserts_a_rule_and_moves_an_earlier_one_after_it() {
+        // Gold: p -> d, H -> p, h -> WsH. The near miss rewrites h first, so H -> p
+        // fits nowhere unless h -> WsH moves after it.
+        let enc = encoded(
+            &[
+                ("p", "d"),
+                ("H", "p"),
+                ("h", "WsH"),
+                ("Hh", "pWsH"),
+                ("xp", "xd"),
+            ],
+            3,
+        );
+        let near = vec![rule(&enc, "h", "WsH"), rule(&enc, "p", "d")];
+        let mut evals = 0;
+        let fixed = repair(&enc, near, soon(), 1, &mut evals).expect("one move fixes it");
+        assert_eq!(
+            fixed,
+            vec![
+                rule(&enc, "p", "d"),
+                rule(&enc, "H", "p"),
+                rule(&enc, "h", "WsH")
+            ]
+        );
+    }
+
+    #[test]
+    fn replaces_a_rule_that_fires_on_a_wrong_example_at_the_cap() {
+        // Gold: qdt -> hw, h -> WsH and five one-letter rules. At the cap, dt -> sHw
+        // must give way to qdt -> hw placed before h -> WsH; the one-letter rules are
+        // cheaper to delete, so only its firing on the wrong example points at it.
+        let fillers = [("a", "b"), ("c", "e"), ("f", "g"), ("i", "j"), ("k", "l")];
+        let mut pairs = vec![("h", "WsH"), ("qdt", "WsHw"), ("xh", "xWsH")];
+        pairs.extend(fillers);
+        let enc = encoded(&pairs, 7);
+        let mut near = vec![rule(&enc, "h", "WsH")];
+        near.extend(fillers.iter().map(|(a, b)| rule(&enc, a, b)));
+        near.push(rule(&enc, "dt", "sHw"));
+        let mut evals = 0;
+        let fixed = repair(&enc, near, soon(), 1, &mut evals).expect("one move fixes it");
+        let mut ev = Evaluator::new(&enc);
+        assert_eq!(ev.run(&fixed).0, (0, 7));
+        assert!(fixed.contains(&rule(&enc, "qdt", "hw")));
     }
 }
