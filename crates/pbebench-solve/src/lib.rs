@@ -152,7 +152,11 @@ pub trait Solver: Send + Sync {
                 },
             };
         }
-        let deadline = start + budget.time_limit;
+        // The search looks at the clock between steps and then unwinds its state, which
+        // takes tens of milliseconds on a loaded machine: it stops a little early so that
+        // the whole solve ends within the limit.
+        let margin = (budget.time_limit / 20).min(Duration::from_millis(250));
+        let deadline = start + budget.time_limit - margin;
         let mut outcome = self.search(problem, budget, deadline);
         if let Some(cascade) = &outcome.cascade {
             match problem.check(cascade) {
