@@ -17,6 +17,10 @@ included, in three shapes:
 * answers only: the per-instance shape with only each response's final code block (no
   prose), the best case for the scanning both sides do.
 
+Then, separately, `pbebench.Rewarder(dataset).reward(indices, responses)` (a prepared
+object for rewarding one dataset's rows again and again), prepared outside the timing,
+against the same Python on the same responses.
+
 Times are the best of several runs, wall clock and CPU (all threads); the machine is shared,
 so CPU time is the steadier figure.
 
@@ -74,6 +78,22 @@ def compare(label, instances, responses, repeat):
     return t_py[0] / t_rs[0]
 
 
+def compare_rewarder(label, dataset, indices, responses, repeat):
+    """`pbebench.Rewarder(dataset).reward(indices, responses)`: the instances read and
+    prepared once, outside the timing (a separate API, not one of the shapes above)."""
+    instances = [dataset[i] for i in indices]
+    t_py = timed(lambda: python_rewards(instances, responses), 2)
+    n = len(responses)
+    rewarder = pbebench.Rewarder(dataset)
+    t_rs = timed(lambda: rewarder.reward(indices, responses), repeat)
+    same = sum(abs(a - b) < 1e-12 for a, b in zip(t_rs[2], t_py[2]))
+    print(f"{label}  ({sum(map(len, responses)) / n:.0f} characters per response)")
+    print(f"  plain Python     wall {t_py[0] * 1e3:8.1f} ms  cpu {t_py[1] * 1e3:8.1f} ms  {n / t_py[0]:9.0f} responses/s")
+    print(f"  Rewarder.reward  wall {t_rs[0] * 1e3:8.1f} ms  cpu {t_rs[1] * 1e3:8.1f} ms  {n / t_rs[0]:9.0f} responses/s")
+    print(f"  ratio            wall {t_py[0] / t_rs[0]:7.1f}x    cpu {t_py[1] / t_rs[1]:7.1f}x")
+    print(f"  same reward for {same} of {n} responses; mean {sum(t_rs[2]) / n:.4f} (python {sum(t_py[2]) / n:.4f})")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--responses", type=int, default=10_000)
@@ -94,6 +114,10 @@ def main():
     compare("distinct dicts", distinct, responses, args.repeat)
     answers = [(FINAL_BLOCK.findall(r) or [""])[-1] for r in responses]
     compare("answers only", instances, answers, args.repeat)
+    if hasattr(pbebench, "Rewarder"):
+        indices = [k % len(dataset) for k in range(args.responses)]
+        compare_rewarder("Rewarder (separate API: dataset prepared once, indices per call)",
+                         dataset, indices, responses, args.repeat)
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ command line for the same inputs and seed. See ``help(pbebench.reward)`` and REA
 
 from ._pbebench import (
     Generation,
+    Rewarder,
     __version__,
     apply,
     generate,
@@ -19,6 +20,7 @@ from ._pbebench import (
 
 __all__ = [
     "Generation",
+    "Rewarder",
     "__version__",
     "apply",
     "generate",

@@ -26,6 +26,30 @@ class Generation(Iterator[Instance]):
         exhausted.
         """
 
+class Rewarder:
+    """Rewards against a fixed list of instances (a dataset), read and prepared once.
+
+    For a training loop that rewards responses to the rows of one dataset step after step:
+    Rewarder(dataset).reward(indices, responses) gives the same floats as
+    reward([dataset[i] for i in indices], responses), without reading any instance dict
+    again: reward() reads and prepares the dicts it is given at each call; a Rewarder reads
+    only the indices.
+
+    instances: a list of instance dicts, as for reward(). They are copied: changing a
+        dict afterwards does not change the Rewarder.
+    heldout: score the held-out examples too, as reward(..., heldout=True).
+    """
+    def __init__(self, instances: Sequence[Mapping[str, Any]], heldout: bool = False) -> None: ...
+    def __len__(self) -> int:
+        """The number of instances."""
+    def reward(self, indices: Union[int, Sequence[int]], responses: Sequence[Response]) -> List[float]:
+        """One float per response: the reward of responses[k] against instance indices[k]
+        (or against instance indices, an int, for all), as reward() computes it.
+
+        indices: a list of ints, one per response, each in range(len(self)); or one int.
+        responses: as for reward().
+        """
+
 def generate(
     preset: Literal["lite", "lite-moreeg", "full", "full-25-30"],
     seed: int = 0,
@@ -155,6 +179,10 @@ def reward(
     Held-out examples are never used unless heldout=True, which scores the visible and the
     held-out examples together (both sums run over all of them), so that a cascade that
     only fits the shown examples earns less.
+
+    Instances are prepared once per distinct content within a call: samples of one prompt,
+    or equal dicts (dataset rows handed over as fresh dicts), share the work. Nothing is
+    kept between calls.
 
     instances: one instance dict per response (same length as responses), or one dict
         for all the responses.

@@ -2,14 +2,18 @@
 //! `TypeError` (wrong kind of value) or a `ValueError` (right kind, wrong content) naming
 //! the argument, never a panic.
 
+use pbebench::score::PreparedInstance;
 use pbebench::{Cascade, Instance, Rule};
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyDict, PyInt, PyList, PyMapping, PySequence, PyString, PyTuple};
+use rustc_hash::{FxHashMap, FxHasher};
 use serde::Serialize;
 use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
 
 /// Where a value sits in the arguments, for messages: `instances[3]['inputs'][0]`. Built on
 /// the stack and formatted only when something is wrong, so batch calls pay nothing for it.
@@ -285,12 +289,13 @@ fn is_scorable(inst: &Instance) -> bool {
 /// TRL passes conversational completions). Thinking fields are never read. `None` when
 /// there is no text.
 pub fn response<'py>(
-    obj: &Bound<'py, PyAny>,
+    obj: Bound<'py, PyAny>,
     name: Name<'_>,
 ) -> PyResult<Option<Bound<'py, PyString>>> {
-    if let Ok(s) = obj.cast::<PyString>() {
-        return Ok(Some(s.clone()));
-    }
+    let obj = match obj.cast_into::<PyString>() {
+        Ok(s) => return Ok(Some(s)),
+        Err(e) => e.into_inner(),
+    };
     if obj.is_none() {
         return Ok(None);
     }
@@ -314,12 +319,12 @@ pub fn response<'py>(
     if let Ok(messages) = obj.cast::<PyList>() {
         return match messages.len() {
             0 => Ok(None),
-            n => response(&messages.get_item(n - 1)?, Name::Index(&name, n - 1)),
+            n => response(messages.get_item(n - 1)?, Name::Index(&name, n - 1)),
         };
     }
     Err(PyTypeError::new_err(format!(
         "{name} must be a str, None, a chat message dict or a list of chat messages, not {}",
-        type_name(obj)
+        type_name(&obj)
     )))
 }
 
@@ -334,8 +339,17 @@ impl<'py> Responses<'py> {
                 "{name} must be a list of responses, not a single str (wrap one response in a list)"
             )));
         }
+        // An exact list is read in place, each item once (see `items`).
+        if let Ok(list) = obj.cast_exact::<PyList>() {
+            return list
+                .iter()
+                .enumerate()
+                .map(|(k, item)| response(item, Name::Index(&name, k)))
+                .collect::<PyResult<_>>()
+                .map(Responses);
+        }
         items(obj, name, "responses")?
-            .iter()
+            .into_iter()
             .enumerate()
             .map(|(k, item)| response(item, Name::Index(&name, k)))
             .collect::<PyResult<_>>()
@@ -357,4 +371,235 @@ impl<'py> Responses<'py> {
 pub fn parsed<T: std::str::FromStr<Err = String>>(text: &str, name: &str) -> PyResult<T> {
     text.parse()
         .map_err(|e: String| PyValueError::new_err(format!("{name}: {e}")))
+}
+
+/// The instances one `reward` call (or one `Rewarder` construction) has prepared (read,
+/// checked, copied, with their gold distance), keyed by their content: equal dicts
+/// (dataset rows handed over as fresh dicts) share one. A hit is checked string by string
+/// against the dict: the same str object (the cache holds a reference) or equal text, so a
+/// hash collision cannot give another instance's rewards. Made for one call and dropped at
+/// its end, with the GIL held (it holds references to Python strings); nothing is kept
+/// between calls.
+#[derive(Default)]
+pub struct InstanceCache {
+    map: FxHashMap<u64, Vec<Entry>>,
+}
+
+/// A cached instance and the dict fields it was made from.
+struct Entry {
+    prepared: Arc<PreparedInstance>,
+    /// The counts and limits of [`Fields`].
+    shape: [usize; 6],
+    /// The strings, in the order of [`Fields::strings`].
+    strings: Vec<Py<PyString>>,
+}
+
+impl InstanceCache {
+    /// The prepared instance equal to `fields`, made and kept if there is none.
+    fn get(&mut self, fields: &Fields<'_, '_>) -> PyResult<Arc<PreparedInstance>> {
+        let mut h = FxHasher::default();
+        fields.shape.hash(&mut h);
+        for s in fields.strings {
+            if s.is_exact_instance_of::<PyString>() {
+                // Python caches a str's hash in the object: computed once per string.
+                h.write_isize(s.hash()?);
+            } else {
+                // A subclass's __hash__ would run Python code: its text is hashed instead.
+                s.to_str()?.hash(&mut h);
+            }
+        }
+        let hash = h.finish();
+        if let Some(entries) = self.map.get(&hash) {
+            for entry in entries {
+                if fields.equals(entry)? {
+                    return Ok(Arc::clone(&entry.prepared));
+                }
+            }
+        }
+        let prepared = Arc::new(PreparedInstance::new(fields.to_instance()?));
+        self.map.entry(hash).or_default().push(Entry {
+            prepared: Arc::clone(&prepared),
+            shape: fields.shape,
+            strings: fields.strings.iter().map(|s| s.clone().unbind()).collect(),
+        });
+        Ok(prepared)
+    }
+}
+
+/// The fields of an instance dict that a reward depends on, as the dict's str objects.
+struct Fields<'a, 'py> {
+    /// Numbers of inputs, outputs, held-out inputs and held-out outputs; max_rules and
+    /// max_rule_len.
+    shape: [usize; 6],
+    /// The inputs, the outputs, the alphabet, then the held-out inputs and outputs (read
+    /// only with `heldout`).
+    strings: &'a [Bound<'py, PyString>],
+}
+
+impl Fields<'_, '_> {
+    /// True when `entry` was made from these fields: the same numbers, and each string the
+    /// same object or the same text.
+    fn equals(&self, entry: &Entry) -> PyResult<bool> {
+        if self.shape != entry.shape || self.strings.len() != entry.strings.len() {
+            return Ok(false);
+        }
+        for (s, t) in self.strings.iter().zip(&entry.strings) {
+            if s.as_ptr() != t.as_ptr() && s.to_str()? != t.bind(s.py()).to_str()? {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    /// The instance that [`reward_instance`] reads, held-out examples appended, owned.
+    fn to_instance(&self) -> PyResult<Instance> {
+        let [n_in, n_out, n_hin, _, max_rules, max_rule_len] = self.shape;
+        let text = |s: &Bound<'_, PyString>| s.to_str().map(str::to_owned);
+        let texts = |parts: [&[Bound<'_, PyString>]; 2]| -> PyResult<Vec<String>> {
+            parts
+                .iter()
+                .flat_map(|part| part.iter())
+                .map(text)
+                .collect()
+        };
+        let held = n_in + n_out + 1;
+        let s = self.strings;
+        Ok(Instance {
+            id: String::new(),
+            inputs: texts([&s[..n_in], &s[held..held + n_hin]])?,
+            outputs: texts([&s[n_in..n_in + n_out], &s[held + n_hin..]])?,
+            max_rules,
+            max_rule_len,
+            alphabet: text(&s[n_in + n_out])?,
+            heldout_inputs: Vec::new(),
+            heldout_outputs: Vec::new(),
+            cascade: None,
+            cascade_len: 0,
+            category: None,
+            relations_mode: Default::default(),
+            interactions: Vec::new(),
+        })
+    }
+}
+
+/// Appends the items of a list-of-strings argument to `out`, as [`strings`] reads them
+/// (same checks, same messages) but without copying their text. Returns how many.
+fn push_strings<'py>(
+    obj: &Bound<'py, PyAny>,
+    name: Name<'_>,
+    out: &mut Vec<Bound<'py, PyString>>,
+) -> PyResult<usize> {
+    let start = out.len();
+    let mut push = |k: usize, item: Bound<'py, PyAny>| -> PyResult<()> {
+        match item.cast_into::<PyString>() {
+            Ok(s) => {
+                out.push(s);
+                Ok(())
+            }
+            Err(e) => Err(PyTypeError::new_err(format!(
+                "{} must be a str, not {}",
+                Name::Index(&name, k),
+                type_name(&e.into_inner())
+            ))),
+        }
+    };
+    if let Ok(list) = obj.cast_exact::<PyList>() {
+        for (k, item) in list.iter().enumerate() {
+            push(k, item)?;
+        }
+    } else {
+        for (k, item) in items(obj, name, "strings")?.into_iter().enumerate() {
+            push(k, item)?;
+        }
+    }
+    Ok(out.len() - start)
+}
+
+/// [`reward_instance`] prepared for rewards, through `cache`: the dict's strings are
+/// looked up in the cache without copying them, and copied only for an instance not seen
+/// before. Same checks and messages as [`reward_instance`] (which reads mappings other than
+/// dicts, uncached, and words the errors). `scratch` holds the dict's strings while they
+/// are read; it is left empty.
+pub fn prepared_instance<'py>(
+    obj: &Bound<'py, PyAny>,
+    name: Name<'_>,
+    heldout: bool,
+    cache: &mut InstanceCache,
+    scratch: &mut Vec<Bound<'py, PyString>>,
+) -> PyResult<Arc<PreparedInstance>> {
+    let uncached = || -> PyResult<Arc<PreparedInstance>> {
+        let mut inst = reward_instance(obj, name, heldout)?;
+        inst.inputs.append(&mut inst.heldout_inputs);
+        inst.outputs.append(&mut inst.heldout_outputs);
+        Ok(Arc::new(PreparedInstance::new(inst)))
+    };
+    let Ok(dict) = obj.cast::<PyDict>() else {
+        return uncached();
+    };
+    let py = obj.py();
+    scratch.clear();
+    // Any problem (a missing field, a wrong type, an instance that cannot be scored) is
+    // left to `reward_instance`, which reads the fields in the same order and raises it.
+    let mut read = || -> PyResult<Option<[usize; 6]>> {
+        let Some(inputs) = dict.get_item(intern!(py, "inputs"))? else {
+            return Ok(None);
+        };
+        let Some(outputs) = dict.get_item(intern!(py, "outputs"))? else {
+            return Ok(None);
+        };
+        if inputs.is_instance_of::<PyString>() || outputs.is_instance_of::<PyString>() {
+            return Ok(None);
+        }
+        let n_in = push_strings(&inputs, Name::Key(&name, "inputs"), scratch)?;
+        let n_out = push_strings(&outputs, Name::Key(&name, "outputs"), scratch)?;
+        let (Some(max_rules), Some(max_rule_len), Some(alphabet)) = (
+            dict.get_item(intern!(py, "max_rules"))?,
+            dict.get_item(intern!(py, "max_rule_len"))?,
+            dict.get_item(intern!(py, "alphabet"))?,
+        ) else {
+            return Ok(None);
+        };
+        let max_rules = count(&max_rules, Name::Key(&name, "max_rules"))?;
+        let max_rule_len = count(&max_rule_len, Name::Key(&name, "max_rule_len"))?;
+        let Ok(alphabet) = alphabet.cast_into::<PyString>() else {
+            return Ok(None);
+        };
+        scratch.push(alphabet);
+        let (mut n_hin, mut n_hout) = (0, 0);
+        if heldout {
+            for (key, n, n_field) in [
+                (intern!(py, "heldout_inputs"), "heldout_inputs", &mut n_hin),
+                (
+                    intern!(py, "heldout_outputs"),
+                    "heldout_outputs",
+                    &mut n_hout,
+                ),
+            ] {
+                match dict.get_item(key)? {
+                    Some(v) if !v.is_none() => {
+                        if v.is_instance_of::<PyString>() {
+                            return Ok(None);
+                        }
+                        *n_field = push_strings(&v, Name::Key(&name, n), scratch)?;
+                    }
+                    _ => {}
+                }
+            }
+        }
+        if n_in == 0 || n_in != n_out || n_hin != n_hout {
+            return Ok(None);
+        }
+        Ok(Some([n_in, n_out, n_hin, n_hout, max_rules, max_rule_len]))
+    };
+    let prepared = match read() {
+        Ok(Some(shape)) => cache.get(&Fields {
+            shape,
+            strings: scratch,
+        }),
+        // `reward_instance` raises the error, worded as ever.
+        Ok(None) | Err(_) => Err(PyValueError::new_err("")),
+    };
+    scratch.clear();
+    // A string that is not valid Unicode also goes to `reward_instance`, which raises.
+    prepared.or_else(|_| uncached())
 }

@@ -99,7 +99,7 @@ impl Generation {
             Ok(Message::Instance(inst)) => {
                 next_state = State::Ready(receiver);
                 *self.remaining.lock().expect("never poisoned") -= 1;
-                to_py(py, &*inst).map(Some)
+                to_py(py, &*inst).and_then(interned_keys).map(Some)
             }
             Ok(Message::Done(Ok(stats))) => {
                 *self.stats.lock().expect("never poisoned") = Some(to_py(py, &stats)?.unbind());
@@ -312,4 +312,21 @@ fn alphabet(value: &Bound<'_, PyAny>) -> PyResult<Vec<char>> {
     let text = string(value, name.into())?;
     // The same reading as the CLI's `--alphabet`.
     parse_alphabet(&text).map_err(|e| PyValueError::new_err(format!("alphabet: {e}")))
+}
+
+/// The dict `obj` with its keys interned, as the keys of a dict written in Python code are:
+/// `json.loads` makes fresh key strings for each instance, and looking up `inst["inputs"]`
+/// (in Python, or in `reward`) with another string object costs a comparison of their
+/// characters, where an interned key is found by its address.
+fn interned_keys(obj: Bound<'_, PyAny>) -> PyResult<Bound<'_, PyAny>> {
+    let Ok(dict) = obj.cast::<PyDict>() else {
+        return Ok(obj);
+    };
+    let py = obj.py();
+    let interned = PyDict::new(py);
+    for (key, value) in dict.iter() {
+        let key = key.cast_into::<PyString>()?;
+        interned.set_item(PyString::intern(py, key.to_str()?), value)?;
+    }
+    Ok(interned.into_any())
 }

@@ -10,14 +10,14 @@
 mod convert;
 mod generation;
 
-use convert::{non_negative, parsed, to_py, Name, Responses};
+use convert::{non_negative, parsed, to_py, InstanceCache, Name, Responses};
 use pbebench::prompt::Template;
 use pbebench::response::{parse_response as parse, Alphabet, BlockChoice, Limits};
-use pbebench::score::{score_instance, Rewarder, ScoreOptions};
-use pbebench::{Instance, RelationMode, Relations};
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pbebench::score::{score_instance, PreparedInstance, ScoreOptions};
+use pbebench::{RelationMode, Relations};
+use pyo3::exceptions::{PyIndexError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyMapping, PyString};
+use pyo3::types::{PyDict, PyInt, PyMapping, PyString};
 use rayon::prelude::*;
 use rayon::{ThreadPool, ThreadPoolBuilder};
 use rustc_hash::FxHashMap;
@@ -261,6 +261,10 @@ fn score<'py>(
 /// held-out examples together (both sums run over all of them), so that a cascade that
 /// only fits the shown examples earns less.
 ///
+/// Instances are prepared once per distinct content within a call: samples of one prompt,
+/// or equal dicts (dataset rows handed over as fresh dicts), share the work. Nothing is
+/// kept between calls.
+///
 /// instances: one instance dict per response (same length as responses), or one dict
 ///     for all the responses.
 /// responses: str, None, a chat message dict or a list of chat messages (the last one's
@@ -276,12 +280,23 @@ fn reward(
     let responses = Responses::read(responses, "responses".into())?;
     let texts = responses.texts()?;
     let name = Name::Arg("instances");
-    // Each distinct instance object is read once, however many responses it has (samples of
-    // one prompt, or one dict for all).
-    let mut unique: Vec<Instance> = Vec::new();
+    // The prepared instances of this call, by content; dropped before the GIL is released
+    // (it holds references to Python strings).
+    let mut cache = InstanceCache::default();
+    let mut scratch = Vec::new();
+    // Each distinct instance is rewarded once, however many responses it has: the same
+    // object (samples of one prompt, or one dict for all) is read once, and equal dicts
+    // (dataset rows handed over as fresh dicts) share their prepared instance.
+    let mut unique: Vec<Arc<PreparedInstance>> = Vec::new();
     let mut which: Vec<usize> = Vec::with_capacity(texts.len());
     if instances.cast::<PyMapping>().is_ok() {
-        unique.push(convert::reward_instance(instances, name, heldout)?);
+        unique.push(convert::prepared_instance(
+            instances,
+            name,
+            heldout,
+            &mut cache,
+            &mut scratch,
+        )?);
         which.resize(texts.len(), 0);
     } else {
         let items = convert::items(instances, name, "instance dicts (or one dict)")?;
@@ -292,54 +307,66 @@ fn reward(
                 texts.len()
             )));
         }
-        let mut seen: FxHashMap<*mut pyo3::ffi::PyObject, usize> = FxHashMap::default();
+        let mut seen: FxHashMap<*mut pyo3::ffi::PyObject, usize> =
+            FxHashMap::with_capacity_and_hasher(items.len(), Default::default());
+        let mut same: FxHashMap<*const PreparedInstance, usize> = FxHashMap::default();
         for (k, item) in items.iter().enumerate() {
             let index = match seen.entry(item.as_ptr()) {
                 Entry::Occupied(e) => *e.get(),
                 Entry::Vacant(e) => {
-                    unique.push(convert::reward_instance(
+                    let prepared = convert::prepared_instance(
                         item,
                         Name::Index(&name, k),
                         heldout,
-                    )?);
-                    *e.insert(unique.len() - 1)
+                        &mut cache,
+                        &mut scratch,
+                    )?;
+                    let index = *same.entry(Arc::as_ptr(&prepared)).or_insert(unique.len());
+                    if index == unique.len() {
+                        unique.push(prepared);
+                    }
+                    *e.insert(index)
                 }
             };
             which.push(index);
         }
     }
-    if heldout {
-        for inst in &mut unique {
-            inst.inputs.append(&mut inst.heldout_inputs);
-            inst.outputs.append(&mut inst.heldout_outputs);
-        }
-    }
+    drop(cache);
+    rewards_of(py, &unique, &which, &texts)
+}
+
+/// The reward of each of `texts` against `instances[which[k]]`, without the GIL, on the
+/// worker pool.
+fn rewards_of(
+    py: Python<'_>,
+    instances: &[Arc<PreparedInstance>],
+    which: &[usize],
+    texts: &[&str],
+) -> PyResult<Vec<f64>> {
     // The responses of each instance, a chunk at a time: rewarded together, a cascade
-    // several of them give is applied once.
-    let mut by_instance: Vec<Vec<usize>> = vec![Vec::new(); unique.len()];
+    // several of them give is applied once. Only the instances used are visited.
+    let mut slot: FxHashMap<usize, usize> = FxHashMap::default();
+    let mut by_instance: Vec<(usize, Vec<usize>)> = Vec::new();
     for (k, &i) in which.iter().enumerate() {
-        by_instance[i].push(k);
+        let s = *slot.entry(i).or_insert_with(|| {
+            by_instance.push((i, Vec::new()));
+            by_instance.len() - 1
+        });
+        by_instance[s].1.push(k);
     }
     let work: Vec<(usize, &[usize])> = by_instance
         .iter()
-        .enumerate()
-        .flat_map(|(i, ks)| ks.chunks(MIN_CHUNK).map(move |chunk| (i, chunk)))
+        .flat_map(|(i, ks)| ks.chunks(MIN_CHUNK).map(move |chunk| (*i, chunk)))
         .collect();
     let pool = pool()?;
     Ok(py.detach(|| {
         pool.install(|| {
-            // Built in parallel too: with one dict per response there is one per response.
-            let rewarders: Vec<Rewarder> = unique
-                .par_iter()
-                .with_min_len(MIN_CHUNK)
-                .map(Rewarder::new)
-                .collect();
             let rewarded: Vec<Vec<f64>> = work
                 .par_iter()
                 .with_min_len(MIN_CHUNK / 8)
                 .map(|&(i, ks)| {
                     let chunk: Vec<&str> = ks.iter().map(|&k| texts[k]).collect();
-                    rewarders[i].rewards(&chunk)
+                    instances[i].rewarder().rewards(&chunk)
                 })
                 .collect();
             let mut rewards = vec![0.0; texts.len()];
@@ -353,11 +380,104 @@ fn reward(
     }))
 }
 
+/// Rewards against a fixed list of instances (a dataset), read and prepared once.
+///
+/// For a training loop that rewards responses to the rows of one dataset step after step:
+/// Rewarder(dataset).reward(indices, responses) gives the same floats as
+/// reward([dataset[i] for i in indices], responses), without reading any instance dict
+/// again: reward() reads and prepares the dicts it is given at each call; a Rewarder reads
+/// only the indices.
+///
+/// instances: a list of instance dicts, as for reward(). They are copied: changing a
+///     dict afterwards does not change the Rewarder.
+/// heldout: score the held-out examples too, as reward(..., heldout=True).
+#[pyclass(module = "pbebench", name = "Rewarder", frozen)]
+struct DatasetRewarder {
+    instances: Vec<Arc<PreparedInstance>>,
+}
+
+#[pymethods]
+impl DatasetRewarder {
+    #[new]
+    #[pyo3(signature = (instances, heldout = false))]
+    fn new(instances: &Bound<'_, PyAny>, heldout: bool) -> PyResult<Self> {
+        let name = Name::Arg("instances");
+        let items = convert::items(instances, name, "instance dicts")?;
+        // Equal dicts share one prepared instance; the cache is this Rewarder's only.
+        let mut cache = InstanceCache::default();
+        let mut scratch = Vec::new();
+        let instances = items
+            .iter()
+            .enumerate()
+            .map(|(k, item)| {
+                convert::prepared_instance(
+                    item,
+                    Name::Index(&name, k),
+                    heldout,
+                    &mut cache,
+                    &mut scratch,
+                )
+            })
+            .collect::<PyResult<_>>()?;
+        Ok(DatasetRewarder { instances })
+    }
+
+    /// The number of instances.
+    fn __len__(&self) -> usize {
+        self.instances.len()
+    }
+
+    /// One float per response: the reward of responses[k] against instance indices[k]
+    /// (or against instance indices, an int, for all), as reward() computes it.
+    ///
+    /// indices: a list of ints, one per response, each in range(len(self)); or one int.
+    /// responses: as for reward().
+    fn reward(
+        &self,
+        py: Python<'_>,
+        indices: &Bound<'_, PyAny>,
+        responses: &Bound<'_, PyAny>,
+    ) -> PyResult<Vec<f64>> {
+        let responses = Responses::read(responses, "responses".into())?;
+        let texts = responses.texts()?;
+        let n = self.instances.len();
+        let index = |obj: &Bound<'_, PyAny>, name: Name<'_>| -> PyResult<usize> {
+            let i = convert::count(obj, name)?;
+            if i >= n {
+                return Err(PyIndexError::new_err(format!(
+                    "{name} is {i}, but the Rewarder has {n} instances"
+                )));
+            }
+            Ok(i)
+        };
+        let name = Name::Arg("indices");
+        let which = if indices.is_instance_of::<PyInt>() {
+            vec![index(indices, name)?; texts.len()]
+        } else {
+            let items = convert::items(indices, name, "ints (or one int)")?;
+            if items.len() != texts.len() {
+                return Err(PyValueError::new_err(format!(
+                    "got {} indices for {} responses: give one index per response, or a single int for all",
+                    items.len(),
+                    texts.len()
+                )));
+            }
+            items
+                .iter()
+                .enumerate()
+                .map(|(k, item)| index(item, Name::Index(&name, k)))
+                .collect::<PyResult<Vec<usize>>>()?
+        };
+        rewards_of(py, &self.instances, &which, &texts)
+    }
+}
+
 /// The `pbebench._pbebench` extension module; `pbebench/__init__.py` re-exports it.
 #[pymodule]
 fn _pbebench(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<generation::Generation>()?;
+    m.add_class::<DatasetRewarder>()?;
     m.add_function(wrap_pyfunction!(generate, m)?)?;
     m.add_function(wrap_pyfunction!(apply, m)?)?;
     m.add_function(wrap_pyfunction!(relations, m)?)?;

@@ -118,6 +118,94 @@ def test_reward_uses_heldout_examples_only_when_asked():
     assert pbebench.reward(no_heldout, [overfit], heldout=True) == [1.0]
 
 
+def test_reward_shares_equal_dicts_and_keeps_results_identical():
+    responses = [GOLD, fence("[('c', 'd')]"), fence("[('q', 'x')]"), None] * 5
+    same_object = pbebench.reward([INSTANCE] * len(responses), responses)
+    # Fresh dicts with fresh strings, as dataset rows arrive: grouped by content.
+    fresh = [json.loads(json.dumps(INSTANCE)) for _ in responses]
+    assert pbebench.reward(fresh, responses) == same_object
+    other = dict(INSTANCE, max_rules=1)
+    mixed = pbebench.reward([INSTANCE, other] * 10, responses)
+    assert pbebench.reward([INSTANCE, other] * 10, responses) == mixed
+    assert mixed == [pbebench.reward(i, [r])[0] for i, r in zip([INSTANCE, other] * 10, responses)]
+    assert pbebench.reward(other, [GOLD]) == [0.25]  # max_rules=1 keeps only ab→c: 1 − 3/4
+    # Held-out examples are another instance; the visible-only one is not confused with it.
+    overfit = fence("[('ab', 'd'), ('cc', 'dd')]")
+    assert pbebench.reward(INSTANCE, [overfit], heldout=True) == pytest.approx([8 / 9])
+    assert pbebench.reward(INSTANCE, [overfit]) == [1.0]
+    assert pbebench.reward(INSTANCE, [overfit], heldout=True) == pytest.approx([8 / 9])
+
+
+def test_reward_gives_fresh_results_for_a_dict_changed_between_calls():
+    half = fence("[('c', 'd')]")
+    d = json.loads(json.dumps(INSTANCE))
+    assert pbebench.reward(d, [GOLD, half]) == [1.0, 0.5]
+    changes = [
+        lambda d: d["outputs"].__setitem__(1, "cc"),  # in place: same dict, same list
+        lambda d: d["inputs"].__setitem__(2, "qq"),
+        lambda d: d.__setitem__("max_rules", 1),
+        lambda d: d.__setitem__("alphabet", "abcqx"),  # "d" is no longer allowed
+        lambda d: d["inputs"].reverse(),  # same str objects, other places
+        lambda d: d.update(inputs=d["outputs"], outputs=d["inputs"]),
+    ]
+    for change in changes:
+        change(d)
+        got = pbebench.reward(d, [GOLD, half])
+        assert got == pbebench.reward(json.loads(json.dumps(d)), [GOLD, half]), d
+        # A fresh copy and the changed dict in one call: still the changed dict's rewards.
+        assert pbebench.reward([json.loads(json.dumps(d)), d], [GOLD, GOLD]) == [got[0]] * 2
+
+
+def test_reward_runs_no_python_hash_and_may_be_called_from_python_it_runs():
+    class Text(str):
+        def __hash__(self):
+            raise AssertionError("never called")
+
+    text_instance = dict(INSTANCE, inputs=[Text(s) for s in INSTANCE["inputs"]])
+    assert pbebench.reward([text_instance, INSTANCE], [GOLD, GOLD]) == [1.0, 1.0]
+
+    class Reentrant(list):
+        def __iter__(self):
+            assert pbebench.reward(INSTANCE, [GOLD]) == [1.0]  # a call inside a call
+            return super().__iter__()
+
+    assert pbebench.reward(Reentrant([INSTANCE]), [GOLD]) == [1.0]
+
+
+def test_rewarder_gives_the_rewards_of_reward():
+    half, worse = fence("[('c', 'd')]"), fence("[('q', 'x')]")
+    other = dict(INSTANCE, max_rules=1)
+    dataset = [json.loads(json.dumps(INSTANCE)), other, INSTANCE]
+    responses = [GOLD, half, worse, None, "no block", GOLD] * 3
+    indices = [k % 3 for k in range(len(responses))]
+    r = pbebench.Rewarder(dataset)
+    assert len(r) == 3
+    expected = pbebench.reward([dataset[i] for i in indices], responses)
+    assert r.reward(indices, responses) == expected
+    assert r.reward(1, [GOLD, half]) == pbebench.reward(other, [GOLD, half])
+    assert r.reward([], []) == []
+    overfit = fence("[('ab', 'd'), ('cc', 'dd')]")
+    assert pbebench.Rewarder([INSTANCE], heldout=True).reward([0], [overfit]) == pytest.approx([8 / 9])
+    # The instances are copied: changing a dict afterwards changes reward(), not the Rewarder.
+    dataset[0]["outputs"][1] = "cc"
+    assert r.reward(0, [half]) == [0.5]
+    assert pbebench.reward(dataset[0], [half]) != [0.5]
+
+
+def test_rewarder_refuses_bad_indices():
+    r = pbebench.Rewarder([INSTANCE])
+    with pytest.raises(IndexError, match=r"indices\[1\] is 1, but the Rewarder has 1 instances"):
+        r.reward([0, 1], [GOLD, GOLD])
+    with pytest.raises(ValueError, match="non-negative"):
+        r.reward(-1, [GOLD])
+    with pytest.raises(TypeError, match="must be an integer"):
+        r.reward([True], [GOLD])
+    with pytest.raises(ValueError, match="got 1 indices for 2 responses"):
+        r.reward([0], [GOLD, GOLD])
+    with pytest.raises(ValueError, match="missing field"):
+        pbebench.Rewarder([{"inputs": ["a"]}])
+
+
 def test_score_chooses_the_best_sample_and_checks_heldout():
     s = pbebench.score(INSTANCE, [fence("[('c', 'd')]"), GOLD, None])
     assert (s["chosen"], s["pass"], s["edit_sim"], s["heldout_pass"]) == (1, True, 1.0, True)
@@ -152,6 +240,14 @@ def test_generate_streams_and_stops_when_dropped():
     assert gen.__length_hint__() == 160_000 - 3
     assert gen.stats is None
     del gen  # the background thread stops at its next instance
+
+
+def test_generated_dicts_have_interned_keys_as_python_literals_do():
+    import sys
+
+    inst = next(iter(pbebench.generate("lite", seed=0, size=16)))
+    assert all(key is sys.intern(key) for key in inst)
+    assert list(inst)[:3] == ["id", "inputs", "outputs"]
 
 
 def test_generate_stats_once_exhausted():

@@ -500,6 +500,45 @@ impl<'a> Rewarder<'a> {
     }
 }
 
+/// An owned instance with the per-instance part of its [`Rewarder`] computed once, to keep
+/// between batches (the Python bindings cache them: RL rewards the same dataset rows over
+/// and over). [`PreparedInstance::rewarder`] gives the same rewards as
+/// [`Rewarder::new`]`(instance)`.
+#[derive(Debug, Clone)]
+pub struct PreparedInstance {
+    instance: Instance,
+    limits: Limits,
+    gold_dist: usize,
+}
+
+impl PreparedInstance {
+    /// Takes `instance` and computes its limits and gold distance.
+    pub fn new(instance: Instance) -> Self {
+        let Rewarder {
+            limits, gold_dist, ..
+        } = Rewarder::new(&instance);
+        PreparedInstance {
+            instance,
+            limits,
+            gold_dist,
+        }
+    }
+
+    /// The instance.
+    pub fn instance(&self) -> &Instance {
+        &self.instance
+    }
+
+    /// A rewarder of the instance, without computing its per-instance part again.
+    pub fn rewarder(&self) -> Rewarder<'_> {
+        Rewarder {
+            instance: &self.instance,
+            limits: self.limits.clone(),
+            gold_dist: self.gold_dist,
+        }
+    }
+}
+
 /// The strings a reward is computed in, kept between responses.
 #[derive(Default)]
 struct Buffers {
@@ -1447,6 +1486,9 @@ mod tests {
         assert_eq!(rewarder.rewards(&texts), one_by_one);
         assert_eq!(one_by_one[0], 1.0);
         assert_ne!(one_by_one[4], one_by_one[5]);
+        let prepared = PreparedInstance::new(inst.clone());
+        assert_eq!(prepared.instance(), &inst);
+        assert_eq!(prepared.rewarder().rewards(&texts), one_by_one);
     }
 
     #[test]
