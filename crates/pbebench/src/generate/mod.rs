@@ -20,7 +20,7 @@ use crate::instance::Instance;
 use crate::relations::{Category, Relations};
 use crate::rule::Cascade;
 use rayon::prelude::*;
-use sample::{sample_heldout, sample_into, Candidate, Scratch};
+use sample::{sample_heldout, sample_into, Candidate, FullCategories, Scratch};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashSet};
 use std::hash::{Hash, Hasher};
@@ -266,13 +266,14 @@ fn run_block(
     // without any acceptance after patience is exhausted.
     let stall_limit = p.patience.max(100_000).saturating_mul(2);
     let needed = (block.offset + block.target).min(hi) - block.offset;
-    let sample = |attempt: u64, scratch: &mut Scratch| {
+    let sample = |attempt: u64, full: FullCategories, scratch: &mut Scratch| {
         sample_into(
             p,
             block_key(block),
             attempt,
             &block.lengths,
             block.exact_length,
+            full,
             scratch,
         )
     };
@@ -280,10 +281,20 @@ fn run_block(
     // here (same stream, same sample) to be kept, so rejected ones allocate nothing.
     let mut keeper = Scratch::default();
     while accepted < needed {
+        let full = FullCategories(
+            (0..16)
+                .filter(|&c| quotas[c] == 0)
+                .fold(0, |set, c| set | 1 << c),
+        );
         let outcomes: Vec<(Result<Category, Rejection>, f64)> = (t..t + batch)
             .into_par_iter()
             .map_init(Scratch::default, |scratch, attempt| {
-                sample(attempt, scratch)
+                let full = if attempt < p.patience {
+                    full
+                } else {
+                    FullCategories::default()
+                };
+                sample(attempt, full, scratch)
             })
             .collect();
         for (outcome, classify_secs) in outcomes {
@@ -304,7 +315,7 @@ fn run_block(
                 *reasons.entry(Rejection::QuotaFull).or_default() += 1;
                 continue;
             }
-            let resampled = sample(attempt, &mut keeper).0;
+            let resampled = sample(attempt, FullCategories::default(), &mut keeper).0;
             debug_assert_eq!(resampled, Ok(category), "attempt {attempt} resampled");
             let cand = keeper.candidate(category);
             // Checked after the quota, so that only candidates that would be accepted pay

@@ -169,6 +169,24 @@ impl Scratch {
     }
 }
 
+/// Categories whose quota was already full when a batch of attempts began: still full for
+/// every attempt of the batch before patience runs out, as quotas only shrink then. An
+/// attempt whose cascade is certain to fall in one of them is rejected as soon as that is
+/// certain, without finishing its classification; the block accepts exactly what it
+/// would have accepted otherwise.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct FullCategories(pub u16);
+
+impl FullCategories {
+    /// True when every category that has all the flags of `set` is full.
+    fn all_with(self, set: Category) -> bool {
+        let set = set.index();
+        (0..16)
+            .filter(|c| c & set == set)
+            .all(|c| self.0 & 1 << c != 0)
+    }
+}
+
 /// Attempts whose classification is timed: one in this many (timing every attempt would
 /// cost about as much as a lite attempt's classification). The time of those is scaled up;
 /// the rare, slow memo misses are timed on every attempt instead (see
@@ -185,6 +203,7 @@ pub(super) fn sample_into(
     attempt: u64,
     lengths: &[usize],
     exact_length: bool,
+    full: FullCategories,
     scratch: &mut Scratch,
 ) -> (Result<Category, Rejection>, f64) {
     let mut rng = stream(p.seed, block, attempt, Purpose::Candidate);
@@ -232,12 +251,20 @@ pub(super) fn sample_into(
     let timed = attempt.is_multiple_of(CLASSIFY_TIMING_STRIDE);
     let clock = timed.then(Instant::now);
     let misses_before = memo_miss_seconds();
-    let category = category_by(scratch.rules.len(), |k| scratch.rule(k), p.relations);
+    let category = category_by(
+        scratch.rules.len(),
+        |k| scratch.rule(k),
+        p.relations,
+        |set| full.all_with(set),
+    );
     let misses = memo_miss_seconds() - misses_before;
     let hits = clock.map_or(0.0, |c| {
         (c.elapsed().as_secs_f64() - misses).max(0.0) * CLASSIFY_TIMING_STRIDE as f64
     });
     let secs = misses + hits;
+    let Some(category) = category else {
+        return (Err(Rejection::QuotaFull), secs);
+    };
     (Ok(category), secs)
 }
 
@@ -676,6 +703,19 @@ mod tests {
                 assert_eq!(got, expected, "{text:?}");
             }
         }
+    }
+
+    #[test]
+    fn full_categories_answer_for_every_category_with_the_flags() {
+        let cat = |s: &str| s.parse::<Category>().unwrap();
+        // 1100, 1101, 1110 and 1111 full: hopeless once F and B are known.
+        let full = FullCategories(0b1111 << 12);
+        assert!(full.all_with(cat("1100")));
+        assert!(full.all_with(cat("1110")));
+        assert!(!full.all_with(cat("1000")));
+        assert!(!full.all_with(cat("0100")));
+        assert!(!FullCategories::default().all_with(cat("1111")));
+        assert!(FullCategories(u16::MAX).all_with(cat("0000")));
     }
 
     #[test]

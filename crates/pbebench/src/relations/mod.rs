@@ -187,7 +187,8 @@ fn pair(
 /// decided only while its flag is still unset, so long cascades, which set all four flags
 /// early, cost far fewer classifications. Equal to `Relations::of(…).category()`.
 pub fn category_of(rules: &[Rule], mode: RelationMode) -> Category {
-    category_by(rules.len(), |i| rules[i].parts(), mode)
+    category_by(rules.len(), |i| rules[i].parts(), mode, |_| false)
+        .expect("a search that never gives up ends with a category")
 }
 
 /// [`category_of`] for `n` rules given by `rule(i)`, so that callers need not build
@@ -197,12 +198,18 @@ pub fn category_of(rules: &[Rule], mode: RelationMode) -> Category {
 /// bucket with the second's pattern (the mask test in [`pair`]), so with 8 to 64 rules each
 /// rule visits only the rules whose pattern touches its letters, found through a table
 /// from bucket to rules: a long cascade over a large alphabet has few such pairs.
+///
+/// `give_up(set)` is asked whenever a flag is found, with the flags known so far as
+/// category bits; when it answers true the search stops and returns None (the generator
+/// gives up once every category with those flags has a full quota).
 pub(crate) fn category_by<'a>(
     n: usize,
     rule: impl Fn(usize) -> RuleParts<'a>,
     mode: RelationMode,
-) -> Category {
+    give_up: impl Fn(Category) -> bool,
+) -> Option<Category> {
     let (mut f, mut b, mut cf, mut cb) = (false, false, false, false);
+    let mut gave_up = false;
     // Short cascades have few pairs anyway: building the table would cost more.
     let indexed = (8..=64).contains(&n);
     let mut patterns_in_bucket = [0u64; 64];
@@ -232,8 +239,13 @@ pub(crate) fn category_by<'a>(
                 };
                 if want.feeds || want.bleeds {
                     let (feeds, bleeds) = pair(memo, mode, want, ri, rule(j));
+                    let found = (want.feeds && feeds) || (want.bleeds && bleeds);
                     *feeding |= want.feeds && feeds;
                     *bleeding |= want.bleeds && bleeds;
+                    if found && give_up(Category::from_flags(f, b, cf, cb)) {
+                        gave_up = true;
+                        return true;
+                    }
                 }
                 f && b && cf && cb
             };
@@ -253,7 +265,7 @@ pub(crate) fn category_by<'a>(
             }
         }
     });
-    Category::from_flags(f, b, cf, cb)
+    (!gave_up).then(|| Category::from_flags(f, b, cf, cb))
 }
 
 /// The positions of the set bits of `set`, lowest first.
@@ -624,6 +636,15 @@ mod shortcut_tests {
             for mode in [RelationMode::Exact, RelationMode::Paper] {
                 prop_assert_eq!(category_of(&rules, mode), Relations::of(&cascade, mode).category());
             }
+        }
+
+        /// Giving up once feeding is found returns None exactly for the cascades with
+        /// feeding, and their category otherwise.
+        #[test]
+        fn giving_up_stops_only_when_asked(rules in long_sparse_rules()) {
+            let category = category_of(&rules, RelationMode::Paper);
+            let given_up = category_by(rules.len(), |i| rules[i].parts(), RelationMode::Paper, |set| set.feeding());
+            prop_assert_eq!(given_up, (!category.feeding()).then_some(category));
         }
 
         /// The same for long cascades over a large alphabet.
