@@ -501,9 +501,9 @@ impl<'a> Rewarder<'a> {
 }
 
 /// An owned instance with the per-instance part of its [`Rewarder`] computed once, to keep
-/// between batches (the Python bindings cache them: RL rewards the same dataset rows over
-/// and over). [`PreparedInstance::rewarder`] gives the same rewards as
-/// [`Rewarder::new`]`(instance)`.
+/// while it is rewarded many times (the Python bindings' `Rewarder` keeps one per dataset
+/// row: RL rewards the same rows over and over). [`PreparedInstance::rewarder`] gives the
+/// same rewards as [`Rewarder::new`]`(instance)`.
 #[derive(Debug, Clone)]
 pub struct PreparedInstance {
     instance: Instance,
