@@ -83,12 +83,9 @@ pub(crate) fn repair(
                     continue;
                 }
                 checked += 1;
-                if checked >= next_check {
-                    next_check = checked + CLOCK_EVERY;
-                    if Instant::now() >= deadline {
-                        *evaluations += checked;
-                        return None;
-                    }
+                if past_deadline(checked, &mut next_check, deadline) {
+                    *evaluations += checked;
+                    return None;
                 }
                 if n < enc.max_rules {
                     let key = (ev.eval(&prefixes, &rules, p, &[r], p), n + 1);
@@ -219,12 +216,9 @@ pub(crate) fn repair(
                             continue;
                         }
                         checked += 1;
-                        if checked >= next_check {
-                            next_check = checked + CLOCK_EVERY;
-                            if Instant::now() >= deadline {
-                                *evaluations += checked;
-                                return None;
-                            }
+                        if past_deadline(checked, &mut next_check, deadline) {
+                            *evaluations += checked;
+                            return None;
                         }
                         // rest[p..] is rules[p..] (p <= j, minus rule j) or rules[p + 1..].
                         let total = if p <= j {
@@ -292,6 +286,16 @@ fn shares(x: &[u8], y: &[u8]) -> bool {
 
 /// Evaluations between two reads of the clock.
 const CLOCK_EVERY: u64 = 64;
+
+/// Whether `deadline` has passed, reading the clock only once `checked` evaluations reach
+/// `next_check` (then moved [`CLOCK_EVERY`] further on).
+fn past_deadline(checked: u64, next_check: &mut u64, deadline: Instant) -> bool {
+    if checked < *next_check {
+        return false;
+    }
+    *next_check = checked + CLOCK_EVERY;
+    Instant::now() >= deadline
+}
 
 /// Perturbations allowed when the climb is stuck.
 const MAX_KICKS: usize = 8;
