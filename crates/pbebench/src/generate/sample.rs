@@ -28,7 +28,7 @@ enum Purpose {
 ///
 /// The 256-bit ChaCha key is the four numbers themselves, so distinct attempts never
 /// share a stream.
-fn stream(seed: u64, block: u64, attempt: u64, purpose: Purpose) -> Draws {
+fn stream(seed: u64, block: u64, attempt: u64, purpose: Purpose, letters: LetterCode) -> Draws {
     let mut key = [0u8; 32];
     for (k, word) in [seed, block, attempt, purpose as u64]
         .into_iter()
@@ -36,53 +36,120 @@ fn stream(seed: u64, block: u64, attempt: u64, purpose: Purpose) -> Draws {
     {
         key[k * 8..k * 8 + 8].copy_from_slice(&word.to_le_bytes());
     }
-    Draws::new(ChaCha8Rng::from_seed(key))
+    Draws::new(ChaCha8Rng::from_seed(key), letters)
 }
 
-/// A random stream that also draws letters cheaply: each letter takes ⌈log₂ |Σ|⌉ bits of a
-/// 64-bit word, and a chunk that is not a letter's index is skipped, so letters stay
-/// exactly uniform while most words give 8 or more of them (vs a full draw each).
+/// A random stream that also draws letters cheaply: one 64-bit word gives several letters
+/// at once, as the base-|Σ| digits of a number uniform over [0, |Σ|^d) (see
+/// [`LetterCode`]), so letters stay exactly uniform and independent at about one multiply
+/// each.
 pub(super) struct Draws {
     rng: ChaCha8Rng,
+    /// The digits not yet used, as a 64-bit fraction (see [`LetterCode::digit`]).
     word: u64,
-    bits_left: u32,
+    digits_left: u32,
+    code: LetterCode,
 }
 
 impl Draws {
-    fn new(rng: ChaCha8Rng) -> Self {
+    fn new(rng: ChaCha8Rng, code: LetterCode) -> Self {
         Draws {
             rng,
             word: 0,
-            bits_left: 0,
+            digits_left: 0,
+            code,
         }
     }
 
-    /// A letter of `alphabet` (not empty), uniformly.
-    fn letter(&mut self, alphabet: &[char]) -> char {
-        self.letter_of(alphabet, letter_bits(alphabet))
+    /// A letter of `alphabet` (the alphabet of the stream's [`LetterCode`]), uniformly.
+    #[inline]
+    fn letter<T: Copy>(&mut self, alphabet: &[T]) -> T {
+        debug_assert_eq!(alphabet.len() as u64, self.code.n);
+        alphabet[self.letter_index()]
     }
 
-    /// [`Draws::letter`] with `bits` = [`letter_bits`]`(alphabet)`.
-    fn letter_of(&mut self, alphabet: &[char], bits: u32) -> char {
-        let n = alphabet.len() as u64;
-        loop {
-            if self.bits_left < bits {
-                self.word = self.rng.next_u64();
-                self.bits_left = u64::BITS;
-            }
-            let chunk = self.word & ((1 << bits) - 1);
-            self.word >>= bits;
-            self.bits_left -= bits;
-            if chunk < n {
-                return alphabet[chunk as usize];
-            }
+    /// An index in `0..n` for the stream's n-letter code, uniformly; independent of every
+    /// other draw.
+    #[inline]
+    fn letter_index(&mut self) -> usize {
+        if self.digits_left == 0 {
+            self.next_word();
         }
+        self.digits_left -= 1;
+        let (digit, rest) = self.code.digit::<64>(self.word);
+        self.word = rest;
+        digit as usize
+    }
+
+    #[inline(never)]
+    fn next_word(&mut self) {
+        self.word = self.code.accept::<64>(&mut || self.rng.next_u64());
+        self.digits_left = self.code.digits;
     }
 }
 
-/// Bits per letter draw: enough for every index of `alphabet`.
-fn letter_bits(alphabet: &[char]) -> u32 {
-    (usize::BITS - (alphabet.len() - 1).leading_zeros()).max(1)
+/// How a word of `BITS` random bits is cut into d letters of an n-letter alphabet.
+///
+/// A word x is read as the fraction x / 2^BITS. Its d leading base-n digits (digit = ⌊x·n /
+/// 2^BITS⌋, then x ← x·n mod 2^BITS, d times) are exactly the base-n digits of D = ⌊x·n^d /
+/// 2^BITS⌋, since the remainder left after d steps is below 2^BITS. D is made exactly
+/// uniform over [0, n^d) by Lemire's rejection: x is redrawn while x·n^d mod 2^BITS <
+/// 2^BITS mod n^d, which leaves every value of D the same number of words. So the d
+/// letters are uniform and independent. d is the largest with n^d ≤ 2^(BITS-6): a word is
+/// redrawn less than once in 64.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct LetterCode {
+    n: u64,
+    digits: u32,
+    /// n^digits.
+    span: u128,
+    /// 2^BITS mod span: words x with x·span mod 2^BITS below it are redrawn.
+    reject_below: u128,
+}
+
+impl LetterCode {
+    /// The code for an alphabet of `n` letters.
+    pub(super) fn new(n: usize) -> Self {
+        Self::with_bits(n as u64, 64)
+    }
+
+    fn with_bits(n: u64, bits: u32) -> Self {
+        assert!(n >= 1, "an alphabet has letters");
+        let limit = 1u128 << (bits - 6);
+        let (mut digits, mut span) = (0, 1u128);
+        while digits < bits && span * n as u128 <= limit {
+            digits += 1;
+            span *= n as u128;
+        }
+        assert!(digits >= 1, "{n} letters do not fit in {bits} bits");
+        let reject_below = (1u128 << bits) % span;
+        LetterCode {
+            n,
+            digits,
+            span,
+            reject_below,
+        }
+    }
+
+    /// A word of `BITS` bits (drawn by `next` until accepted) whose d digits are uniform.
+    fn accept<const BITS: u32>(&self, next: &mut impl FnMut() -> u64) -> u64 {
+        let mask = (1u128 << BITS) - 1;
+        loop {
+            let x = next() as u128 & mask;
+            if (x * self.span) & mask >= self.reject_below {
+                return x as u64;
+            }
+        }
+    }
+
+    /// The leading digit of `x` and the fraction that holds the rest.
+    fn digit<const BITS: u32>(&self, x: u64) -> (u64, u64) {
+        let product = x as u128 * self.n as u128;
+        (
+            (product >> BITS) as u64,
+            (product & ((1u128 << BITS) - 1)) as u64,
+        )
+    }
 }
 
 impl RngCore for Draws {
@@ -129,7 +196,9 @@ struct SampledRule {
 /// so that the common case, a candidate rejected for its category, allocates nothing.
 #[derive(Default)]
 pub(super) struct Scratch {
-    seen: FxHashSet<u64>,
+    seen: InputKeys,
+    /// The letter code of the alphabet in use (made once per worker, not per attempt).
+    letters: Option<LetterCode>,
     /// The inputs, joined.
     inputs: String,
     /// The current strings, joined: the outputs once the cascade has run.
@@ -206,7 +275,12 @@ pub(super) fn sample_into(
     full: FullCategories,
     scratch: &mut Scratch,
 ) -> (Result<Category, Rejection>, f64) {
-    let mut rng = stream(p.seed, block, attempt, Purpose::Candidate);
+    let n = p.alphabet.len();
+    let letters = match scratch.letters {
+        Some(code) if code.n == n as u64 => code,
+        _ => *scratch.letters.insert(LetterCode::new(n)),
+    };
+    let mut rng = stream(p.seed, block, attempt, Purpose::Candidate, letters);
     let target = lengths[rng.random_range(0..lengths.len())];
     sample_joined_inputs(p, &mut rng, scratch);
     scratch.joined.clone_from(&scratch.inputs);
@@ -268,6 +342,51 @@ pub(super) fn sample_into(
     (Ok(category), secs)
 }
 
+/// The keys ([`input_key`]) of an attempt's inputs so far, for the distinctness check.
+///
+/// A 4096-bit filter indexed by a hash of the key answers "not seen" for almost every new
+/// input with one bit test; only when its bit is already set are the keys compared. Past
+/// [`InputKeys::FILTERED`] inputs the filter would fill up, so a hash set takes over.
+#[derive(Default)]
+struct InputKeys {
+    filter: Vec<u64>,
+    keys: Vec<u64>,
+    set: FxHashSet<u64>,
+}
+
+impl InputKeys {
+    const FILTERED: usize = 256;
+
+    fn clear(&mut self) {
+        self.filter.clear();
+        self.filter.resize(64, 0);
+        self.keys.clear();
+        self.set.clear();
+    }
+
+    /// Adds `key`; false when it was already there.
+    #[inline]
+    fn insert(&mut self, key: u64) -> bool {
+        if self.keys.len() >= Self::FILTERED {
+            if self.set.is_empty() {
+                self.set.extend(self.keys.iter().copied());
+            }
+            return self.set.insert(key) && {
+                self.keys.push(key);
+                true
+            };
+        }
+        let bit = (key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 52) as usize;
+        let (word, mask) = (bit / 64, 1u64 << (bit % 64));
+        if self.filter[word] & mask != 0 && self.keys.contains(&key) {
+            return false;
+        }
+        self.filter[word] |= mask;
+        self.keys.push(key);
+        true
+    }
+}
+
 /// An identity for an input: its bytes and length when it is ASCII and at most 7 bytes
 /// long (exact; the top bit is then clear), else a hash with the top bit set (a collision
 /// only costs a redraw).
@@ -300,9 +419,8 @@ fn draw_input(p: &GenParams, rng: &mut Draws, out: &mut String) {
 
 /// Appends `len` letters ~ Unif(Σ) to `out`.
 fn draw_letters(p: &GenParams, rng: &mut Draws, len: usize, out: &mut String) {
-    let bits = letter_bits(&p.alphabet);
     for _ in 0..len {
-        out.push(rng.letter_of(&p.alphabet, bits));
+        out.push(rng.letter(&p.alphabet));
     }
 }
 
@@ -521,7 +639,8 @@ pub(super) fn sample_heldout(
     if p.heldout == 0 {
         return (Vec::new(), Vec::new());
     }
-    let mut rng = stream(p.seed, block, attempt, Purpose::Heldout);
+    let letters = LetterCode::new(p.alphabet.len());
+    let mut rng = stream(p.seed, block, attempt, Purpose::Heldout, letters);
     let distinct_inputs: f64 = (p.input_len.0..=p.input_len.1)
         .map(|l| (p.alphabet.len() as f64).powi(l as i32))
         .sum();
@@ -639,7 +758,7 @@ mod tests {
 
     /// Share of draws that give `wanted`, the rarest of two distinct substrings.
     fn share_of(joined: &str, k: usize, wanted: &str) -> f64 {
-        let mut rng = Draws::new(ChaCha8Rng::seed_from_u64(7));
+        let mut rng = Draws::new(ChaCha8Rng::seed_from_u64(7), LetterCode::new(1));
         let (mut windows, mut keys) = (Vec::new(), Vec::new());
         let n = 20_000;
         let hits = (0..n)
@@ -673,7 +792,7 @@ mod tests {
 
     #[test]
     fn windows_that_do_not_fit_are_never_drawn() {
-        let mut rng = Draws::new(ChaCha8Rng::seed_from_u64(3));
+        let mut rng = Draws::new(ChaCha8Rng::seed_from_u64(3), LetterCode::new(1));
         let (mut windows, mut keys) = (Vec::new(), Vec::new());
         for joined in ["ab\nc", "éb\nc"] {
             let draw = uniform_distinct_substring(&mut rng, joined, 3, &mut windows, &mut keys);
@@ -718,6 +837,73 @@ mod tests {
         assert!(FullCategories(u16::MAX).all_with(cat("0000")));
     }
 
+    /// Every accepted word of 12 bits, cut into digits: each d-tuple of letters must come
+    /// from the same number of words (exact uniformity and independence), for alphabets
+    /// of several sizes, including powers of two and one letter.
+    #[test]
+    fn letter_digits_are_exactly_uniform_over_all_words() {
+        for n in [1u64, 2, 3, 5, 7, 8, 17] {
+            let code = LetterCode::with_bits(n, 12);
+            let mut counts = std::collections::HashMap::<Vec<u64>, usize>::new();
+            for word in 0..1u64 << 12 {
+                let mut once = Some(word);
+                let mut next = || once.take().unwrap_or(u64::MAX);
+                let x = code.accept::<12>(&mut next);
+                if once.is_some() || x != word {
+                    continue; // rejected: accept() went on to the next word
+                }
+                let mut x = x;
+                let tuple = (0..code.digits)
+                    .map(|_| {
+                        let (d, rest) = code.digit::<12>(x);
+                        x = rest;
+                        assert!(d < n);
+                        d
+                    })
+                    .collect();
+                *counts.entry(tuple).or_default() += 1;
+            }
+            assert_eq!(
+                counts.len() as u128,
+                code.span,
+                "n = {n}: every tuple occurs"
+            );
+            let first = *counts.values().next().unwrap();
+            assert!(counts.values().all(|&c| c == first), "n = {n}: {counts:?}");
+            assert!(
+                first as u128 * code.span >= (1 << 12) * 63 / 64,
+                "n = {n}: too many words rejected"
+            );
+        }
+    }
+
+    #[test]
+    fn letters_cover_the_alphabet_evenly() {
+        let mut rng = Draws::new(ChaCha8Rng::seed_from_u64(5), LetterCode::new(52));
+        let mut seen = [0usize; 52];
+        for _ in 0..20_000 {
+            seen[rng.letter_index()] += 1;
+        }
+        // Expected 384.6 each; 250–520 is more than 6 standard deviations either side.
+        assert!(seen.iter().all(|&c| (250..=520).contains(&c)), "{seen:?}");
+    }
+
+    /// The filtered key set answers like a hash set, below and past the filter's limit,
+    /// also on keys that collide in the filter (few distinct values, so bits repeat).
+    #[test]
+    fn input_keys_behave_as_a_set() {
+        let mut rng = ChaCha8Rng::seed_from_u64(11);
+        let mut keys = InputKeys::default();
+        for (round, spread) in [(0, 50u64), (1, 5000), (2, 300), (3, 1 << 40)] {
+            keys.clear();
+            let mut reference = std::collections::HashSet::new();
+            for _ in 0..600 {
+                let key = rng.random_range(0..spread);
+                assert_eq!(keys.insert(key), reference.insert(key), "round {round}");
+            }
+        }
+    }
+
     #[test]
     fn keys_identify_strings() {
         for key in [input_key, window_key] {
@@ -734,7 +920,7 @@ mod tests {
 
     #[test]
     fn streams_differ_by_every_key_part() {
-        let draw = |s, b, a, p| stream(s, b, a, p).random::<u64>();
+        let draw = |s, b, a, p| stream(s, b, a, p, LetterCode::new(2)).random::<u64>();
         let base = draw(1, 2, 3, Purpose::Candidate);
         assert_ne!(base, draw(0, 2, 3, Purpose::Candidate));
         assert_ne!(base, draw(1, 0, 3, Purpose::Candidate));
