@@ -375,110 +375,178 @@ pub fn parsed<T: std::str::FromStr<Err = String>>(text: &str, name: &str) -> PyR
 
 /// The instances one `reward` call (or one `Rewarder` construction) has prepared (read,
 /// checked, copied, with their gold distance), keyed by their content: equal dicts
-/// (dataset rows handed over as fresh dicts) share one. A hit is checked string by string
-/// against the dict: the same str object (the cache holds a reference) or equal text, so a
-/// hash collision cannot give another instance's rewards. Made for one call and dropped at
-/// its end, with the GIL held (it holds references to Python strings); nothing is kept
-/// between calls.
+/// (dataset rows handed over as fresh dicts) share one. The content is hashed from the
+/// text of the fields, and a hit is checked against the prepared instance's own copy of
+/// them, so a hash collision cannot give another instance's rewards. Made for one call and
+/// dropped at its end, with the GIL held (it holds references to Python objects); nothing
+/// is kept between calls.
+///
+/// Before the content, dicts are recognised by their field objects ([`FieldObjects`]):
+/// shallow copies of one row (`dict(row)`, `{**row, "prompt": …}`) share them, and are then
+/// found without reading a string.
 #[derive(Default)]
 pub struct InstanceCache {
-    map: FxHashMap<u64, Vec<Entry>>,
+    /// The prepared instances, in the order they were first met: a dict's instance is
+    /// named by its index here.
+    prepared: Vec<Arc<PreparedInstance>>,
+    by_content: FxHashMap<u64, usize>,
+    /// Instances whose content hash was taken by another (searched one by one).
+    collided: Vec<usize>,
+    by_objects: FxHashMap<ObjectKey, ObjectEntry>,
 }
 
-/// A cached instance and the dict fields it was made from.
-struct Entry {
-    prepared: Arc<PreparedInstance>,
-    /// The counts and limits of [`Fields`].
-    shape: [usize; 6],
-    /// The strings, in the order of [`Fields::strings`].
-    strings: Vec<Py<PyString>>,
+/// The addresses of a dict's [`FieldObjects`] (0 for held-out fields not read).
+#[derive(PartialEq, Eq, Hash)]
+struct ObjectKey([usize; 7]);
+
+/// A cached instance and the field objects of the dict it was made from, kept alive so
+/// that no other object takes their addresses during the call.
+struct ObjectEntry {
+    index: usize,
+    _objects: [Option<Py<PyAny>>; 7],
+}
+
+/// The field objects of an instance dict a reward depends on, when they are of exact
+/// types whose content is their identity for the duration of a call: exact lists (of the
+/// examples), an exact str (the alphabet) and exact ints (the limits), and exact lists or
+/// `None` (held-out examples, when read). Two dicts with the same such objects have the
+/// same instance: reading such dicts runs no Python code (look-ups by exact-str key, type
+/// checks, reading exact lists, strs and ints), so a list seen earlier in the call still
+/// holds what it held. Reading anything else may run Python code (a mapping's or a
+/// sequence's methods), so the objects seen before are then forgotten.
+struct FieldObjects<'py> {
+    /// The inputs, outputs, max_rules, max_rule_len and alphabet, then the held-out
+    /// inputs and outputs (`None` when not read).
+    objects: [Option<Bound<'py, PyAny>>; 7],
+}
+
+impl<'py> FieldObjects<'py> {
+    /// The field objects of `dict`, or `None` when one is missing or of another type (the
+    /// content path reads those, and raises what is wrong).
+    fn of(dict: &Bound<'py, PyDict>, heldout: bool) -> PyResult<Option<Self>> {
+        let py = dict.py();
+        let mut objects = [const { None }; 7];
+        let keys = [
+            intern!(py, "inputs"),
+            intern!(py, "outputs"),
+            intern!(py, "max_rules"),
+            intern!(py, "max_rule_len"),
+            intern!(py, "alphabet"),
+        ];
+        for (slot, key) in objects.iter_mut().zip(keys) {
+            let Some(value) = dict.get_item(key)? else {
+                return Ok(None);
+            };
+            *slot = Some(value);
+        }
+        let exact = |k: usize, exact: fn(&Bound<'py, PyAny>) -> bool| {
+            objects[k].as_ref().is_some_and(exact)
+        };
+        if !(exact(0, |o| o.is_exact_instance_of::<PyList>())
+            && exact(1, |o| o.is_exact_instance_of::<PyList>())
+            && exact(2, |o| o.is_exact_instance_of::<PyInt>())
+            && exact(3, |o| o.is_exact_instance_of::<PyInt>())
+            && exact(4, |o| o.is_exact_instance_of::<PyString>()))
+        {
+            return Ok(None);
+        }
+        if heldout {
+            let keys = [
+                intern!(py, "heldout_inputs"),
+                intern!(py, "heldout_outputs"),
+            ];
+            for (slot, key) in objects[5..].iter_mut().zip(keys) {
+                let value = dict
+                    .get_item(key)?
+                    .unwrap_or_else(|| py.None().into_bound(py));
+                if !(value.is_none() || value.is_exact_instance_of::<PyList>()) {
+                    return Ok(None);
+                }
+                *slot = Some(value);
+            }
+        }
+        Ok(Some(FieldObjects { objects }))
+    }
+
+    /// The objects' addresses.
+    fn key(&self) -> ObjectKey {
+        ObjectKey(
+            self.objects
+                .each_ref()
+                .map(|o| o.as_ref().map_or(0, |o| o.as_ptr() as usize)),
+        )
+    }
 }
 
 impl InstanceCache {
-    /// The prepared instance equal to `fields`, made and kept if there is none.
-    fn get(&mut self, fields: &Fields<'_, '_>) -> PyResult<Arc<PreparedInstance>> {
-        let mut h = FxHasher::default();
-        fields.shape.hash(&mut h);
-        for s in fields.strings {
-            if s.is_exact_instance_of::<PyString>() {
-                // Python caches a str's hash in the object: computed once per string.
-                h.write_isize(s.hash()?);
-            } else {
-                // A subclass's __hash__ would run Python code: its text is hashed instead.
-                s.to_str()?.hash(&mut h);
-            }
-        }
-        let hash = h.finish();
-        if let Some(entries) = self.map.get(&hash) {
-            for entry in entries {
-                if fields.equals(entry)? {
-                    return Ok(Arc::clone(&entry.prepared));
-                }
-            }
-        }
-        let prepared = Arc::new(PreparedInstance::new(fields.to_instance()?));
-        self.map.entry(hash).or_default().push(Entry {
-            prepared: Arc::clone(&prepared),
-            shape: fields.shape,
-            strings: fields.strings.iter().map(|s| s.clone().unbind()).collect(),
-        });
-        Ok(prepared)
-    }
-}
-
-/// The fields of an instance dict that a reward depends on, as the dict's str objects.
-struct Fields<'a, 'py> {
-    /// Numbers of inputs, outputs, held-out inputs and held-out outputs; max_rules and
-    /// max_rule_len.
-    shape: [usize; 6],
-    /// The inputs, the outputs, the alphabet, then the held-out inputs and outputs (read
-    /// only with `heldout`).
-    strings: &'a [Bound<'py, PyString>],
-}
-
-impl Fields<'_, '_> {
-    /// True when `entry` was made from these fields: the same numbers, and each string the
-    /// same object or the same text.
-    fn equals(&self, entry: &Entry) -> PyResult<bool> {
-        if self.shape != entry.shape || self.strings.len() != entry.strings.len() {
-            return Ok(false);
-        }
-        for (s, t) in self.strings.iter().zip(&entry.strings) {
-            if s.as_ptr() != t.as_ptr() && s.to_str()? != t.bind(s.py()).to_str()? {
-                return Ok(false);
-            }
-        }
-        Ok(true)
+    /// The prepared instances, in the order of their indices.
+    pub fn into_prepared(self) -> Vec<Arc<PreparedInstance>> {
+        self.prepared
     }
 
-    /// The instance that [`reward_instance`] reads, held-out examples appended, owned.
-    fn to_instance(&self) -> PyResult<Instance> {
-        let [n_in, n_out, n_hin, _, max_rules, max_rule_len] = self.shape;
-        let text = |s: &Bound<'_, PyString>| s.to_str().map(str::to_owned);
-        let texts = |parts: [&[Bound<'_, PyString>]; 2]| -> PyResult<Vec<String>> {
-            parts
-                .iter()
-                .flat_map(|part| part.iter())
-                .map(text)
-                .collect()
+    /// Keeps `prepared` and gives its index.
+    fn add(&mut self, prepared: PreparedInstance) -> usize {
+        self.prepared.push(Arc::new(prepared));
+        self.prepared.len() - 1
+    }
+
+    /// The index of the prepared instance equal to `fields`, made and kept if there is
+    /// none.
+    fn get(&mut self, fields: &Fields<'_>) -> usize {
+        let same = |&k: &usize| fields.equals(&self.prepared[k]);
+        let hash = fields.hash();
+        let taken = match self.by_content.get(&hash) {
+            Some(&k) if same(&k) => return k,
+            Some(_) => true,
+            None => false,
         };
-        let held = n_in + n_out + 1;
-        let s = self.strings;
-        Ok(Instance {
-            id: String::new(),
-            inputs: texts([&s[..n_in], &s[held..held + n_hin]])?,
-            outputs: texts([&s[n_in..n_in + n_out], &s[held + n_hin..]])?,
-            max_rules,
-            max_rule_len,
-            alphabet: text(&s[n_in + n_out])?,
-            heldout_inputs: Vec::new(),
-            heldout_outputs: Vec::new(),
-            cascade: None,
-            cascade_len: 0,
-            category: None,
-            relations_mode: Default::default(),
-            interactions: Vec::new(),
-        })
+        if let Some(&k) = self.collided.iter().find(|k| same(k)) {
+            return k;
+        }
+        let k = self.add(PreparedInstance::from_examples(
+            fields.inputs,
+            fields.outputs,
+            fields.max_rules,
+            fields.max_rule_len,
+            fields.alphabet,
+        ));
+        if taken {
+            self.collided.push(k);
+        } else {
+            self.by_content.insert(hash, k);
+        }
+        k
+    }
+}
+
+/// The fields of an instance dict that a reward depends on, as text borrowed from the
+/// dict's strings; the held-out examples (read only with `heldout`) are appended to the
+/// visible ones, as the reward scores them together.
+struct Fields<'a> {
+    inputs: &'a [&'a str],
+    outputs: &'a [&'a str],
+    alphabet: &'a str,
+    max_rules: usize,
+    max_rule_len: usize,
+}
+
+impl Fields<'_> {
+    fn hash(&self) -> u64 {
+        let mut h = FxHasher::default();
+        (self.max_rules, self.max_rule_len, self.alphabet).hash(&mut h);
+        self.inputs.hash(&mut h);
+        self.outputs.hash(&mut h);
+        h.finish()
+    }
+
+    /// True when `prepared` was made from fields equal to these.
+    fn equals(&self, prepared: &PreparedInstance) -> bool {
+        let limits = prepared.limits();
+        limits.max_rules == self.max_rules
+            && limits.max_rule_len == self.max_rule_len
+            && prepared.alphabet() == self.alphabet
+            && prepared.inputs().eq(self.inputs.iter().copied())
+            && prepared.outputs().eq(self.outputs.iter().copied())
     }
 }
 
@@ -526,17 +594,57 @@ pub fn prepared_instance<'py>(
     heldout: bool,
     cache: &mut InstanceCache,
     scratch: &mut Vec<Bound<'py, PyString>>,
-) -> PyResult<Arc<PreparedInstance>> {
-    let uncached = || -> PyResult<Arc<PreparedInstance>> {
+) -> PyResult<usize> {
+    let uncached = |cache: &mut InstanceCache| -> PyResult<usize> {
+        // Reading other types may run Python code, which may change lists seen before.
+        cache.by_objects.clear();
         let mut inst = reward_instance(obj, name, heldout)?;
         inst.inputs.append(&mut inst.heldout_inputs);
         inst.outputs.append(&mut inst.heldout_outputs);
-        Ok(Arc::new(PreparedInstance::new(inst)))
+        Ok(cache.add(PreparedInstance::new(inst)))
     };
     let Ok(dict) = obj.cast::<PyDict>() else {
-        return uncached();
+        return uncached(cache);
     };
-    let py = obj.py();
+    let objects = match FieldObjects::of(dict, heldout) {
+        Ok(objects) => objects,
+        Err(_) => return uncached(cache),
+    };
+    match &objects {
+        Some(o) => {
+            if let Some(entry) = cache.by_objects.get(&o.key()) {
+                return Ok(entry.index);
+            }
+        }
+        // Fields of other types may run Python code as they are read (see `uncached`).
+        None => cache.by_objects.clear(),
+    }
+    let index = match prepared_by_content(dict, name, heldout, cache, scratch) {
+        Ok(index) => index,
+        Err(_) => uncached(cache)?,
+    };
+    if let Some(objects) = objects {
+        cache.by_objects.insert(
+            objects.key(),
+            ObjectEntry {
+                index,
+                _objects: objects.objects.map(|o| o.map(Bound::unbind)),
+            },
+        );
+    }
+    Ok(index)
+}
+
+/// [`prepared_instance`] of a dict through the content part of `cache`; `Err` for any
+/// problem, which [`reward_instance`] then raises, worded as ever.
+fn prepared_by_content<'py>(
+    dict: &Bound<'py, PyDict>,
+    name: Name<'_>,
+    heldout: bool,
+    cache: &mut InstanceCache,
+    scratch: &mut Vec<Bound<'py, PyString>>,
+) -> PyResult<usize> {
+    let py = dict.py();
     scratch.clear();
     // Any problem (a missing field, a wrong type, an instance that cannot be scored) is
     // left to `reward_instance`, which reads the fields in the same order and raises it.
@@ -592,14 +700,30 @@ pub fn prepared_instance<'py>(
         Ok(Some([n_in, n_out, n_hin, n_hout, max_rules, max_rule_len]))
     };
     let prepared = match read() {
-        Ok(Some(shape)) => cache.get(&Fields {
-            shape,
-            strings: scratch,
-        }),
+        Ok(Some([n_in, n_out, n_hin, _, max_rules, max_rule_len])) => {
+            // A string that is not valid Unicode also goes to `reward_instance`, which raises.
+            let texts = scratch
+                .iter()
+                .map(|s| s.to_str())
+                .collect::<PyResult<Vec<&str>>>();
+            texts.map(|texts| {
+                let (visible, held) = texts.split_at(n_in + n_out + 1);
+                let (inputs, outputs) = (&visible[..n_in], &visible[n_in..n_in + n_out]);
+                let (held_in, held_out) = held.split_at(n_hin);
+                let inputs: Vec<&str> = inputs.iter().chain(held_in).copied().collect();
+                let outputs: Vec<&str> = outputs.iter().chain(held_out).copied().collect();
+                cache.get(&Fields {
+                    inputs: &inputs,
+                    outputs: &outputs,
+                    alphabet: visible[n_in + n_out],
+                    max_rules,
+                    max_rule_len,
+                })
+            })
+        }
         // `reward_instance` raises the error, worded as ever.
         Ok(None) | Err(_) => Err(PyValueError::new_err("")),
     };
     scratch.clear();
-    // A string that is not valid Unicode also goes to `reward_instance`, which raises.
-    prepared.or_else(|_| uncached())
+    prepared
 }

@@ -13,15 +13,14 @@ mod generation;
 use convert::{non_negative, parsed, to_py, InstanceCache, Name, Responses};
 use pbebench::prompt::Template;
 use pbebench::response::{parse_response as parse, Alphabet, BlockChoice, Limits};
-use pbebench::score::{score_instance, PreparedInstance, ScoreOptions};
+use pbebench::score::{score_instance, PreparedInstance, RewardScratch, ScoreOptions};
 use pbebench::{RelationMode, Relations};
 use pyo3::exceptions::{PyIndexError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyInt, PyMapping, PyString};
+use pyo3::types::{PyDict, PyInt, PyList, PyMapping, PyString};
 use rayon::prelude::*;
 use rayon::{ThreadPool, ThreadPoolBuilder};
 use rustc_hash::FxHashMap;
-use std::collections::hash_map::Entry;
 use std::sync::{Arc, Mutex};
 
 /// Rust allocations of the module (the core's included) go to mimalloc: reading and
@@ -271,68 +270,107 @@ fn score<'py>(
 ///     content is read), as in score().
 #[pyfunction]
 #[pyo3(signature = (instances, responses, heldout = false))]
-fn reward(
-    py: Python<'_>,
-    instances: &Bound<'_, PyAny>,
-    responses: &Bound<'_, PyAny>,
+fn reward<'py>(
+    py: Python<'py>,
+    instances: &Bound<'py, PyAny>,
+    responses: &Bound<'py, PyAny>,
     heldout: bool,
 ) -> PyResult<Vec<f64>> {
     let responses = Responses::read(responses, "responses".into())?;
     let texts = responses.texts()?;
     let name = Name::Arg("instances");
-    // The prepared instances of this call, by content; dropped before the GIL is released
-    // (it holds references to Python strings).
+    // The prepared instances of this call, by content; its references to Python objects
+    // are dropped before the GIL is released.
     let mut cache = InstanceCache::default();
     let mut scratch = Vec::new();
     // Each distinct instance is rewarded once, however many responses it has: the same
     // object (samples of one prompt, or one dict for all) is read once, and equal dicts
     // (dataset rows handed over as fresh dicts) share their prepared instance.
-    let mut unique: Vec<Arc<PreparedInstance>> = Vec::new();
     let mut which: Vec<usize> = Vec::with_capacity(texts.len());
     if instances.cast::<PyMapping>().is_ok() {
-        unique.push(convert::prepared_instance(
-            instances,
-            name,
-            heldout,
-            &mut cache,
-            &mut scratch,
-        )?);
-        which.resize(texts.len(), 0);
+        let index = convert::prepared_instance(instances, name, heldout, &mut cache, &mut scratch)?;
+        which.resize(texts.len(), index);
     } else {
-        let items = convert::items(instances, name, "instance dicts (or one dict)")?;
-        if items.len() != texts.len() {
+        // An exact list is read in place, each dict once (see `convert::items`); it keeps
+        // them alive, so their addresses name them during the loop.
+        let list = instances.cast_exact::<PyList>().ok();
+        let collected = match list {
+            Some(_) => Vec::new(),
+            None => convert::items(instances, name, "instance dicts (or one dict)")?,
+        };
+        let n = list.map_or(collected.len(), |list| list.len());
+        if n != texts.len() {
             return Err(PyValueError::new_err(format!(
-                "got {} instances for {} responses: give one instance per response, or a single instance dict for all",
-                items.len(),
+                "got {n} instances for {} responses: give one instance per response, or a single instance dict for all",
                 texts.len()
             )));
         }
-        let mut seen: FxHashMap<*mut pyo3::ffi::PyObject, usize> =
-            FxHashMap::with_capacity_and_hasher(items.len(), Default::default());
-        let mut same: FxHashMap<*const PreparedInstance, usize> = FxHashMap::default();
-        for (k, item) in items.iter().enumerate() {
-            let index = match seen.entry(item.as_ptr()) {
-                Entry::Occupied(e) => *e.get(),
-                Entry::Vacant(e) => {
-                    let prepared = convert::prepared_instance(
-                        item,
-                        Name::Index(&name, k),
-                        heldout,
-                        &mut cache,
-                        &mut scratch,
-                    )?;
-                    let index = *same.entry(Arc::as_ptr(&prepared)).or_insert(unique.len());
-                    if index == unique.len() {
-                        unique.push(prepared);
-                    }
-                    *e.insert(index)
+        let mut seen = IdentityMemo::new(n);
+        let mut read = |k: usize, item: &Bound<'py, PyAny>| -> PyResult<()> {
+            let index = match seen.get(item) {
+                Some(index) => index,
+                None => {
+                    let name = Name::Index(&name, k);
+                    let index =
+                        convert::prepared_instance(item, name, heldout, &mut cache, &mut scratch)?;
+                    seen.insert(item, index);
+                    index
                 }
             };
             which.push(index);
+            Ok(())
+        };
+        match list {
+            Some(list) => {
+                for (k, item) in list.iter().enumerate() {
+                    read(k, &item)?;
+                }
+            }
+            None => {
+                for (k, item) in collected.iter().enumerate() {
+                    read(k, item)?;
+                }
+            }
         }
     }
-    drop(cache);
+    let unique = cache.into_prepared();
     rewards_of(py, &unique, &which, &texts)
+}
+
+/// The index of the prepared instance of the objects seen last at some addresses: a table
+/// with a slot per address (hashed), whose entry is replaced on a collision. It spares
+/// reading again an object met before (samples of one prompt are given the same dict), at
+/// a fixed cost: a missed object is simply read. The objects must stay alive while it is
+/// used, so that an address names one object.
+struct IdentityMemo {
+    slots: Vec<(usize, usize)>,
+    shift: u32,
+}
+
+impl IdentityMemo {
+    /// A memo for `n` objects (at most 4096 slots).
+    fn new(n: usize) -> Self {
+        let slots = n.clamp(16, 4096).next_power_of_two();
+        IdentityMemo {
+            slots: vec![(0, 0); slots],
+            shift: 64 - slots.trailing_zeros(),
+        }
+    }
+
+    fn slot(&self, object: &Bound<'_, PyAny>) -> usize {
+        let address = object.as_ptr() as usize as u64;
+        (address.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.shift) as usize
+    }
+
+    fn get(&self, object: &Bound<'_, PyAny>) -> Option<usize> {
+        let (address, index) = self.slots[self.slot(object)];
+        (address == object.as_ptr() as usize).then_some(index)
+    }
+
+    fn insert(&mut self, object: &Bound<'_, PyAny>, index: usize) {
+        let slot = self.slot(object);
+        self.slots[slot] = (object.as_ptr() as usize, index);
+    }
 }
 
 /// The reward of each of `texts` against `instances[which[k]]`, without the GIL, on the
@@ -344,19 +382,38 @@ fn rewards_of(
     texts: &[&str],
 ) -> PyResult<Vec<f64>> {
     // The responses of each instance, a chunk at a time: rewarded together, a cascade
-    // several of them give is applied once. Only the instances used are visited.
-    let mut slot: FxHashMap<usize, usize> = FxHashMap::default();
-    let mut by_instance: Vec<(usize, Vec<usize>)> = Vec::new();
-    for (k, &i) in which.iter().enumerate() {
-        let s = *slot.entry(i).or_insert_with(|| {
-            by_instance.push((i, Vec::new()));
-            by_instance.len() - 1
-        });
-        by_instance[s].1.push(k);
-    }
-    let work: Vec<(usize, &[usize])> = by_instance
+    // several of them give is applied once. Only the instances used are visited: each gets
+    // a slot, and the responses are put in the order of their slots (a counting sort).
+    let mut slot_of: FxHashMap<usize, usize> = FxHashMap::default();
+    let mut used: Vec<usize> = Vec::new();
+    let slots: Vec<usize> = which
         .iter()
-        .flat_map(|(i, ks)| ks.chunks(MIN_CHUNK).map(move |chunk| (*i, chunk)))
+        .map(|&i| {
+            *slot_of.entry(i).or_insert_with(|| {
+                used.push(i);
+                used.len() - 1
+            })
+        })
+        .collect();
+    let mut starts = vec![0; used.len() + 1];
+    for &s in &slots {
+        starts[s + 1] += 1;
+    }
+    for s in 0..used.len() {
+        starts[s + 1] += starts[s];
+    }
+    let mut order = vec![0; which.len()];
+    let mut next = starts.clone();
+    for (k, &s) in slots.iter().enumerate() {
+        order[next[s]] = k;
+        next[s] += 1;
+    }
+    let (used, order) = (&used, &order);
+    let work: Vec<(usize, &[usize])> = (0..used.len())
+        .flat_map(|s| {
+            let ks = &order[starts[s]..starts[s + 1]];
+            ks.chunks(MIN_CHUNK).map(move |chunk| (used[s], chunk))
+        })
         .collect();
     let pool = pool()?;
     Ok(py.detach(|| {
@@ -364,9 +421,13 @@ fn rewards_of(
             let rewarded: Vec<Vec<f64>> = work
                 .par_iter()
                 .with_min_len(MIN_CHUNK / 8)
-                .map(|&(i, ks)| {
-                    let chunk: Vec<&str> = ks.iter().map(|&k| texts[k]).collect();
-                    instances[i].rewarder().rewards(&chunk)
+                .map_init(RewardScratch::default, |scratch, &(i, ks)| {
+                    let mut rewards = Vec::with_capacity(ks.len());
+                    let chunk = ks.iter().map(|&k| texts[k]);
+                    instances[i]
+                        .rewarder()
+                        .rewards_into(chunk, scratch, &mut rewards);
+                    rewards
                 })
                 .collect();
             let mut rewards = vec![0.0; texts.len()];
@@ -406,7 +467,7 @@ impl DatasetRewarder {
         // Equal dicts share one prepared instance; the cache is this Rewarder's only.
         let mut cache = InstanceCache::default();
         let mut scratch = Vec::new();
-        let instances = items
+        let indices = items
             .iter()
             .enumerate()
             .map(|(k, item)| {
@@ -418,7 +479,9 @@ impl DatasetRewarder {
                     &mut scratch,
                 )
             })
-            .collect::<PyResult<_>>()?;
+            .collect::<PyResult<Vec<usize>>>()?;
+        let prepared = cache.into_prepared();
+        let instances = indices.iter().map(|&i| Arc::clone(&prepared[i])).collect();
         Ok(DatasetRewarder { instances })
     }
 

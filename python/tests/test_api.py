@@ -156,6 +156,38 @@ def test_reward_gives_fresh_results_for_a_dict_changed_between_calls():
         assert pbebench.reward([json.loads(json.dumps(d)), d], [GOLD, GOLD]) == [got[0]] * 2
 
 
+def test_reward_tells_apart_dicts_sharing_some_field_objects():
+    half = fence("[('c', 'd')]")
+    base = json.loads(json.dumps(INSTANCE))
+    # Shallow copies share every field object (recognised without reading a string); the
+    # others share all but one.
+    variants = [
+        base,
+        dict(base),
+        dict(base, max_rules=1),
+        dict(base, max_rule_len=1),
+        dict(base, alphabet="abcqx"),
+        dict(base, outputs=list(reversed(base["outputs"]))),
+    ]
+    rows = variants * 3
+    responses = [GOLD, half, GOLD] * 6
+    expected = [pbebench.reward(json.loads(json.dumps(d)), [r])[0] for d, r in zip(rows, responses)]
+    assert pbebench.reward(rows, responses) == expected
+    assert len(set(expected[:6])) > 2
+
+    # Reading a list subclass runs Python code, which here changes a list already read:
+    # the shallow copy read after it has the changed outputs.
+    class Changing(list):
+        def __iter__(self):
+            base["outputs"][1] = "cc"
+            return super().__iter__()
+
+    rows = [base, dict(base, inputs=Changing(base["inputs"])), dict(base)]
+    got = pbebench.reward(rows, [GOLD] * 3)
+    assert got[0] == 1.0
+    assert got[1:] == pbebench.reward(json.loads(json.dumps(base)), [GOLD]) * 2 != [1.0] * 2
+
+
 def test_reward_runs_no_python_hash_and_may_be_called_from_python_it_runs():
     class Text(str):
         def __hash__(self):

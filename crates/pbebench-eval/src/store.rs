@@ -522,6 +522,12 @@ fn err(path: &Path, source: rusqlite::Error) -> StoreError {
 
 /// Takes an exclusive `flock` on `RUN_DIR/run.lock`; the OS drops it when the process
 /// dies, so a killed runner never leaves a stale lock.
+///
+/// A lock found taken is tried again for up to [`LOCK_PATIENCE`]: a lock is held by an
+/// open file description, which a child process forked at that moment (by any thread of
+/// this process, e.g. to start a solver command) shares until it executes its program and
+/// closes the descriptor; on a loaded machine that window can last milliseconds after the
+/// store was closed. A runner that really holds the lock holds it far longer.
 fn take_lock(dir: &Path) -> Result<File, StoreError> {
     let path = dir.join(LOCK_FILE);
     let file = File::options()
@@ -533,15 +539,28 @@ fn take_lock(dir: &Path) -> Result<File, StoreError> {
             path: path.clone(),
             source,
         })?;
-    match rustix::fs::flock(&file, rustix::fs::FlockOperation::NonBlockingLockExclusive) {
-        Ok(()) => Ok(file),
-        Err(rustix::io::Errno::WOULDBLOCK) => Err(StoreError::Locked(dir.to_path_buf())),
-        Err(e) => Err(StoreError::Io {
-            path,
-            source: e.into(),
-        }),
+    let deadline = std::time::Instant::now() + LOCK_PATIENCE;
+    loop {
+        match rustix::fs::flock(&file, rustix::fs::FlockOperation::NonBlockingLockExclusive) {
+            Ok(()) => return Ok(file),
+            Err(rustix::io::Errno::WOULDBLOCK) if std::time::Instant::now() < deadline => {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            Err(rustix::io::Errno::WOULDBLOCK) => {
+                return Err(StoreError::Locked(dir.to_path_buf()))
+            }
+            Err(e) => {
+                return Err(StoreError::Io {
+                    path,
+                    source: e.into(),
+                })
+            }
+        }
     }
 }
+
+/// How long [`take_lock`] waits for a lock held elsewhere before it refuses.
+const LOCK_PATIENCE: std::time::Duration = std::time::Duration::from_secs(1);
 
 #[cfg(test)]
 mod tests {

@@ -23,19 +23,17 @@ pub fn levenshtein<T: PartialEq>(a: &[T], b: &[T]) -> usize {
     let (a, b) = (&a[..a.len() - suffix], &b[..b.len() - suffix]);
     let (long, short) = if a.len() >= b.len() { (a, b) } else { (b, a) };
     if short.is_empty() {
-        return long.len();
-    }
-    let mut stack = [0usize; 64];
-    let mut heap;
-    let row: &mut [usize] = if short.len() < stack.len() {
-        &mut stack[..=short.len()]
+        long.len()
+    } else if short.len() <= 64 {
+        levenshtein_bits(long, short)
     } else {
-        heap = vec![0usize; short.len() + 1];
-        &mut heap
-    };
-    for (j, cell) in row.iter_mut().enumerate() {
-        *cell = j;
+        levenshtein_rows(long, short)
     }
+}
+
+/// [`levenshtein`] by the dynamic programme, one row of `short.len() + 1` cells at a time.
+fn levenshtein_rows<T: PartialEq>(long: &[T], short: &[T]) -> usize {
+    let mut row: Vec<usize> = (0..=short.len()).collect();
     for (i, x) in long.iter().enumerate() {
         let mut diagonal = row[0];
         row[0] = i + 1;
@@ -50,6 +48,38 @@ pub fn levenshtein<T: PartialEq>(a: &[T], b: &[T]) -> usize {
         }
     }
     row[short.len()]
+}
+
+/// [`levenshtein`] for `short` of 1 to 64 elements, bit-parallel (Myers 1999, in Hyyrö's
+/// form for the edit distance): the programme's column along `short` is kept as two bit
+/// vectors, its +1 and −1 steps, and advanced by one element of `long` in a few word
+/// operations. The distance is the column's last cell, tracked as it changes.
+fn levenshtein_bits<T: PartialEq>(long: &[T], short: &[T]) -> usize {
+    let last = 1u64 << (short.len() - 1);
+    // Bits above the last cell only ever carry and shift upwards: they never reach it.
+    let (mut plus, mut minus) = (!0u64, 0u64);
+    let mut distance = short.len();
+    for x in long {
+        let equal = short
+            .iter()
+            .enumerate()
+            .fold(0u64, |bits, (j, y)| bits | u64::from(x == y) << j);
+        let vertical = equal | minus;
+        let horizontal = ((equal & plus).wrapping_add(plus) ^ plus) | equal;
+        let mut h_plus = minus | !(horizontal | plus);
+        let mut h_minus = plus & horizontal;
+        if h_plus & last != 0 {
+            distance += 1;
+        } else if h_minus & last != 0 {
+            distance -= 1;
+        }
+        // The first row grows by one per element: a +1 step enters at the bottom.
+        h_plus = h_plus << 1 | 1;
+        h_minus <<= 1;
+        plus = h_minus | !(vertical | h_plus);
+        minus = h_plus & vertical;
+    }
+    distance
 }
 
 /// Levenshtein distance over characters (Unicode scalar values, not bytes).
@@ -349,6 +379,38 @@ mod tests {
             2,
             "heap row for long strings"
         );
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(4000))]
+
+        /// The bit-parallel distance is the dynamic programme's, on either side of 64.
+        #[test]
+        fn levenshtein_bits_is_the_programme(a in "[abc]{0,80}", b in "[abc]{0,80}") {
+            let (a, b) = (a.as_bytes(), b.as_bytes());
+            let expected = if a.is_empty() || b.is_empty() {
+                a.len().max(b.len())
+            } else {
+                levenshtein_rows(a, b)
+            };
+            proptest::prop_assert_eq!(levenshtein(a, b), expected);
+            if !b.is_empty() && b.len() <= 64 {
+                proptest::prop_assert_eq!(levenshtein_bits(a, b), levenshtein_rows(a, b));
+            }
+        }
+
+        /// The same over characters and words.
+        #[test]
+        fn levenshtein_bits_over_chars_and_words(a in "[aé ʔ]{1,70}", b in "[aé ʔ]{1,70}") {
+            let (ca, cb): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+            if cb.len() <= 64 {
+                proptest::prop_assert_eq!(levenshtein_bits(&ca, &cb), levenshtein_rows(&ca, &cb));
+            }
+            let (wa, wb): (Vec<&str>, Vec<&str>) = (a.split(' ').collect(), b.split(' ').collect());
+            if wb.len() <= 64 {
+                proptest::prop_assert_eq!(levenshtein_bits(&wa, &wb), levenshtein_rows(&wa, &wb));
+            }
+        }
     }
 
     #[test]

@@ -9,15 +9,18 @@
 use crate::instance::Instance;
 use crate::metrics;
 use crate::relations::Category;
-use crate::response::{read_answer, Answer, BlockChoice, Limits};
+use crate::response::{read_answer, read_cascade, Answer, BlockChoice, CascadeSides, Limits};
 use crate::rule::{replace_into, Cascade, Rule};
 use rayon::prelude::*;
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxBuildHasher, FxHashMap};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fs::File;
+use std::hash::BuildHasher;
 use std::io::{self, Read};
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 /// How responses are read and scored.
@@ -253,11 +256,8 @@ pub struct ResponseReading {
     rules: usize,
     valid_rules: usize,
     dropped_rules: usize,
-    /// The cascade's patterns and replacements, one after the other, and where each rule's
-    /// pattern starts, where its replacement starts and where that ends: two allocations
-    /// per response rather than two per rule.
-    sides: String,
-    cascade: Vec<[usize; 3]>,
+    /// The cascade: two allocations per response rather than two per rule.
+    cascade: CascadeSides,
 }
 
 impl ResponseReading {
@@ -281,18 +281,12 @@ impl ResponseReading {
                 .filter(|r| r.problems.is_empty())
                 .count(),
             dropped_rules: answer.dropped_rules,
-            sides: String::new(),
-            cascade: Vec::new(),
+            cascade: CascadeSides::default(),
         };
         // The valid rules, as `ParsedResponse::cascade` keeps them (a rule needs a pattern).
         for (a, b) in answer.rules.iter().filter_map(|r| r.valid_sides()) {
             if !a.is_empty() {
-                let start = reading.sides.len();
-                reading.sides.push_str(a);
-                reading.sides.push_str(b);
-                reading
-                    .cascade
-                    .push([start, start + a.len(), reading.sides.len()]);
+                reading.cascade.push(a, b);
             }
         }
         reading
@@ -300,9 +294,7 @@ impl ResponseReading {
 
     /// The rules of the cascade, as (pattern, replacement).
     fn rules(&self) -> impl Iterator<Item = (&str, &str)> {
-        self.cascade
-            .iter()
-            .map(|&[a, b, end]| (&self.sides[a..b], &self.sides[b..end]))
+        self.cascade.rules()
     }
 
     /// The cascade the response stands for ([`crate::response::ParsedResponse::cascade`]).
@@ -424,138 +416,322 @@ pub fn reward(instance: &Instance, response: &str) -> f64 {
 /// limits, the gold distance `Σ dist(input, output)`) is computed once.
 #[derive(Debug, Clone)]
 pub struct Rewarder<'a> {
-    instance: &'a Instance,
-    limits: Limits,
+    examples: Examples<'a>,
+    limits: Cow<'a, Limits>,
+    /// `dist(input, output)` of each example: what an example no rule changes adds.
+    gold_dists: Cow<'a, [usize]>,
     gold_dist: usize,
 }
 
 impl<'a> Rewarder<'a> {
     /// The per-instance part of [`reward`].
     pub fn new(instance: &'a Instance) -> Self {
+        let gold_dists: Vec<usize> = (instance.inputs.iter().zip(&instance.outputs))
+            .map(|(input, output)| metrics::char_distance(input, output))
+            .collect();
         Rewarder {
-            instance,
-            limits: Limits::of(instance),
-            gold_dist: metrics::total_char_distance(&instance.inputs, &instance.outputs),
+            examples: Examples::Lists(&instance.inputs, &instance.outputs),
+            limits: Cow::Owned(Limits::of(instance)),
+            gold_dist: gold_dists.iter().sum(),
+            gold_dists: Cow::Owned(gold_dists),
         }
     }
 
     /// The same value as [`reward`]`(instance, response)`.
     pub fn reward(&self, response: &str) -> f64 {
-        read_answer(response, &self.limits, BlockChoice::Last, |answer| {
-            self.reward_of(&valid_rules(&answer), &mut Buffers::default())
-        })
+        let mut buffers = Buffers::default();
+        read_cascade(
+            response,
+            &self.limits,
+            BlockChoice::Last,
+            &mut buffers.cascade,
+        );
+        self.reward_of(&mut buffers)
     }
 
     /// [`Rewarder::reward`] of each response, in order. A cascade that several responses
     /// give is applied once: samples of one prompt often agree.
     pub fn rewards<S: AsRef<str>>(&self, responses: &[S]) -> Vec<f64> {
-        let mut known: FxHashMap<Vec<u8>, f64> = FxHashMap::default();
-        let mut buffers = Buffers::default();
-        let mut key = Vec::new();
-        let rewards = responses.iter().map(|response| {
-            read_answer(
-                response.as_ref(),
-                &self.limits,
-                BlockChoice::Last,
-                |answer| {
-                    let rules = valid_rules(&answer);
-                    // The rules, each side as its length and its bytes: equal keys, equal rules.
-                    key.clear();
-                    for (a, b, _) in &rules {
-                        for side in [a, b] {
-                            key.extend_from_slice(&side.len().to_le_bytes());
-                            key.extend_from_slice(side.as_bytes());
-                        }
-                    }
-                    if let Some(&reward) = known.get(key.as_slice()) {
-                        return reward;
-                    }
-                    let reward = self.reward_of(&rules, &mut buffers);
-                    known.insert(key.clone(), reward);
-                    reward
-                },
-            )
-        });
-        rewards.collect()
+        let mut rewards = Vec::with_capacity(responses.len());
+        let responses = responses.iter().map(AsRef::as_ref);
+        self.rewards_into(responses, &mut RewardScratch::default(), &mut rewards);
+        rewards
     }
 
-    /// The Edit_Sim of the cascade of `rules` (valid, with their patterns' byte sets).
-    fn reward_of(&self, rules: &[(&str, &str, u64)], buffers: &mut Buffers) -> f64 {
-        let Buffers { cur, next } = buffers;
+    /// [`Rewarder::rewards`] appended to `rewards`, in memory kept in `scratch` from call
+    /// to call (for batches split in many small calls).
+    pub fn rewards_into<'r>(
+        &self,
+        responses: impl IntoIterator<Item = &'r str>,
+        scratch: &mut RewardScratch,
+        rewards: &mut Vec<f64>,
+    ) {
+        let RewardScratch { known, buffers } = scratch;
+        known.clear();
+        for response in responses {
+            read_cascade(
+                response,
+                &self.limits,
+                BlockChoice::Last,
+                &mut buffers.cascade,
+            );
+            let hash = FxBuildHasher.hash_one(&buffers.cascade);
+            let reward = match known.get(hash, &buffers.cascade) {
+                Some(reward) => reward,
+                None => {
+                    let reward = self.reward_of(buffers);
+                    known.insert(hash, &buffers.cascade, reward);
+                    reward
+                }
+            };
+            rewards.push(reward);
+        }
+    }
+
+    /// The Edit_Sim of the cascade in `buffers`.
+    fn reward_of(&self, buffers: &mut Buffers) -> f64 {
+        let Buffers {
+            cascade,
+            needs,
+            strings,
+        } = buffers;
+        needs.clear();
+        needs.extend(cascade.rules().map(|(a, _)| byte_set(a)));
         let mut pred_dist = 0;
-        for (input, output) in self.instance.inputs.iter().zip(&self.instance.outputs) {
-            cur.clear();
-            cur.push_str(input);
-            let mut bytes = byte_set(cur);
-            for &(a, b, needs) in rules {
+        for (k, &gold) in self.gold_dists.iter().enumerate() {
+            let (input, output) = self.examples.get(k);
+            // The string so far: the input until a rule fires, then one of `strings`.
+            let mut current: Option<usize> = None;
+            let mut bytes = byte_set(input);
+            for ((a, b), &needs) in cascade.rules().zip(needs.iter()) {
                 // A pattern with a byte the string lacks cannot occur in it.
-                if needs & !bytes == 0 && replace_into(cur, a, b, next) {
-                    std::mem::swap(cur, next);
-                    bytes = byte_set(cur);
+                if needs & !bytes != 0 {
+                    continue;
+                }
+                let to = current.map_or(0, |k| 1 - k);
+                let [first, second] = strings;
+                let (from, into) = if to == 0 {
+                    (&*second, first)
+                } else {
+                    (&*first, second)
+                };
+                let from = if current.is_some() {
+                    from.as_str()
+                } else {
+                    input
+                };
+                if replace_into(from, a, b, into) {
+                    current = Some(to);
+                    bytes = byte_set(into);
                 }
             }
-            pred_dist += metrics::char_distance(cur, output);
+            pred_dist += match current {
+                // No rule fired: the input is predicted, at its gold distance.
+                None => gold,
+                Some(k) => metrics::char_distance(&strings[k], output),
+            };
         }
         metrics::edit_sim_ratio(pred_dist, self.gold_dist)
     }
 }
 
-/// An owned instance with the per-instance part of its [`Rewarder`] computed once, to keep
-/// while it is rewarded many times (the Python bindings' `Rewarder` keeps one per dataset
-/// row: RL rewards the same rows over and over). [`PreparedInstance::rewarder`] gives the
-/// same rewards as [`Rewarder::new`]`(instance)`.
+/// The examples a [`Rewarder`] scores: an instance's lists, or a [`PreparedInstance`]'s
+/// packed texts.
+#[derive(Debug, Clone, Copy)]
+enum Examples<'a> {
+    Lists(&'a [String], &'a [String]),
+    /// The inputs then the outputs, one after the other, and where each ends.
+    Packed(&'a str, &'a [usize]),
+}
+
+impl<'a> Examples<'a> {
+    /// The `k`th example, as (input, output).
+    fn get(self, k: usize) -> (&'a str, &'a str) {
+        match self {
+            Examples::Lists(inputs, outputs) => (&inputs[k], &outputs[k]),
+            Examples::Packed(texts, ends) => {
+                let n = ends.len() / 2;
+                let text = |i: usize| &texts[if i == 0 { 0 } else { ends[i - 1] }..ends[i]];
+                (text(k), text(n + k))
+            }
+        }
+    }
+}
+
+/// An instance as rewards read it, with the per-instance part of its [`Rewarder`] computed
+/// once, to keep while it is rewarded many times (the Python bindings' `Rewarder` keeps one
+/// per dataset row: RL rewards the same rows over and over). Only what rewards read is kept
+/// (the examples, packed in one string, and the limits): a few allocations, however many
+/// examples. [`PreparedInstance::rewarder`] gives the same rewards as
+/// [`Rewarder::new`]`(instance)`.
 #[derive(Debug, Clone)]
 pub struct PreparedInstance {
-    instance: Instance,
+    /// The inputs then the outputs, one after the other, and where each ends.
+    texts: String,
+    ends: Vec<usize>,
+    alphabet: String,
     limits: Limits,
+    gold_dists: Vec<usize>,
     gold_dist: usize,
 }
 
 impl PreparedInstance {
-    /// Takes `instance` and computes its limits and gold distance.
+    /// The examples and limits of `instance`, prepared.
     pub fn new(instance: Instance) -> Self {
-        let Rewarder {
-            limits, gold_dist, ..
-        } = Rewarder::new(&instance);
+        let inputs: Vec<&str> = instance.inputs.iter().map(String::as_str).collect();
+        let outputs: Vec<&str> = instance.outputs.iter().map(String::as_str).collect();
+        let (max_rules, max_rule_len) = (instance.max_rules, instance.max_rule_len);
+        Self::from_examples(
+            &inputs,
+            &outputs,
+            max_rules,
+            max_rule_len,
+            &instance.alphabet,
+        )
+    }
+
+    /// The instance with these examples (paired in order; extra ones on either side are
+    /// left out) and these limits (as the fields of [`Instance`]), prepared.
+    pub fn from_examples(
+        inputs: &[&str],
+        outputs: &[&str],
+        max_rules: usize,
+        max_rule_len: usize,
+        alphabet: &str,
+    ) -> Self {
+        let n = inputs.len().min(outputs.len());
+        let (inputs, outputs) = (&inputs[..n], &outputs[..n]);
+        let mut texts = String::with_capacity(inputs.iter().chain(outputs).map(|t| t.len()).sum());
+        let mut ends = Vec::with_capacity(2 * n);
+        for text in inputs.iter().chain(outputs) {
+            texts.push_str(text);
+            ends.push(texts.len());
+        }
+        let gold_dists: Vec<usize> = inputs
+            .iter()
+            .zip(outputs)
+            .map(|(input, output)| metrics::char_distance(input, output))
+            .collect();
         PreparedInstance {
-            instance,
-            limits,
-            gold_dist,
+            texts,
+            ends,
+            alphabet: alphabet.to_owned(),
+            limits: Limits::new(max_rules, max_rule_len, alphabet),
+            gold_dist: gold_dists.iter().sum(),
+            gold_dists,
         }
     }
 
-    /// The instance.
-    pub fn instance(&self) -> &Instance {
-        &self.instance
+    /// The inputs of the examples, in order.
+    pub fn inputs(&self) -> impl ExactSizeIterator<Item = &str> {
+        let examples = self.examples();
+        (0..self.gold_dists.len()).map(move |k| examples.get(k).0)
+    }
+
+    /// The outputs of the examples, in order.
+    pub fn outputs(&self) -> impl ExactSizeIterator<Item = &str> {
+        let examples = self.examples();
+        (0..self.gold_dists.len()).map(move |k| examples.get(k).1)
+    }
+
+    /// The letters rules may use, as the instance gives them.
+    pub fn alphabet(&self) -> &str {
+        &self.alphabet
+    }
+
+    /// The limits of the instance's rules.
+    pub fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
+    fn examples(&self) -> Examples<'_> {
+        Examples::Packed(&self.texts, &self.ends)
     }
 
     /// A rewarder of the instance, without computing its per-instance part again.
     pub fn rewarder(&self) -> Rewarder<'_> {
         Rewarder {
-            instance: &self.instance,
-            limits: self.limits.clone(),
+            examples: self.examples(),
+            limits: Cow::Borrowed(&self.limits),
+            gold_dists: Cow::Borrowed(&self.gold_dists),
             gold_dist: self.gold_dist,
         }
     }
 }
 
-/// The strings a reward is computed in, kept between responses.
+/// The memory [`Rewarder::rewards_into`] works in, kept from call to call.
 #[derive(Default)]
-struct Buffers {
-    cur: String,
-    next: String,
+pub struct RewardScratch {
+    known: KnownRewards,
+    buffers: Buffers,
 }
 
-/// The valid rules of an answer, in order (its cascade, without building it), each with
-/// the set of its pattern's bytes.
-fn valid_rules<'a>(answer: &'a Answer<'_>) -> Vec<(&'a str, &'a str, u64)> {
-    answer
-        .rules
-        .iter()
-        .filter_map(|r| r.valid_sides())
-        .filter(|(a, _)| !a.is_empty())
-        .map(|(a, b)| (a, b, byte_set(a)))
-        .collect()
+/// The cascades of one instance's responses already rewarded, with their rewards. Their
+/// rules are copied into two arenas, so that remembering a cascade allocates nothing once
+/// the arenas have grown.
+#[derive(Default)]
+struct KnownRewards {
+    /// By hash of the cascade, its entry (the last one with that hash).
+    index: FxHashMap<u64, usize>,
+    entries: Vec<KnownReward>,
+    /// The cascades' [`CascadeSides::parts`], one after the other.
+    text: String,
+    bounds: Vec<[usize; 3]>,
+}
+
+/// A cascade of [`KnownRewards`]: where its parts are, its reward, and the entry before it
+/// with the same hash.
+struct KnownReward {
+    text: Range<usize>,
+    bounds: Range<usize>,
+    reward: f64,
+    same_hash: Option<usize>,
+}
+
+impl KnownRewards {
+    fn clear(&mut self) {
+        self.index.clear();
+        self.entries.clear();
+        self.text.clear();
+        self.bounds.clear();
+    }
+
+    /// The reward of `cascade` (whose hash is `hash`), if it is known.
+    fn get(&self, hash: u64, cascade: &CascadeSides) -> Option<f64> {
+        let mut at = self.index.get(&hash).copied();
+        while let Some(k) = at {
+            let entry = &self.entries[k];
+            let text = &self.text[entry.text.clone()];
+            if cascade.is(text, &self.bounds[entry.bounds.clone()]) {
+                return Some(entry.reward);
+            }
+            at = entry.same_hash;
+        }
+        None
+    }
+
+    /// Remembers the reward of `cascade` (whose hash is `hash`).
+    fn insert(&mut self, hash: u64, cascade: &CascadeSides, reward: f64) {
+        let (text, bounds) = cascade.parts();
+        let entry = KnownReward {
+            text: self.text.len()..self.text.len() + text.len(),
+            bounds: self.bounds.len()..self.bounds.len() + bounds.len(),
+            reward,
+            same_hash: self.index.insert(hash, self.entries.len()),
+        };
+        self.text.push_str(text);
+        self.bounds.extend_from_slice(bounds);
+        self.entries.push(entry);
+    }
+}
+
+/// What a reward is computed in, kept between responses: the cascade read, the byte sets
+/// of its patterns, and the strings it is applied to.
+#[derive(Default)]
+struct Buffers {
+    cascade: CascadeSides,
+    needs: Vec<u64>,
+    strings: [String; 2],
 }
 
 /// Aggregate figures over a set of instances. All are averages over instances (macro)
@@ -1487,8 +1663,67 @@ mod tests {
         assert_eq!(one_by_one[0], 1.0);
         assert_ne!(one_by_one[4], one_by_one[5]);
         let prepared = PreparedInstance::new(inst.clone());
-        assert_eq!(prepared.instance(), &inst);
+        assert!(prepared.inputs().eq(inst.inputs.iter().map(String::as_str)));
+        assert!(prepared
+            .outputs()
+            .eq(inst.outputs.iter().map(String::as_str)));
+        assert_eq!(prepared.alphabet(), inst.alphabet);
+        assert_eq!(prepared.limits(), &Limits::of(&inst));
         assert_eq!(prepared.rewarder().rewards(&texts), one_by_one);
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(500))]
+
+        /// A batch of rewards (cascades shared, rules applied from the input, untouched
+        /// examples at their gold distance) is each response's Edit_Sim, computed the long
+        /// way from its parsed cascade.
+        #[test]
+        fn batch_rewards_are_edit_sims(
+            answers in proptest::collection::vec(
+                proptest::collection::vec(
+                    proptest::sample::select(vec![
+                        "\"replace('ab', 'c')\"", "\"replace('c', 'd')\"", "\"replace('x', '')\"",
+                        "\"replace('q', 'qq')\"", "\"replace('abc', 'd')\"", "\"replace('', 'a')\"",
+                        "\"replace('a', 'Z')\"", "\"replace('d', 'c')\"", "replace('b', 'a')", "3",
+                    ]),
+                    0..5,
+                ),
+                1..12,
+            ),
+            plain in proptest::collection::vec(proptest::prelude::any::<bool>(), 12),
+        ) {
+            let mut inst = instance("a");
+            inst.inputs.push("zz".into());
+            inst.outputs.push("zz".into());
+            let rewarder = Rewarder::new(&inst);
+            let texts: Vec<String> = answers
+                .iter()
+                .zip(&plain)
+                .map(|(rules, &plain)| {
+                    let list = format!("[{}]", rules.join(", "));
+                    if plain { block(&list) } else { format!("<think>x</think>{}", block(&format!("rules = {list}"))) }
+                })
+                .collect();
+            let expected: Vec<f64> = texts
+                .iter()
+                .map(|t| {
+                    let parsed = parse_response(t, &Limits::of(&inst), BlockChoice::Last);
+                    let predicted = parsed.cascade().apply_all(&inst.inputs);
+                    metrics::edit_sim(&inst.inputs, &inst.outputs, &predicted)
+                })
+                .collect();
+            proptest::prop_assert_eq!(&rewarder.rewards(&texts), &expected);
+            let one_by_one: Vec<f64> = texts.iter().map(|t| rewarder.reward(t)).collect();
+            proptest::prop_assert_eq!(&one_by_one, &expected);
+            // Scratch space kept from an earlier batch changes nothing.
+            let mut scratch = RewardScratch::default();
+            let mut rewards = Vec::new();
+            rewarder.rewards_into(texts.iter().rev().map(String::as_str), &mut scratch, &mut rewards);
+            rewards.clear();
+            rewarder.rewards_into(texts.iter().map(String::as_str), &mut scratch, &mut rewards);
+            proptest::prop_assert_eq!(&rewards, &expected);
+        }
     }
 
     #[test]
