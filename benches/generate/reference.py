@@ -8,7 +8,7 @@ change nothing; reject short cascades, unchanged outputs, full category quotas (
 patience runs out) and duplicates; classify relations with the paper's formula (memoised).
 It does not reproduce pbebench's random streams: only the work per attempt is comparable.
 
-Usage: reference.py --preset lite|full [--length L] [--attempts N] [--seconds S] [--seed S]
+Usage: reference.py --preset lite|full [--length L] [--attempts N] [--seconds S] [--seed S] [--patience T]
 Prints one JSON line: {"preset", "attempts", "accepted", "seconds", "attempts_per_s"}.
 """
 import argparse
@@ -157,8 +157,9 @@ def main():
     ap.add_argument("--seconds", type=float, default=30.0)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--length", type=int, help="one block of this exact cascade length (64 instances)")
+    ap.add_argument("--patience", type=int, default=100_000, help="patience tau per block")
     args = ap.parse_args()
-    print(json.dumps(run(args.preset, args.attempts, args.seconds, args.seed, args.length)))
+    print(json.dumps(run(args.preset, args.attempts, args.seconds, args.seed, args.length, args.patience)))
 
 
 if __name__ == "__main__":

@@ -10,12 +10,17 @@
 # Python is timed the same way (one long run). Then the whole full preset is timed
 # at 1 and 2 threads (wall clock), the figure the issue's 2-minute target is about.
 #
+# Both implementations also run the *whole* full preset (lengths 2-20, joint balance, one
+# thread, paper relations) with patience 5000 per length instead of 100000, so that the
+# Python run takes about 100 s of CPU rather than over an hour; the ratio over that mix
+# of lengths is printed as "full (whole, tau 5000)". --quick skips it.
+#
 # Usage: benches/generate/run.sh [--quick]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-quick=${1:-}
+mode=${1:-}
 py_seconds=20
-[ "$quick" = "--quick" ] && py_seconds=5
+[ "$mode" = "--quick" ] && py_seconds=5
 cargo build --release -q -p pbebench-cli
 bin=target/release/pbebench
 tmp=$(mktemp -d)
@@ -65,6 +70,13 @@ row "lite (whole preset)" "--preset lite" "--preset lite"
 for len in 2 11 20; do
   row "full, length $len" "--preset full --length $len" "--preset full --cascade-len $len --size 64 --patience 20000"
 done
+
+if [ "$mode" != "--quick" ]; then
+  py=$(py_rate --preset full --seconds 1000000 --patience 5000)
+  rp=$(rust_rate paper --preset full --patience 5000)
+  re=$(rust_rate exact --preset full --patience 5000)
+  printf '%-22s %14.0f %14.0f %14.0f %7.1fx\n' "full (whole, tau 5000)" "$py" "$rp" "$re" "$(echo "$rp / $py" | bc -l)"
+fi
 
 echo
 echo "whole full preset (tau = 100000 per length), wall clock:"
