@@ -9,11 +9,14 @@
 //! * A letter-count lower bound prunes states that cannot finish within the rule cap.
 //! * Rounds widen the beam (1, 3, 9, …) until the budget ends; after each round the best
 //!   final states go to local repair ([`repair`]), which gets as much time as the round.
+//!   What is left of that time goes to iterated local search from the best state repair
+//!   has reached: at the cap it is first squeezed ([`squeeze`]: a slot freed for the rule
+//!   it misses), then repeatedly perturbed ([`perturb`]: a few rules dropped) and repaired.
 
 use crate::encode::{apply_into, find, Encoded, FxHashMap, FxHashSet, FxHasher, Sym, SymRule};
 use crate::lev::{distance, hunks, Hunk};
 use crate::propose::propose;
-use crate::repair::repair;
+use crate::repair::{perturb, repair, squeeze, Elite};
 use crate::{Budget, Problem, SolveOutcome, SolveStats, Solver, Status};
 use std::hash::Hasher;
 use std::time::Instant;
@@ -76,6 +79,9 @@ impl Solver for BeamSolver {
         };
         search.target_has = presence(&enc.targets, enc.letters.len());
         let mut width = self.initial_width.max(1);
+        let mut elite: Option<Elite> = None;
+        let mut seed = ILS_SEED;
+        let mut squeezed: Option<(u32, usize)> = None;
         let status = loop {
             let second_half = self.ranking == Ranking::Alternate && search.stats.rounds % 2 == 1;
             search.ranking = match self.ranking {
@@ -95,13 +101,7 @@ impl Solver for BeamSolver {
                     .max(std::time::Duration::from_millis(20)))
             .min(deadline);
             match round {
-                Round::Found(ref rules) => {
-                    return SolveOutcome {
-                        status: Status::Solved,
-                        cascade: Some(enc.cascade(&generalize(&enc, rules.clone()))),
-                        stats: search.stats,
-                    }
-                }
+                Round::Found(rules) => return solved(&enc, rules, search.stats),
                 Round::Stopped => {
                     search.stats.hit_limit = true;
                     break Status::LimitReached;
@@ -120,15 +120,52 @@ impl Solver for BeamSolver {
                 if let Some(rules) = repair(
                     &enc,
                     rules,
+                    enc.max_rules,
                     repair_deadline,
                     REPAIR_STEPS,
                     &mut search.stats.candidates_scored,
+                    &mut elite,
                 ) {
-                    return SolveOutcome {
-                        status: Status::Solved,
-                        cascade: Some(enc.cascade(&generalize(&enc, rules))),
-                        stats: search.stats,
-                    };
+                    return solved(&enc, rules, search.stats);
+                }
+            }
+            // Iterated local search for the rest of the repair time: drop a few rules of
+            // the best state reached so far at random and repair again.
+            while let Some((key, start)) = elite.as_ref().map(|e| (e.key, e.rules.clone())) {
+                if search.out_of_budget() {
+                    search.stats.hit_limit = true;
+                    break;
+                }
+                if Instant::now() >= repair_deadline {
+                    break;
+                }
+                // A new elite at the cap is first squeezed (a slot freed for the rule it
+                // misses); after that, perturbed.
+                if squeezed.is_none_or(|k| key < k) && start.len() == enc.max_rules {
+                    squeezed = Some(key);
+                    if let Some(rules) = squeeze(
+                        &enc,
+                        start,
+                        repair_deadline,
+                        &mut search.stats.candidates_scored,
+                        &mut elite,
+                    ) {
+                        return solved(&enc, rules, search.stats);
+                    }
+                    continue;
+                }
+                let k = 2 + (seed % 2) as usize;
+                let start = perturb(&start, k, &mut seed);
+                if let Some(rules) = repair(
+                    &enc,
+                    start,
+                    enc.max_rules,
+                    repair_deadline,
+                    REPAIR_STEPS,
+                    &mut search.stats.candidates_scored,
+                    &mut elite,
+                ) {
+                    return solved(&enc, rules, search.stats);
                 }
             }
             if search.stats.hit_limit {
@@ -150,6 +187,15 @@ impl Solver for BeamSolver {
             cascade: None,
             stats: search.stats,
         }
+    }
+}
+
+/// The outcome of a solve that found `rules` (generalized before they are reported).
+fn solved(enc: &Encoded, rules: Vec<SymRule>, stats: SolveStats) -> SolveOutcome {
+    SolveOutcome {
+        status: Status::Solved,
+        cascade: Some(enc.cascade(&generalize(enc, rules))),
+        stats,
     }
 }
 
@@ -211,6 +257,9 @@ struct Search<'a> {
 
 /// How many of the best final states of a round are handed to local repair.
 const NEAR_MISSES: usize = 8;
+/// Seed of the perturbations of iterated local search (fixed: solves are reproducible
+/// up to the wall clock).
+const ILS_SEED: u64 = 0x5eed_1105;
 /// Hill-climbing steps per near miss.
 const REPAIR_STEPS: usize = 16;
 

@@ -1,8 +1,11 @@
 //! Local repair of near misses: hill climbing on a whole cascade by inserting a rule at
 //! any position (alone, or together with moving one interacting rule across it),
-//! replacing one rule, deleting one, swapping two neighbours, merging two, or at the cap
-//! deleting one and inserting another, with candidate rules proposed from what is still
-//! wrong. A move is scored by re-running only the examples it can change.
+//! replacing one rule, editing one letter of a rule that fires on an example still wrong,
+//! deleting one, swapping two neighbours, merging two (directly or through a later rule),
+//! or at the cap deleting one and inserting another, with candidate rules proposed from
+//! what is still wrong. A move is scored by re-running only the examples it can change.
+//! [`squeeze`] frees a slot at the cap by going one rule over it and back; [`perturb`]
+//! kicks iterated local search.
 //!
 //! It fixes the typical beam failure: a rule that fixes little (so the beam postpones it)
 //! but must come early, before later rules create more occurrences of its pattern.
@@ -12,20 +15,48 @@ use crate::lev::{distance, hunks};
 use crate::propose::{propose, propose_for};
 use std::time::Instant;
 
-/// Hill-climbs from `rules`; returns a cascade reproducing every example, if it finds one.
+/// The best state local search has reached so far: the start of the next perturbation.
+#[derive(Debug, Clone)]
+pub(crate) struct Elite {
+    /// (total distance, rules used).
+    pub key: (u32, usize),
+    pub rules: Vec<SymRule>,
+}
+
+impl Elite {
+    /// Keeps `rules` if it is at least as good as the elite (equal keys move it along the
+    /// plateau, which diversifies the next perturbation).
+    fn offer(elite: &mut Option<Elite>, key: Key, rules: &[SymRule]) {
+        if elite.as_ref().is_none_or(|e| key <= e.key) {
+            *elite = Some(Elite {
+                key,
+                rules: rules.to_vec(),
+            });
+        }
+    }
+}
+
+/// Hill-climbs from `rules` with at most `cap` rules; returns a cascade reproducing every
+/// example, if it finds one. The best state reached is offered to `elite`.
 pub(crate) fn repair(
     enc: &Encoded,
     mut rules: Vec<SymRule>,
+    cap: usize,
     deadline: Instant,
     max_steps: usize,
     evaluations: &mut u64,
+    elite: &mut Option<Elite>,
 ) -> Option<Vec<SymRule>> {
     let mut ev = Evaluator::new(enc);
     let (mut best, mut finals) = ev.run(&rules);
+    let mut climb_best: (Key, Vec<SymRule>) = (best, rules.clone());
     // Rules dropped by kicks, never put back (one would bring the climb straight back).
     let mut tabu: Vec<SymRule> = Vec::new();
     let mut kicks = 0;
     for _ in 0..max_steps {
+        if best < climb_best.0 {
+            climb_best = (best, rules.clone());
+        }
         if best.0 == 0 {
             debug_assert_eq!(ev.run(&rules).0 .0, 0, "repair's bookkeeping is off");
             return Some(rules);
@@ -85,9 +116,10 @@ pub(crate) fn repair(
                 checked += 1;
                 if past_deadline(checked, &mut next_check, deadline) {
                     *evaluations += checked;
+                    Elite::offer(elite, climb_best.0, &climb_best.1);
                     return None;
                 }
-                if n < enc.max_rules {
+                if n < cap {
                     let key = (ev.eval(&prefixes, &rules, p, &[r], p), n + 1);
                     consider(key, &|| {
                         let mut v = rules.clone();
@@ -175,18 +207,23 @@ pub(crate) fn repair(
                 }
                 let mut b = Vec::new();
                 apply_into(&rp.b, &rq.a, &rq.b, &mut b);
-                if b.is_empty() || b == rp.a || b.len() > enc.max_len {
-                    continue;
+                for merged in merged_replacements(enc, b, &rules[q + 1..]) {
+                    if merged == rp.a {
+                        continue;
+                    }
+                    let merged = SymRule {
+                        a: rp.a.clone(),
+                        b: merged,
+                    };
+                    let mut v = rules.clone();
+                    v[p] = merged;
+                    v.remove(q);
+                    checked += 1;
+                    let seg: Vec<&SymRule> = v[p..q].iter().collect();
+                    let key = (ev.eval(&prefixes, &rules, p, &seg, q + 1), n - 1);
+                    consider(key, &|| v.clone());
+                    merges.push((key, v, rq.clone()));
                 }
-                let merged = SymRule { a: rp.a.clone(), b };
-                let mut v = rules.clone();
-                v[p] = merged.clone();
-                v.remove(q);
-                checked += 1;
-                let seg: Vec<&SymRule> = v[p..q].iter().collect();
-                let key = (ev.eval(&prefixes, &rules, p, &seg, q + 1), n - 1);
-                consider(key, &|| v.clone());
-                merges.push((key, v, rq.clone()));
             }
         }
         // Deletions in the order the kicks and the combined move below try them: first
@@ -203,9 +240,47 @@ pub(crate) fn repair(
             .collect();
         order.sort_unstable();
         let firing = order.iter().filter(|o| !o.0).count();
+        // Re-target: a rule that fires on an example still wrong, with its replacement
+        // edited by one letter. The new letter is often one a later rule rewrites
+        // (`rkM -> WbZ` must become `rkM -> Wbh` when `h -> Zm` comes later), which the
+        // alignments with the final targets never propose. Its pattern is edited the
+        // same way when the edited pattern occurs at that point.
+        for j in (0..n).filter(|&j| fires_on_wrong(j)) {
+            let (a, b) = (&rules[j].a, &rules[j].b);
+            let edits = one_letter_edits(enc, b)
+                .into_iter()
+                .map(|b2| (a.clone(), b2))
+                .chain(
+                    one_letter_edits(enc, a)
+                        .into_iter()
+                        .filter(|a2| prefixes[j].iter().any(|s| find(s, a2).is_some()))
+                        .map(|a2| (a2, b.clone())),
+                );
+            for (a, b) in edits {
+                if a == b {
+                    continue;
+                }
+                let r = SymRule { a, b };
+                if tabu.contains(&r) {
+                    continue;
+                }
+                checked += 1;
+                if past_deadline(checked, &mut next_check, deadline) {
+                    *evaluations += checked;
+                    Elite::offer(elite, climb_best.0, &climb_best.1);
+                    return None;
+                }
+                let key = (ev.eval(&prefixes, &rules, j, &[&r], j + 1), n);
+                if key < best_move.as_ref().map_or(best, |m| m.0) {
+                    let mut v = rules.clone();
+                    v[j] = r;
+                    best_move = Some((key, v));
+                }
+            }
+        }
         // At the cap with no improving move: delete one rule and insert a candidate
         // elsewhere in one move (the two halves rarely improve on their own).
-        if best_move.is_none() && n == enc.max_rules && n > 0 && n <= SWAP_MAX_RULES {
+        if best_move.is_none() && n == cap && n > 0 && n <= SWAP_MAX_RULES {
             'swap: for &(_, _, j) in order.iter().take(firing + SWAP_DELETIONS) {
                 let mut rest = rules.clone();
                 let removed = rest.remove(j);
@@ -218,6 +293,7 @@ pub(crate) fn repair(
                         checked += 1;
                         if past_deadline(checked, &mut next_check, deadline) {
                             *evaluations += checked;
+                            Elite::offer(elite, climb_best.0, &climb_best.1);
                             return None;
                         }
                         // rest[p..] is rules[p..] (p <= j, minus rule j) or rules[p + 1..].
@@ -261,11 +337,13 @@ pub(crate) fn repair(
             // Stuck: kick by deleting the rule whose loss hurts least (freeing a slot),
             // and forbid putting it straight back.
             if kicks >= MAX_KICKS {
-                return None;
+                break;
             }
             // Each kick drops the next rule of `order`, so that repeated kicks do not lead
             // back to the same local optimum.
-            let &(_, key, p) = order.get(kicks % KICK_CHOICES.min(order.len().max(1)))?;
+            let Some(&(_, key, p)) = order.get(kicks % KICK_CHOICES.min(order.len().max(1))) else {
+                break;
+            };
             kicks += 1;
             tabu.push(rules.remove(p));
             best = key;
@@ -276,7 +354,135 @@ pub(crate) fn repair(
         rules = next;
         finals = ev.run(&rules).1;
     }
+    if best < climb_best.0 {
+        climb_best = (best, rules.clone());
+    }
+    Elite::offer(elite, climb_best.0, &climb_best.1);
     (best.0 == 0).then_some(rules)
+}
+
+/// The replacements a merged rule may take: `b` itself when it fits the length cap, and
+/// `b` with the output of one later rule undone (`T -> TEJ, T -> cgG` fold into `T -> LEJ`
+/// when `L -> cgG` comes later), so that the later rule finishes the job.
+fn merged_replacements(enc: &Encoded, b: Sym, later: &[SymRule]) -> Vec<Sym> {
+    let mut out = Vec::new();
+    for s in later {
+        if s.b.is_empty() || find(&b, &s.b).is_none() {
+            continue;
+        }
+        let mut undone = Vec::new();
+        apply_into(&b, &s.b, &s.a, &mut undone);
+        if !undone.is_empty() && undone.len() <= enc.max_len && !out.contains(&undone) {
+            out.push(undone);
+        }
+    }
+    if !b.is_empty() && b.len() <= enc.max_len && !out.contains(&b) {
+        out.push(b);
+    }
+    out
+}
+
+/// Every non-empty string within the length cap one letter away from `side`: a letter
+/// substituted, inserted or dropped (letters the rules may use only).
+fn one_letter_edits(enc: &Encoded, side: &[u8]) -> Vec<Sym> {
+    let letters = (0..enc.letters.len() as u8).filter(|&c| enc.allowed[c as usize]);
+    let mut out = Vec::new();
+    for i in 0..=side.len() {
+        for c in letters.clone() {
+            if i < side.len() && side[i] != c {
+                let mut e = side.to_vec();
+                e[i] = c;
+                out.push(e);
+            }
+            if side.len() < enc.max_len && (i == 0 || side[i - 1] != c) {
+                let mut e = side.to_vec();
+                e.insert(i, c);
+                out.push(e);
+            }
+        }
+        if i < side.len() && side.len() > 1 && (i == 0 || side[i - 1] != side[i]) {
+            let mut e = side.to_vec();
+            e.remove(i);
+            out.push(e);
+        }
+    }
+    out
+}
+
+/// Frees a slot for a missing rule at the cap: climbs with one rule over the cap (so that
+/// the best fixing rule goes in), then drops each rule of that cascade in turn and climbs
+/// a few steps back within the cap. Reaches the restructurings where the missing rule and
+/// the one to give way are far apart (the over-cap state shows which examples the dropped
+/// rule served, and the climb after the drop re-covers them with the rules that remain).
+pub(crate) fn squeeze(
+    enc: &Encoded,
+    rules: Vec<SymRule>,
+    deadline: Instant,
+    evaluations: &mut u64,
+    elite: &mut Option<Elite>,
+) -> Option<Vec<SymRule>> {
+    let cap = enc.max_rules;
+    let mut over: Option<Elite> = None;
+    if let Some(fixed) = repair(
+        enc,
+        rules,
+        cap + 1,
+        deadline,
+        SQUEEZE_OVER_STEPS,
+        evaluations,
+        &mut over,
+    ) {
+        if fixed.len() <= cap {
+            return Some(fixed);
+        }
+    }
+    let over = over?.rules;
+    if over.len() <= cap {
+        return None;
+    }
+    let mut ev = Evaluator::new(enc);
+    ev.run(&over);
+    let prefixes = ev.prefixes(&over);
+    let mut order: Vec<(u32, usize)> = (0..over.len())
+        .map(|j| (ev.eval(&prefixes, &over, j, &[], j + 1), j))
+        .collect();
+    order.sort_unstable();
+    for (_, j) in order {
+        if Instant::now() >= deadline {
+            return None;
+        }
+        let mut v = over.clone();
+        v.remove(j);
+        if let Some(fixed) = repair(enc, v, cap, deadline, SQUEEZE_STEPS, evaluations, elite) {
+            return Some(fixed);
+        }
+    }
+    None
+}
+
+/// Climb steps over the cap in [`squeeze`].
+const SQUEEZE_OVER_STEPS: usize = 3;
+/// Climb steps back within the cap after each drop in [`squeeze`].
+const SQUEEZE_STEPS: usize = 3;
+
+/// `rules` with `k` rules dropped at random (a kick of iterated local search: repair
+/// refills the freed slots, often with a different structure). `seed` advances.
+pub(crate) fn perturb(rules: &[SymRule], k: usize, seed: &mut u64) -> Vec<SymRule> {
+    let mut v = rules.to_vec();
+    for _ in 0..k.min(v.len()) {
+        let i = (next_random(seed) % v.len() as u64) as usize;
+        v.remove(i);
+    }
+    v
+}
+
+/// SplitMix64: a deterministic stream of pseudo-random numbers from `state`.
+fn next_random(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
 }
 
 /// True when `x` and `y` have a symbol in common.
@@ -519,7 +725,8 @@ mod tests {
         );
         let near = vec![rule(&enc, "h", "WsH"), rule(&enc, "p", "d")];
         let mut evals = 0;
-        let fixed = repair(&enc, near, soon(), 1, &mut evals).expect("one move fixes it");
+        let fixed = repair(&enc, near, enc.max_rules, soon(), 1, &mut evals, &mut None)
+            .expect("one move fixes it");
         assert_eq!(
             fixed,
             vec![
@@ -528,6 +735,115 @@ mod tests {
                 rule(&enc, "h", "WsH")
             ]
         );
+    }
+
+    #[test]
+    fn retargets_a_rule_to_a_letter_a_later_rule_rewrites() {
+        // Gold: rkM -> Wbh, i -> ag, W -> wn, h -> Zm. The near miss writes Z where h
+        // (rewritten to Zm at the end) is needed; the alignments with the final targets
+        // never propose Wbh.
+        let enc = encoded(
+            &[
+                ("rkMi", "wnbZmag"),
+                ("rkM", "wnbZm"),
+                ("hi", "Zmag"),
+                ("W", "wn"),
+                ("xh", "xZm"),
+            ],
+            4,
+        );
+        let near = vec![
+            rule(&enc, "rkM", "WbZ"),
+            rule(&enc, "i", "ag"),
+            rule(&enc, "W", "wn"),
+            rule(&enc, "h", "Zm"),
+        ];
+        let mut evals = 0;
+        let fixed = repair(&enc, near, enc.max_rules, soon(), 1, &mut evals, &mut None)
+            .expect("one move fixes it");
+        assert_eq!(fixed[0], rule(&enc, "rkM", "Wbh"));
+    }
+
+    #[test]
+    fn merges_two_rules_through_a_later_one() {
+        // Gold: T -> LEJ, z -> DL, L -> cgG, kQ -> j. The near miss spends two rules on
+        // T (T -> TEJ, T -> cgG); folded into T -> LEJ, which L -> cgG finishes, they
+        // free the slot that kQ -> j needs.
+        let enc = encoded(
+            &[
+                ("T", "cgGEJ"),
+                ("xT", "xcgGEJ"),
+                ("z", "DcgG"),
+                ("L", "cgG"),
+                ("kQ", "j"),
+            ],
+            4,
+        );
+        let near = vec![
+            rule(&enc, "z", "DL"),
+            rule(&enc, "T", "TEJ"),
+            rule(&enc, "T", "cgG"),
+            rule(&enc, "L", "cgG"),
+        ];
+        let mut evals = 0;
+        let fixed = repair(&enc, near, enc.max_rules, soon(), 2, &mut evals, &mut None)
+            .expect("two moves fix it");
+        assert!(fixed.contains(&rule(&enc, "T", "LEJ")));
+    }
+
+    #[test]
+    fn squeezes_a_missing_rule_in_where_climbing_alone_cannot() {
+        // Gold: c -> heb, dd -> c, h -> dcb, eb -> bef (found by a random search for a
+        // near miss that squeeze repairs and a long climb with kicks does not).
+        let inputs = [
+            "cc", "afedg", "fecf", "hagbh", "gccad", "gf", "ebhca", "hddb",
+        ];
+        let outputs = [
+            "dcbbefdcbbef",
+            "afedg",
+            "fedcbbeff",
+            "dcbagbdcb",
+            "gdcbbefdcbbefad",
+            "gf",
+            "befdcbdcbbefa",
+            "dcbcb",
+        ];
+        let pairs: Vec<(&str, &str)> = inputs.into_iter().zip(outputs).collect();
+        let enc = encoded(&pairs, 4);
+        let near = vec![
+            rule(&enc, "h", "agg"),
+            rule(&enc, "dd", "c"),
+            rule(&enc, "h", "dcb"),
+            rule(&enc, "ec", "cfe"),
+        ];
+        let mut evals = 0;
+        let climbed = repair(&enc, near.clone(), 4, soon(), 200, &mut evals, &mut None);
+        assert!(
+            climbed.is_none(),
+            "climbing alone fixes it: the test is moot"
+        );
+        let fixed = squeeze(&enc, near, soon(), &mut evals, &mut None).expect("squeeze fixes it");
+        let mut ev = Evaluator::new(&enc);
+        assert_eq!(ev.run(&fixed).0 .0, 0);
+        assert!(fixed.len() <= 4);
+    }
+
+    #[test]
+    fn perturbation_drops_rules_and_keeps_the_order_of_the_rest() {
+        let enc = encoded(&[("abcdef", "fedcba")], 6);
+        let rules: Vec<SymRule> = ["a", "b", "c", "d", "e", "f"]
+            .iter()
+            .map(|x| rule(&enc, x, "ab"))
+            .collect();
+        let mut seed = 1;
+        for k in 0..=7 {
+            let kept = perturb(&rules, k, &mut seed);
+            assert_eq!(kept.len(), rules.len().saturating_sub(k));
+            let mut rest = rules.iter();
+            assert!(kept.iter().all(|r| rest.any(|x| x == r)), "order changed");
+        }
+        let (mut s1, mut s2) = (7, 7);
+        assert_eq!(perturb(&rules, 2, &mut s1), perturb(&rules, 2, &mut s2));
     }
 
     #[test]
@@ -543,7 +859,8 @@ mod tests {
         near.extend(fillers.iter().map(|(a, b)| rule(&enc, a, b)));
         near.push(rule(&enc, "dt", "sHw"));
         let mut evals = 0;
-        let fixed = repair(&enc, near, soon(), 1, &mut evals).expect("one move fixes it");
+        let fixed = repair(&enc, near, enc.max_rules, soon(), 1, &mut evals, &mut None)
+            .expect("one move fixes it");
         let mut ev = Evaluator::new(&enc);
         assert_eq!(ev.run(&fixed).0, (0, 7));
         assert!(fixed.contains(&rule(&enc, "qdt", "hw")));
