@@ -1263,16 +1263,9 @@ pub fn score_responses(
             responses,
         }))
     })?;
-    let scores = dataset
-        .par_iter()
-        .map(|instance| {
-            let given = responses
-                .by_id
-                .get(&instance.id)
-                .map_or(&[][..], Vec::as_slice);
-            score_readings(instance, given, options)
-        })
-        .collect();
+    let scores = score_each(dataset, &responses, |instance, given| {
+        score_readings(instance, given, options)
+    });
     Ok((scores, responses))
 }
 
@@ -1487,6 +1480,18 @@ pub fn score_dataset(
     responses: &Responses,
     options: &ScoreOptions,
 ) -> Vec<InstanceScore> {
+    score_each(dataset, responses, |instance, given| {
+        score_instance(instance, given, options)
+    })
+}
+
+/// `score(instance, its responses)` for each instance of `dataset`, in parallel, in the
+/// dataset's order; an instance without responses gets an empty slice.
+fn score_each<T: Sync>(
+    dataset: &[Instance],
+    responses: &Responses<T>,
+    score: impl Fn(&Instance, &[T]) -> InstanceScore + Sync,
+) -> Vec<InstanceScore> {
     dataset
         .par_iter()
         .map(|instance| {
@@ -1494,7 +1499,7 @@ pub fn score_dataset(
                 .by_id
                 .get(&instance.id)
                 .map_or(&[][..], Vec::as_slice);
-            score_instance(instance, given, options)
+            score(instance, given)
         })
         .collect()
 }
