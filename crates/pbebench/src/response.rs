@@ -651,6 +651,11 @@ impl CascadeSides {
         (&self.text, &self.bounds)
     }
 
+    /// How many rules.
+    pub fn len(&self) -> usize {
+        self.bounds.len()
+    }
+
     /// The rules, in order, as (pattern, replacement).
     pub fn rules(&self) -> impl Iterator<Item = (&str, &str)> {
         self.bounds

@@ -416,24 +416,14 @@ pub fn reward(instance: &Instance, response: &str) -> f64 {
 /// limits, the gold distance `Σ dist(input, output)`) is computed once.
 #[derive(Debug, Clone)]
 pub struct Rewarder<'a> {
-    examples: Examples<'a>,
-    limits: Cow<'a, Limits>,
-    /// `dist(input, output)` of each example: what an example no rule changes adds.
-    gold_dists: Cow<'a, [usize]>,
-    gold_dist: usize,
+    instance: Cow<'a, PreparedInstance>,
 }
 
 impl<'a> Rewarder<'a> {
     /// The per-instance part of [`reward`].
     pub fn new(instance: &'a Instance) -> Self {
-        let gold_dists: Vec<usize> = (instance.inputs.iter().zip(&instance.outputs))
-            .map(|(input, output)| metrics::char_distance(input, output))
-            .collect();
         Rewarder {
-            examples: Examples::Lists(&instance.inputs, &instance.outputs),
-            limits: Cow::Owned(Limits::of(instance)),
-            gold_dist: gold_dists.iter().sum(),
-            gold_dists: Cow::Owned(gold_dists),
+            instance: Cow::Owned(PreparedInstance::of(instance)),
         }
     }
 
@@ -442,7 +432,7 @@ impl<'a> Rewarder<'a> {
         let mut buffers = Buffers::default();
         read_cascade(
             response,
-            &self.limits,
+            &self.instance.limits,
             BlockChoice::Last,
             &mut buffers.cascade,
         );
@@ -471,7 +461,7 @@ impl<'a> Rewarder<'a> {
         for response in responses {
             read_cascade(
                 response,
-                &self.limits,
+                &self.instance.limits,
                 BlockChoice::Last,
                 &mut buffers.cascade,
             );
@@ -490,20 +480,28 @@ impl<'a> Rewarder<'a> {
 
     /// The Edit_Sim of the cascade in `buffers`.
     fn reward_of(&self, buffers: &mut Buffers) -> f64 {
-        let Buffers {
-            cascade,
-            needs,
-            strings,
-        } = buffers;
-        needs.clear();
-        needs.extend(cascade.rules().map(|(a, _)| byte_set(a)));
+        let Buffers { cascade, strings } = buffers;
+        // Each rule sliced once, with the byte set a string must cover for its pattern to
+        // occur; on the stack for the usual few rules.
+        let mut inline = [("", "", 0u64); INLINE_RULES];
+        let spilled: Vec<(&str, &str, u64)>;
+        let rules: &[(&str, &str, u64)] = if cascade.len() <= INLINE_RULES {
+            for (slot, (a, b)) in inline.iter_mut().zip(cascade.rules()) {
+                *slot = (a, b, byte_set(a));
+            }
+            &inline[..cascade.len()]
+        } else {
+            spilled = cascade.rules().map(|(a, b)| (a, b, byte_set(a))).collect();
+            &spilled
+        };
+        let instance = &*self.instance;
         let mut pred_dist = 0;
-        for (k, &gold) in self.gold_dists.iter().enumerate() {
-            let (input, output) = self.examples.get(k);
+        for example in &instance.examples {
+            let (input, output) = instance.example(example);
             // The string so far: the input until a rule fires, then one of `strings`.
             let mut current: Option<usize> = None;
-            let mut bytes = byte_set(input);
-            for ((a, b), &needs) in cascade.rules().zip(needs.iter()) {
+            let mut bytes = example.input_set;
+            for &(a, b, needs) in rules {
                 // A pattern with a byte the string lacks cannot occur in it.
                 if needs & !bytes != 0 {
                     continue;
@@ -527,57 +525,52 @@ impl<'a> Rewarder<'a> {
             }
             pred_dist += match current {
                 // No rule fired: the input is predicted, at its gold distance.
-                None => gold,
+                None => example.gold_dist,
                 Some(k) => metrics::char_distance(&strings[k], output),
             };
         }
-        metrics::edit_sim_ratio(pred_dist, self.gold_dist)
+        metrics::edit_sim_ratio(pred_dist, instance.gold_dist)
     }
 }
 
-/// The examples a [`Rewarder`] scores: an instance's lists, or a [`PreparedInstance`]'s
-/// packed texts.
-#[derive(Debug, Clone, Copy)]
-enum Examples<'a> {
-    Lists(&'a [String], &'a [String]),
-    /// The inputs then the outputs, one after the other, and where each ends.
-    Packed(&'a str, &'a [usize]),
-}
-
-impl<'a> Examples<'a> {
-    /// The `k`th example, as (input, output).
-    fn get(self, k: usize) -> (&'a str, &'a str) {
-        match self {
-            Examples::Lists(inputs, outputs) => (&inputs[k], &outputs[k]),
-            Examples::Packed(texts, ends) => {
-                let n = ends.len() / 2;
-                let text = |i: usize| &texts[if i == 0 { 0 } else { ends[i - 1] }..ends[i]];
-                (text(k), text(n + k))
-            }
-        }
-    }
-}
+/// Rules of a cascade a reward slices on the stack (more spill to the heap).
+const INLINE_RULES: usize = 16;
 
 /// An instance as rewards read it, with the per-instance part of its [`Rewarder`] computed
 /// once, to keep while it is rewarded many times (the Python bindings' `Rewarder` keeps one
 /// per dataset row: RL rewards the same rows over and over). Only what rewards read is kept
 /// (the examples, packed in one string, and the limits): a few allocations, however many
-/// examples. [`PreparedInstance::rewarder`] gives the same rewards as
+/// examples, read together. [`PreparedInstance::rewarder`] gives the same rewards as
 /// [`Rewarder::new`]`(instance)`.
 #[derive(Debug, Clone)]
 pub struct PreparedInstance {
-    /// The inputs then the outputs, one after the other, and where each ends.
+    /// The inputs then the outputs, one after the other.
     texts: String,
-    ends: Vec<usize>,
+    examples: Vec<PackedExample>,
     alphabet: String,
     limits: Limits,
-    gold_dists: Vec<usize>,
     gold_dist: usize,
+}
+
+/// Where an example of a [`PreparedInstance`] is in its texts, and what a reward needs of
+/// it beforehand.
+#[derive(Debug, Clone, Copy)]
+struct PackedExample {
+    input: (usize, usize),
+    output: (usize, usize),
+    /// `dist(input, output)`: what the example adds when no rule changes its input.
+    gold_dist: usize,
+    /// The [`byte_set`] of the input.
+    input_set: u64,
 }
 
 impl PreparedInstance {
     /// The examples and limits of `instance`, prepared.
     pub fn new(instance: Instance) -> Self {
+        Self::of(&instance)
+    }
+
+    fn of(instance: &Instance) -> Self {
         let inputs: Vec<&str> = instance.inputs.iter().map(String::as_str).collect();
         let outputs: Vec<&str> = instance.outputs.iter().map(String::as_str).collect();
         let (max_rules, max_rule_len) = (instance.max_rules, instance.max_rule_len);
@@ -602,36 +595,49 @@ impl PreparedInstance {
         let n = inputs.len().min(outputs.len());
         let (inputs, outputs) = (&inputs[..n], &outputs[..n]);
         let mut texts = String::with_capacity(inputs.iter().chain(outputs).map(|t| t.len()).sum());
-        let mut ends = Vec::with_capacity(2 * n);
-        for text in inputs.iter().chain(outputs) {
+        let mut push = |text: &str| {
             texts.push_str(text);
-            ends.push(texts.len());
-        }
-        let gold_dists: Vec<usize> = inputs
+            (texts.len() - text.len(), texts.len())
+        };
+        let spans: Vec<((usize, usize), (usize, usize))> = inputs
             .iter()
             .zip(outputs)
-            .map(|(input, output)| metrics::char_distance(input, output))
+            .map(|(input, output)| (push(input), push(output)))
+            .collect();
+        let examples: Vec<PackedExample> = spans
+            .into_iter()
+            .zip(inputs.iter().zip(outputs))
+            .map(|((input, output), (i, o))| PackedExample {
+                input,
+                output,
+                gold_dist: metrics::char_distance(i, o),
+                input_set: byte_set(i),
+            })
             .collect();
         PreparedInstance {
             texts,
-            ends,
+            gold_dist: examples.iter().map(|e| e.gold_dist).sum(),
+            examples,
             alphabet: alphabet.to_owned(),
             limits: Limits::new(max_rules, max_rule_len, alphabet),
-            gold_dist: gold_dists.iter().sum(),
-            gold_dists,
         }
+    }
+
+    /// The input and output of `example`.
+    #[inline]
+    fn example(&self, example: &PackedExample) -> (&str, &str) {
+        let span = |(start, end): (usize, usize)| &self.texts[start..end];
+        (span(example.input), span(example.output))
     }
 
     /// The inputs of the examples, in order.
     pub fn inputs(&self) -> impl ExactSizeIterator<Item = &str> {
-        let examples = self.examples();
-        (0..self.gold_dists.len()).map(move |k| examples.get(k).0)
+        self.examples.iter().map(|e| self.example(e).0)
     }
 
     /// The outputs of the examples, in order.
     pub fn outputs(&self) -> impl ExactSizeIterator<Item = &str> {
-        let examples = self.examples();
-        (0..self.gold_dists.len()).map(move |k| examples.get(k).1)
+        self.examples.iter().map(|e| self.example(e).1)
     }
 
     /// The letters rules may use, as the instance gives them.
@@ -644,17 +650,10 @@ impl PreparedInstance {
         &self.limits
     }
 
-    fn examples(&self) -> Examples<'_> {
-        Examples::Packed(&self.texts, &self.ends)
-    }
-
     /// A rewarder of the instance, without computing its per-instance part again.
     pub fn rewarder(&self) -> Rewarder<'_> {
         Rewarder {
-            examples: self.examples(),
-            limits: Cow::Borrowed(&self.limits),
-            gold_dists: Cow::Borrowed(&self.gold_dists),
-            gold_dist: self.gold_dist,
+            instance: Cow::Borrowed(self),
         }
     }
 }
@@ -725,12 +724,11 @@ impl KnownRewards {
     }
 }
 
-/// What a reward is computed in, kept between responses: the cascade read, the byte sets
-/// of its patterns, and the strings it is applied to.
+/// What a reward is computed in, kept between responses: the cascade read and the strings
+/// it is applied to.
 #[derive(Default)]
 struct Buffers {
     cascade: CascadeSides,
-    needs: Vec<u64>,
     strings: [String; 2],
 }
 
@@ -1675,6 +1673,39 @@ mod tests {
         assert_eq!(prepared.alphabet(), inst.alphabet);
         assert_eq!(prepared.limits(), &Limits::of(&inst));
         assert_eq!(prepared.rewarder().rewards(&texts), one_by_one);
+    }
+
+    /// Cascades longer than the rules a reward slices on the stack take the heap, with the
+    /// same result.
+    #[test]
+    fn long_cascades_are_rewarded_like_short_ones() {
+        let mut inst = instance("a");
+        inst.max_rules = 3 * INLINE_RULES;
+        inst.alphabet.push_str("ef");
+        let rewarder = Rewarder::new(&inst);
+        for len in [
+            INLINE_RULES - 1,
+            INLINE_RULES,
+            INLINE_RULES + 1,
+            3 * INLINE_RULES,
+        ] {
+            // The gold's two rules around fillers that never fire.
+            let fillers = (0..len - 2).map(|k| match k % 2 {
+                0 => "\"replace('e', 'f')\"",
+                _ => "\"replace('f', 'e')\"",
+            });
+            let rules: Vec<&str> = std::iter::once("\"replace('ab', 'c')\"")
+                .chain(fillers)
+                .chain(["\"replace('c', 'd')\""])
+                .collect();
+            let text = block(&format!("[{}]", rules.join(", ")));
+            let parsed = parse_response(&text, &Limits::of(&inst), BlockChoice::Last);
+            assert_eq!(parsed.cascade().len(), len);
+            let predicted = parsed.cascade().apply_all(&inst.inputs);
+            let expected = metrics::edit_sim(&inst.inputs, &inst.outputs, &predicted);
+            assert_eq!(rewarder.reward(&text), expected, "{len} rules");
+            assert_eq!(rewarder.reward(&text), 1.0, "{len} rules");
+        }
     }
 
     proptest::proptest! {
