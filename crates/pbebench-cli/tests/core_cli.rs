@@ -255,13 +255,30 @@ fn inspect_lists_every_bad_line() {
     lines.insert(1, "{not json".to_owned());
     lines.push(lines[0].replace(r#""outputs":["#, r#""outputs":["zzz","#));
     lines.push(lines[0].clone());
+    // Blank lines are skipped but counted: the duplicate is on line 8 of the file.
+    lines.insert(5, String::new());
+    lines.insert(5, "   ".to_owned());
     std::fs::write(&file, lines.join("\n") + "\n").unwrap();
     let o = pbebench(&["inspect", file.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1));
     let out = stdout(&o);
     assert!(out.contains("line 2: malformed JSON"), "{out}");
     assert!(out.contains("line 5:"), "{out}");
-    assert!(out.contains("line 6: duplicate id"), "{out}");
+    assert!(out.contains("line 8: duplicate id"), "{out}");
+    // Commands that read the whole dataset name the same line.
+    let without_bad: Vec<&str> = lines
+        .iter()
+        .enumerate()
+        .map(|(k, l)| if k == 1 || k == 4 { "" } else { l.as_str() })
+        .collect();
+    std::fs::write(&file, without_bad.join("\n") + "\n").unwrap();
+    let o = pbebench(&["prompt", "--dataset", file.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("bad.jsonl:8: duplicate id"),
+        "{}",
+        stderr(&o)
+    );
     let o = pbebench(&["inspect", "/no/such/file.jsonl"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("/no/such/file.jsonl"), "{}", stderr(&o));

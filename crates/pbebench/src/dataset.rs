@@ -197,6 +197,14 @@ impl DatasetReader {
     }
 }
 
+impl DatasetReader {
+    /// The line number (from 1) of the item `next` returned last; blank lines are skipped
+    /// but counted.
+    pub fn line(&self) -> usize {
+        self.line
+    }
+}
+
 impl Iterator for DatasetReader {
     type Item = Result<Instance, DatasetError>;
 
@@ -238,12 +246,13 @@ pub fn read_dataset(path: impl AsRef<Path>) -> Result<Vec<Instance>, DatasetErro
     let path = path.as_ref();
     let mut seen = std::collections::HashSet::new();
     let mut out = Vec::new();
-    for (k, item) in DatasetReader::open(path)?.enumerate() {
+    let mut reader = DatasetReader::open(path)?;
+    while let Some(item) = reader.next() {
         let instance = item?;
         if !seen.insert(instance.id.clone()) {
             return Err(DatasetError::Line {
                 path: path.to_path_buf(),
-                line: k + 1,
+                line: reader.line(),
                 message: format!("duplicate id '{}'", instance.id),
             });
         }
@@ -255,45 +264,99 @@ pub fn read_dataset(path: impl AsRef<Path>) -> Result<Vec<Instance>, DatasetErro
 /// A file written under a temporary name and renamed into place only by [`commit`], so a
 /// crash never leaves a half-written file where the real one should be.
 ///
+/// The file gets the permissions a plain create would give (`0666` less the umask), or
+/// those of the file it replaces; a symbolic link to a file is kept and its target
+/// replaced. A path that exists but is no regular file (`/dev/null`, `/dev/stdout`, a named
+/// pipe) is written directly: renaming over it would replace the device or pipe itself.
+///
 /// [`commit`]: AtomicFile::commit
 pub struct AtomicFile {
-    path: PathBuf,
-    writer: BufWriter<tempfile::NamedTempFile>,
+    target: Target,
+}
+
+enum Target {
+    Renamed {
+        path: PathBuf,
+        writer: BufWriter<tempfile::NamedTempFile>,
+    },
+    Direct(BufWriter<File>),
 }
 
 impl AtomicFile {
     /// Starts writing what will become `path` (a temporary file beside it).
     pub fn create(path: impl AsRef<Path>) -> io::Result<Self> {
         let path = path.as_ref().to_path_buf();
+        // Following symbolic links: what a write to `path` would reach.
+        let existing = match std::fs::metadata(&path) {
+            Ok(meta) => Some(meta),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+            Err(e) => return Err(e),
+        };
+        if existing
+            .as_ref()
+            .is_some_and(|m| !m.is_file() && !m.is_dir())
+        {
+            let file = std::fs::OpenOptions::new().write(true).open(&path)?;
+            return Ok(AtomicFile {
+                target: Target::Direct(BufWriter::new(file)),
+            });
+        }
+        let path = match &existing {
+            Some(meta) if meta.is_file() => std::fs::canonicalize(&path)?,
+            _ => path,
+        };
         let dir = match path.parent() {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
             _ => PathBuf::from("."),
         };
-        let tmp = tempfile::Builder::new()
-            .prefix(".pbebench-")
-            .suffix(".tmp")
-            .tempfile_in(dir)?;
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(".pbebench-").suffix(".tmp");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            // Created with 0666 the umask still applies, as for any new file.
+            builder.permissions(std::fs::Permissions::from_mode(0o666));
+        }
+        let tmp = builder.tempfile_in(dir)?;
+        if let Some(meta) = existing.filter(|m| m.is_file()) {
+            tmp.as_file().set_permissions(meta.permissions())?;
+        }
         Ok(AtomicFile {
-            path,
-            writer: BufWriter::new(tmp),
+            target: Target::Renamed {
+                path,
+                writer: BufWriter::new(tmp),
+            },
         })
     }
 
-    /// Flushes, syncs and renames the file into place.
+    /// Flushes, syncs and renames the file into place (flushes only, for a path written
+    /// directly).
     pub fn commit(self) -> io::Result<()> {
-        let tmp = self.writer.into_inner().map_err(|e| e.into_error())?;
-        tmp.as_file().sync_all()?;
-        tmp.persist(&self.path).map_err(|e| e.error)?;
+        match self.target {
+            Target::Renamed { path, writer } => {
+                let tmp = writer.into_inner().map_err(|e| e.into_error())?;
+                tmp.as_file().sync_all()?;
+                tmp.persist(&path).map_err(|e| e.error)?;
+            }
+            Target::Direct(mut writer) => writer.flush()?,
+        }
         Ok(())
+    }
+
+    fn writer(&mut self) -> &mut dyn Write {
+        match &mut self.target {
+            Target::Renamed { writer, .. } => writer,
+            Target::Direct(writer) => writer,
+        }
     }
 }
 
 impl Write for AtomicFile {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.writer.write(buf)
+        self.writer().write(buf)
     }
     fn flush(&mut self) -> io::Result<()> {
-        self.writer.flush()
+        self.writer().flush()
     }
 }
 
@@ -372,5 +435,66 @@ mod tests {
         write_atomic(&p, b"two\n").unwrap();
         assert_eq!(std::fs::read_to_string(&p).unwrap(), "two\n");
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[cfg(unix)]
+    fn mode(path: &Path) -> u32 {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::metadata(path).unwrap().permissions().mode() & 0o777
+    }
+
+    /// A new file is as readable as any other new file (not the temporary file's 0600).
+    #[cfg(unix)]
+    #[test]
+    fn new_files_get_the_usual_permissions() {
+        let dir = tempfile::tempdir().unwrap();
+        let (ours, plain) = (dir.path().join("a.jsonl"), dir.path().join("b.jsonl"));
+        write_atomic(&ours, b"x\n").unwrap();
+        File::create(&plain).unwrap();
+        assert_eq!(mode(&ours), mode(&plain));
+    }
+
+    /// Replacing a file keeps its permissions, and a link to it stays a link.
+    #[cfg(unix)]
+    #[test]
+    fn replacing_keeps_permissions_and_links() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let (file, link) = (dir.path().join("data.jsonl"), dir.path().join("link.jsonl"));
+        write_atomic(&file, b"one\n").unwrap();
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o640)).unwrap();
+        std::os::unix::fs::symlink("data.jsonl", &link).unwrap();
+        write_atomic(&link, b"two\n").unwrap();
+        assert!(std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "two\n");
+        assert_eq!(mode(&file), 0o640);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
+    }
+
+    /// A path to a device is written through, not replaced: through a link to /dev/null
+    /// here (renaming over the link, as a plain atomic write would, leaves a regular file).
+    #[cfg(unix)]
+    #[test]
+    fn devices_are_written_through() {
+        use std::os::unix::fs::FileTypeExt;
+        let dir = tempfile::tempdir().unwrap();
+        let link = dir.path().join("discard.jsonl");
+        std::os::unix::fs::symlink("/dev/null", &link).unwrap();
+        write_atomic(&link, b"gone\n").unwrap();
+        assert!(std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert!(std::fs::metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_char_device());
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+        // A directory is refused, naming the problem.
+        let err = write_atomic(dir.path(), b"x").unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::IsADirectory, "{err}");
     }
 }

@@ -58,7 +58,7 @@ struct RelationComparison {
 
 /// Runs `pbebench inspect`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let reader = DatasetReader::open(&args.file).map_err(anyhow::Error::from)?;
+    let mut reader = DatasetReader::open(&args.file).map_err(anyhow::Error::from)?;
     let mut s = Summary {
         file: args.file.display().to_string(),
         ..Summary::default()
@@ -67,7 +67,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut counts = [0u64; 16];
     let (mut rules, mut changed) = (0usize, 0usize);
     let mut cmp = args.compare_relations.then(RelationComparison::default);
-    for item in reader {
+    while let Some(item) = reader.next() {
         let inst = match item {
             Ok(inst) => inst,
             Err(DatasetError::Line { line, message, .. }) => {
@@ -79,7 +79,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             }
             Err(e) => return Err(e).context("reading the dataset"),
         };
-        let line = s.instances + s.invalid.len() + 1;
+        let line = reader.line();
         let mut problems = inst.problems();
         if !ids.insert(inst.id.clone()) {
             problems.push(format!("duplicate id '{}'", inst.id));
@@ -143,7 +143,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     } else {
         print_text(&s);
     }
-    Ok(if s.invalid.is_empty() {
+    // A file without a single instance is no dataset, even with no bad line.
+    Ok(if s.invalid.is_empty() && s.instances > 0 {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
@@ -163,6 +164,11 @@ fn print_text(s: &Summary) {
             .collect::<Vec<_>>()
             .join(" ")
     };
+    if s.instances == 0 {
+        println!("  no valid instance: nothing to summarise");
+        print_invalid(s);
+        return;
+    }
     println!("  by cascade length: {}", join(&s.by_cascade_length));
     println!(
         "  examples per instance: {}",
@@ -192,6 +198,10 @@ fn print_text(s: &Summary) {
             println!("    {e}");
         }
     }
+    print_invalid(s);
+}
+
+fn print_invalid(s: &Summary) {
     for inv in &s.invalid {
         println!("  line {}: {}", inv.line, inv.reason);
     }
