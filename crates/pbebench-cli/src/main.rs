@@ -51,6 +51,7 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    clean_up_on_interrupt();
     let result = match cli.command {
         Command::Generate(args) => commands::generate::run(args),
         Command::Apply(args) => commands::apply::run(args),
@@ -72,4 +73,28 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// On SIGINT (Ctrl-C) or SIGTERM, removes the temporary files of the outputs being written
+/// and exits with 128 + the signal, as the default action would: an interrupted command
+/// leaves its outputs as they were, and no `.pbebench-*.tmp` behind. (SIGHUP is left alone,
+/// so that `nohup` keeps working.) Runs of `pbebench eval` are kept in their store and
+/// resume where they stopped.
+fn clean_up_on_interrupt() {
+    use signal_hook::consts::{SIGINT, SIGTERM};
+    let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM]) else {
+        return; // The default action then applies, temporary files and all.
+    };
+    std::thread::spawn(move || {
+        if let Some(signal) = signals.forever().next() {
+            let removed = pbebench::dataset::remove_uncommitted();
+            let name = if signal == SIGINT {
+                "interrupted"
+            } else {
+                "terminated"
+            };
+            eprintln!("\n{name}: {removed} unfinished output file(s) discarded");
+            std::process::exit(128 + signal);
+        }
+    });
 }

@@ -283,3 +283,42 @@ fn inspect_lists_every_bad_line() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("/no/such/file.jsonl"), "{}", stderr(&o));
 }
+
+/// SIGTERM or Ctrl-C (SIGINT) in the middle of a generation removes the unfinished
+/// output's temporary file and exits with 128 + the signal: nothing is left behind.
+#[cfg(unix)]
+#[test]
+fn an_interrupted_generation_leaves_nothing_behind() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("full.jsonl");
+    let files = || std::fs::read_dir(dir.path()).unwrap().count();
+    for (signal, code) in [("-TERM", 143), ("-INT", 130)] {
+        let child = Command::new(env!("CARGO_BIN_EXE_pbebench"))
+            .args(["generate", "--preset", "full", "--threads", "1"])
+            .args(["--out", &s(&out)])
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // The whole full preset takes seconds; its temporary file appears at once.
+        let started = std::time::Instant::now();
+        while files() == 0 {
+            assert!(started.elapsed().as_secs() < 60, "no temporary file");
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        let pid = child.id().to_string();
+        assert!(Command::new("kill")
+            .args([signal, &pid])
+            .status()
+            .unwrap()
+            .success());
+        let o = child.wait_with_output().unwrap();
+        assert_eq!(o.status.code(), Some(code), "{}", stderr(&o));
+        assert!(
+            stderr(&o).contains("1 unfinished output file(s) discarded"),
+            "{}",
+            stderr(&o)
+        );
+        assert_eq!(files(), 0, "left behind after kill {signal}");
+    }
+}

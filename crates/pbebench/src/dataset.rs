@@ -278,8 +278,48 @@ enum Target {
     Renamed {
         path: PathBuf,
         writer: BufWriter<tempfile::NamedTempFile>,
+        _pending: Pending,
     },
     Direct(BufWriter<File>),
+}
+
+/// The temporary files of the [`AtomicFile`]s of the process that are neither committed
+/// nor dropped: what [`remove_uncommitted`] removes.
+static PENDING: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+
+/// A temporary file listed in [`PENDING`] for as long as this lives.
+struct Pending(PathBuf);
+
+impl Pending {
+    fn new(path: &Path) -> Self {
+        pending().push(path.to_path_buf());
+        Pending(path.to_path_buf())
+    }
+}
+
+impl Drop for Pending {
+    fn drop(&mut self) {
+        let mut list = pending();
+        if let Some(k) = list.iter().position(|p| *p == self.0) {
+            list.swap_remove(k);
+        }
+    }
+}
+
+fn pending() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
+    PENDING
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Removes the temporary file of every [`AtomicFile`] not yet committed, for a process
+/// about to exit without unwinding (on SIGINT or SIGTERM): the outputs it was writing are
+/// left as they were before it started. Returns how many were removed.
+pub fn remove_uncommitted() -> usize {
+    pending()
+        .drain(..)
+        .filter(|path| std::fs::remove_file(path).is_ok())
+        .count()
 }
 
 impl AtomicFile {
@@ -324,6 +364,7 @@ impl AtomicFile {
         Ok(AtomicFile {
             target: Target::Renamed {
                 path,
+                _pending: Pending::new(tmp.path()),
                 writer: BufWriter::new(tmp),
             },
         })
@@ -333,7 +374,7 @@ impl AtomicFile {
     /// directly).
     pub fn commit(self) -> io::Result<()> {
         match self.target {
-            Target::Renamed { path, writer } => {
+            Target::Renamed { path, writer, .. } => {
                 let tmp = writer.into_inner().map_err(|e| e.into_error())?;
                 tmp.as_file().sync_all()?;
                 tmp.persist(&path).map_err(|e| e.error)?;
