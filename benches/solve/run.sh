@@ -28,9 +28,9 @@ cargo build --release -q -p pbebench-cli
 cp "$CARGO_TARGET_DIR/release/pbebench" "$OUT/pbebench"
 BIN=$OUT/pbebench
 
-solve() { # label dataset
+solve() { # label dataset (--fresh: never resume a journal an interrupted earlier run left)
   "$BIN" solve --dataset "$2" $SOLVER_ARG --time-limit "$TIME_LIMIT" --threads "$THREADS" \
-    --out "$OUT/$1.responses.jsonl" --stats "$OUT/$1.stats.jsonl"
+    --fresh --out "$OUT/$1.responses.jsonl" --stats "$OUT/$1.stats.jsonl"
   SUMMARY+=("$1=$OUT/$1.stats.jsonl")
 }
 

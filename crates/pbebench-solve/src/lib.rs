@@ -202,13 +202,14 @@ pub fn default_solver() -> Box<dyn Solver> {
 }
 
 /// Solves every problem with `solver`, `threads` at a time (one core each), calling
-/// `on_done` after each one; the outcomes come back in the order of `problems`.
+/// `on_done(k, outcome)` after problem `k`; the outcomes come back in the order of
+/// `problems`.
 pub fn solve_all(
     solver: &dyn Solver,
     problems: &[Problem],
     budget: &Budget,
     threads: usize,
-    on_done: impl Fn(&SolveOutcome) + Sync,
+    on_done: impl Fn(usize, &SolveOutcome) + Sync,
 ) -> Result<Vec<SolveOutcome>, rayon::ThreadPoolBuildError> {
     use rayon::prelude::*;
     let pool = rayon::ThreadPoolBuilder::new()
@@ -218,9 +219,10 @@ pub fn solve_all(
         problems
             .par_iter()
             .with_max_len(1)
-            .map(|p| {
+            .enumerate()
+            .map(|(k, p)| {
                 let outcome = solver.solve(p, budget);
-                on_done(&outcome);
+                on_done(k, &outcome);
                 outcome
             })
             .collect()

@@ -177,7 +177,7 @@ pub fn run(options: &DemoOptions, say: &(dyn Fn(&str) + Sync)) -> Result<DemoSum
             &problems,
             &budget,
             rayon::current_num_threads(),
-            |o| {
+            |_, o| {
                 let d = done.fetch_add(1, Ordering::Relaxed) + 1;
                 let s = solved.fetch_add(usize::from(o.is_solved()), Ordering::Relaxed)
                     + usize::from(o.is_solved());

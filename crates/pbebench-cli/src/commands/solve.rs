@@ -1,6 +1,11 @@
 //! `pbebench solve`: run a built-in symbolic solver on every instance of a dataset and
 //! write responses in the released answer format (so `pbebench score` reads them) plus
 //! per-instance statistics.
+//!
+//! A long run is resumable: each instance's result is appended to `OUT.partial` as soon as
+//! it is known, and a later run of the same command (same solver and time limit) solves
+//! only the instances not in it. The outputs are written, and the journal removed, at the
+//! end.
 
 use anyhow::{bail, Context};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -10,10 +15,14 @@ use pbebench::{Cascade, Instance};
 use pbebench_solve::{
     solve_all, solver_by_name, Budget, Problem, SolveOutcome, DEFAULT_SOLVER, SOLVER_NAMES,
 };
+use serde::{Deserialize, Serialize};
+use std::collections::{HashMap, HashSet};
+use std::fs::File;
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 use std::time::Duration;
 
 /// Arguments of `pbebench solve`.
@@ -37,6 +46,10 @@ pub struct Args {
     /// Where to write per-instance statistics JSONL (time, effort, length found, limit hit).
     #[arg(long)]
     stats: Option<PathBuf>,
+    /// Solve every instance again, discarding the results an interrupted run of this
+    /// command kept in OUT.partial (by default they are reused).
+    #[arg(long)]
+    fresh: bool,
 }
 
 /// Runs `pbebench solve`.
@@ -71,6 +84,30 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         })
         .collect::<anyhow::Result<Vec<Problem>>>()?;
     let budget = Budget::time(Duration::from_secs_f64(args.time_limit));
+    let header = JournalHeader {
+        journal: JOURNAL_KIND.to_owned(),
+        solver: solver.name().to_owned(),
+        time_limit: args.time_limit,
+    };
+    let journal = Journal::open(&args.out, &header, &instances, args.fresh)?;
+    let resumed = journal.done.len();
+    // The instances still to solve, and their problems.
+    let todo: Vec<usize> = (0..instances.len())
+        .filter(|&k| !journal.done.contains_key(&instances[k].id))
+        .collect();
+    let problems: Vec<Problem> = problems
+        .into_iter()
+        .enumerate()
+        .filter(|(k, _)| !journal.done.contains_key(&instances[*k].id))
+        .map(|(_, p)| p)
+        .collect();
+    if resumed > 0 {
+        eprintln!(
+            "resuming: {resumed} of {} instances already done in {} (--fresh to start over)",
+            instances.len(),
+            journal.display()
+        );
+    }
 
     let bar = ProgressBar::new(instances.len() as u64);
     bar.set_style(
@@ -79,22 +116,49 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         )
         .expect("the template is valid"),
     );
-    let solved = AtomicUsize::new(0);
-    let outcomes = solve_all(solver.as_ref(), &problems, &budget, threads, |outcome| {
-        if outcome.is_solved() {
-            solved.fetch_add(1, Ordering::Relaxed);
-        }
-        bar.set_message(solved.load(Ordering::Relaxed).to_string());
-        bar.inc(1);
-    })
+    bar.set_position(resumed as u64);
+    let solved = AtomicUsize::new(journal.done.values().filter(|e| e.solved).count());
+    bar.set_message(solved.load(Ordering::Relaxed).to_string());
+    let outcomes = solve_all(
+        solver.as_ref(),
+        &problems,
+        &budget,
+        threads,
+        |k, outcome| {
+            let inst = &instances[todo[k]];
+            journal.record(&Entry::of(solver.name(), inst, outcome));
+            if outcome.is_solved() {
+                solved.fetch_add(1, Ordering::Relaxed);
+            }
+            bar.set_message(solved.load(Ordering::Relaxed).to_string());
+            bar.inc(1);
+        },
+    )
     .context("cannot start the worker threads")?;
     bar.finish_and_clear();
+    if let Some(e) = journal.failure() {
+        eprintln!("warning: {e}: this run cannot be resumed if interrupted");
+    }
 
+    // Every instance's entry, in dataset order: resumed ones from the journal.
+    let mut fresh: Vec<Option<Entry>> = vec![None; instances.len()];
+    for (&k, outcome) in todo.iter().zip(&outcomes) {
+        fresh[k] = Some(Entry::of(solver.name(), &instances[k], outcome));
+    }
+    let entries: Vec<&Entry> = instances
+        .iter()
+        .zip(&fresh)
+        .map(|(inst, entry)| {
+            entry
+                .as_ref()
+                .or_else(|| journal.done.get(&inst.id))
+                .expect("every instance is solved or resumed")
+        })
+        .collect();
     let mut out = AtomicFile::create(&args.out)
         .with_context(|| format!("cannot write {}", args.out.display()))?;
-    for (inst, outcome) in instances.iter().zip(&outcomes) {
-        let response = render_answer(outcome.cascade.as_ref().unwrap_or(&Cascade::identity()));
-        let line = serde_json::json!({ "id": inst.id, "response": response });
+    for entry in &entries {
+        let line = serde_json::json!({ "id": entry.id, "response": entry.response });
         writeln!(out, "{line}")?;
     }
     out.commit()
@@ -102,22 +166,222 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if let Some(path) = &args.stats {
         let mut file =
             AtomicFile::create(path).with_context(|| format!("cannot write {}", path.display()))?;
-        for (inst, outcome) in instances.iter().zip(&outcomes) {
-            writeln!(file, "{}", stats_line(solver.name(), inst, outcome))?;
+        for entry in &entries {
+            writeln!(file, "{}", entry.stats)?;
         }
         file.commit()
             .with_context(|| format!("cannot write {}", path.display()))?;
     }
+    journal.remove();
     let n = instances.len();
     let ok = solved.load(Ordering::Relaxed);
     eprintln!(
-        "{}: solved {ok}/{n} ({:.1}%) with '{}', {threads} thread(s), {} s limit",
+        "{}: solved {ok}/{n} ({:.1}%) with '{}', {threads} thread(s), {} s limit{}",
         args.dataset.display(),
         100.0 * ok as f64 / n as f64,
         solver.name(),
-        args.time_limit
+        args.time_limit,
+        if resumed > 0 {
+            format!(" ({resumed} resumed)")
+        } else {
+            String::new()
+        }
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// What the first line of a journal says: results are reused only by the same command.
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
+struct JournalHeader {
+    journal: String,
+    solver: String,
+    time_limit: f64,
+}
+
+const JOURNAL_KIND: &str = "pbebench solve";
+
+/// One instance's result, as a journal line and as the outputs need it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Entry {
+    id: String,
+    response: String,
+    solved: bool,
+    stats: serde_json::Value,
+}
+
+impl Entry {
+    fn of(solver: &str, inst: &Instance, outcome: &SolveOutcome) -> Self {
+        Entry {
+            id: inst.id.clone(),
+            response: render_answer(outcome.cascade.as_ref().unwrap_or(&Cascade::identity())),
+            solved: outcome.is_solved(),
+            stats: stats_line(solver, inst, outcome),
+        }
+    }
+}
+
+/// `OUT.partial`: the results of this command so far, one JSON line each after a header,
+/// appended (and flushed) as they come, so that an interrupted run loses none of them.
+/// No journal is kept for an output that is no regular file (`/dev/stdout`).
+struct Journal {
+    path: Option<PathBuf>,
+    /// The results of an earlier run of the same command, by instance id.
+    done: HashMap<String, Entry>,
+    file: Mutex<Option<File>>,
+    /// The first error writing the journal (the run goes on without it).
+    failed: Mutex<Option<String>>,
+}
+
+impl Journal {
+    fn open(
+        out: &Path,
+        header: &JournalHeader,
+        instances: &[Instance],
+        fresh: bool,
+    ) -> anyhow::Result<Self> {
+        let mut journal = Journal {
+            path: None,
+            done: HashMap::new(),
+            file: Mutex::new(None),
+            failed: Mutex::new(None),
+        };
+        if std::fs::metadata(out).is_ok_and(|m| !m.is_file()) {
+            return Ok(journal);
+        }
+        let mut name = out.as_os_str().to_owned();
+        name.push(".partial");
+        let path = PathBuf::from(name);
+        if fresh {
+            match std::fs::remove_file(&path) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                    return Err(e).with_context(|| format!("cannot remove {}", path.display()))
+                }
+                _ => {}
+            }
+        }
+        let existing = match std::fs::read_to_string(&path) {
+            Ok(text) => Some(text),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
+        };
+        let mut file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .with_context(|| format!("cannot write {}", path.display()))?;
+        match existing.filter(|text| !text.trim().is_empty()) {
+            Some(text) => {
+                journal.done = read_journal(&path, &text, header, instances)?;
+                // A last line cut short by a kill is dropped from the file too.
+                if !text.ends_with('\n') {
+                    let kept = text.rfind('\n').map_or(0, |at| at + 1);
+                    file.set_len(kept as u64)
+                        .with_context(|| format!("cannot write {}", path.display()))?;
+                }
+            }
+            None => {
+                writeln!(file, "{}", serde_json::to_string(header)?)?;
+            }
+        }
+        journal.path = Some(path);
+        *journal.file.get_mut().unwrap_or_else(|e| e.into_inner()) = Some(file);
+        Ok(journal)
+    }
+
+    fn display(&self) -> String {
+        self.path
+            .as_ref()
+            .map_or_else(String::new, |p| p.display().to_string())
+    }
+
+    /// Appends `entry`; the first failure is kept for [`Journal::failure`].
+    fn record(&self, entry: &Entry) {
+        let mut file = self.file.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(f) = file.as_mut() else {
+            return;
+        };
+        let line = serde_json::to_string(entry).expect("entries serialise");
+        if let Err(e) = writeln!(f, "{line}").and_then(|()| f.flush()) {
+            *file = None;
+            *self.failed.lock().unwrap_or_else(|e| e.into_inner()) =
+                Some(format!("cannot write {}: {e}", self.display()));
+        }
+    }
+
+    fn failure(&self) -> Option<String> {
+        self.failed
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// Removes the journal once the outputs are written.
+    fn remove(self) {
+        drop(self.file);
+        if let Some(path) = self.path {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+}
+
+/// The entries of a journal's `text`, checked against the run about to resume.
+fn read_journal(
+    path: &Path,
+    text: &str,
+    header: &JournalHeader,
+    instances: &[Instance],
+) -> anyhow::Result<HashMap<String, Entry>> {
+    let start_over = "delete it, or pass --fresh, to start over";
+    let mut lines = text.lines().enumerate();
+    let first = lines.next().map_or("", |(_, l)| l);
+    let stated: JournalHeader = serde_json::from_str(first).map_err(|e| {
+        anyhow::anyhow!(
+            "{}:1: not a journal of `pbebench solve` ({e}); {start_over}",
+            path.display()
+        )
+    })?;
+    if stated.journal != JOURNAL_KIND {
+        bail!(
+            "{}:1: not a journal of `pbebench solve`; {start_over}",
+            path.display()
+        );
+    }
+    if stated.solver != header.solver || stated.time_limit != header.time_limit {
+        bail!(
+            "{}: holds results of --solver {} --time-limit {}, not of --solver {} --time-limit {}; \
+             rerun with those, or {start_over}",
+            path.display(),
+            stated.solver,
+            stated.time_limit,
+            header.solver,
+            header.time_limit
+        );
+    }
+    let ids: HashSet<&str> = instances.iter().map(|i| i.id.as_str()).collect();
+    let last = text.lines().count();
+    let mut done = HashMap::new();
+    for (k, line) in lines {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let entry: Entry = match serde_json::from_str(line) {
+            Ok(entry) => entry,
+            // The last line may have been cut short by a kill: that instance is solved again.
+            Err(_) if k + 1 == last && !text.ends_with('\n') => continue,
+            Err(e) => bail!("{}:{}: {e}; {start_over}", path.display(), k + 1),
+        };
+        if !ids.contains(entry.id.as_str()) {
+            bail!(
+                "{}:{}: instance '{}' is not in this dataset: the journal is another run's; \
+                 {start_over}",
+                path.display(),
+                k + 1,
+                entry.id
+            );
+        }
+        done.insert(entry.id.clone(), entry);
+    }
+    Ok(done)
 }
 
 fn stats_line(solver: &str, inst: &Instance, outcome: &SolveOutcome) -> serde_json::Value {
@@ -153,6 +417,7 @@ mod tests {
             threads: Some(2),
             out: dir.join("responses.jsonl"),
             stats: Some(dir.join("stats.jsonl")),
+            fresh: false,
         }
     }
 
