@@ -224,7 +224,7 @@ pub fn run(options: &DemoOptions, say: &(dyn Fn(&str) + Sync)) -> Result<DemoSum
         &dataset_path.display().to_string(),
         &panel,
         &AuditOptions::default(),
-        &|stage| say(&format!("      {stage}")),
+        &|stage: &str| say(&format!("      {stage}")),
     );
     let audit_json = out.join("audit.json");
     let text = serde_json::to_string_pretty(&audit_report).expect("serialisable") + "\n";

@@ -22,7 +22,7 @@ fn run(data: &[Instance], panel: &[ResultSet]) -> AuditReport {
         "flawed.jsonl",
         panel,
         &AuditOptions::default(),
-        &|_| {},
+        &|_: &str| {},
     )
 }
 
@@ -100,7 +100,7 @@ fn a_clean_dataset_passes_the_gates() {
         solver: None,
         ..AuditOptions::default()
     };
-    let a = audit(&data, "clean", &[], &options, &|_| {});
+    let a = audit(&data, "clean", &[], &options, &|_: &str| {});
     assert!(a.passed, "{a}");
     assert!(a.shortcuts.stated_length.solver.is_none());
 }
@@ -201,4 +201,40 @@ fn results_are_checked_against_the_dataset() {
         ResultSet::from_instances("b", shifted),
     ];
     assert!(check_same_instances(&sets).is_err());
+}
+
+/// What the audit tells as it goes: each stage in order, and every instance the solver
+/// searched, up to all of them.
+#[test]
+fn progress_hears_every_stage_and_search() {
+    use pbebench_vet::audit::AuditProgress;
+    use std::sync::Mutex;
+    #[derive(Default)]
+    struct Heard {
+        stages: Mutex<Vec<String>>,
+        searched: Mutex<Vec<(usize, usize)>>,
+    }
+    impl AuditProgress for Heard {
+        fn stage(&self, name: &str) {
+            self.stages.lock().unwrap().push(name.to_owned());
+        }
+        fn searched(&self, done: usize, total: usize) {
+            self.searched.lock().unwrap().push((done, total));
+        }
+    }
+    let data = flawed();
+    let heard = Heard::default();
+    let report = audit(&data, "flawed.jsonl", &[], &AuditOptions::default(), &heard);
+    let stages = heard.stages.into_inner().unwrap();
+    assert_eq!(stages.first().map(String::as_str), Some("gates"));
+    assert!(
+        stages.iter().any(|s| s.starts_with("stated lengths")),
+        "{stages:?}"
+    );
+    let mut searched = heard.searched.into_inner().unwrap();
+    searched.sort();
+    let checked = report.shortcuts.stated_length.checked;
+    assert!(checked > 0);
+    let expected: Vec<(usize, usize)> = (1..=checked).map(|k| (k, checked)).collect();
+    assert_eq!(searched, expected);
 }

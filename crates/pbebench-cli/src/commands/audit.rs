@@ -2,8 +2,9 @@
 //! print the findings and write them as JSON.
 
 use anyhow::{bail, Context};
+use indicatif::{ProgressBar, ProgressStyle};
 use pbebench::dataset::{read_dataset, AtomicFile};
-use pbebench_vet::audit::{audit, AuditOptions, SolverCheck};
+use pbebench_vet::audit::{audit, AuditOptions, AuditProgress, SolverCheck};
 use pbebench_vet::results::load_all;
 use std::io::Write;
 use std::path::PathBuf;
@@ -116,11 +117,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .build()
         .context("starting worker threads")?;
     let started = std::time::Instant::now();
-    let mut report = pool.install(|| {
-        audit(&dataset, &name, &panel, &options, &|stage| {
-            eprintln!("audit: {stage} …")
-        })
-    });
+    let progress = Progress::default();
+    let mut report = pool.install(|| audit(&dataset, &name, &panel, &options, &progress));
+    progress.finish();
     report.warnings = warnings;
     print!("{report}");
     serde_json::to_writer_pretty(&mut out, &report)?;
@@ -137,4 +136,40 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::from(1)
     })
+}
+
+/// The stages on standard error, with a progress bar over the solver's search (the stage
+/// that takes minutes on a whole preset).
+#[derive(Default)]
+struct Progress {
+    bar: std::sync::Mutex<Option<ProgressBar>>,
+}
+
+impl Progress {
+    fn finish(&self) {
+        let bar = self.bar.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some(bar) = bar {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+impl AuditProgress for Progress {
+    fn stage(&self, name: &str) {
+        self.finish();
+        eprintln!("audit: {name} …");
+    }
+
+    fn searched(&self, done: usize, total: usize) {
+        let mut bar = self.bar.lock().unwrap_or_else(|e| e.into_inner());
+        bar.get_or_insert_with(|| {
+            ProgressBar::new(total as u64).with_style(
+                ProgressStyle::with_template(
+                    "{bar:40} {pos}/{len} searched [{elapsed_precise} < {eta}]",
+                )
+                .expect("the template is valid"),
+            )
+        })
+        .set_position(done as u64);
+    }
 }

@@ -176,6 +176,24 @@ pub struct AuditReport {
     pub warnings: Vec<String>,
 }
 
+/// What an audit tells as it goes: each stage, and how far the slow one (the solver's
+/// search for shorter cascades) has got. A closure taking the stage's name hears the
+/// stages only.
+pub trait AuditProgress: Sync {
+    /// A stage begins.
+    fn stage(&self, name: &str);
+    /// `done` of `total` instances have been searched for shorter cascades.
+    fn searched(&self, done: usize, total: usize) {
+        let _ = (done, total);
+    }
+}
+
+impl<F: Fn(&str) + Sync> AuditProgress for F {
+    fn stage(&self, name: &str) {
+        self(name)
+    }
+}
+
 /// Audits `dataset` (called `name` in the report). `panel` holds results already checked
 /// against the dataset ([`crate::results::check_against`]); `progress` hears each stage.
 pub fn audit(
@@ -183,30 +201,30 @@ pub fn audit(
     name: &str,
     panel: &[ResultSet],
     options: &AuditOptions,
-    progress: &(dyn Fn(&str) + Sync),
+    progress: &dyn AuditProgress,
 ) -> AuditReport {
     let shown = options.shown;
-    progress("gates");
+    progress.stage("gates");
     let gates = gates::run(dataset, shown);
-    progress("shortcut baselines");
+    progress.stage("shortcut baselines");
     let baselines = Baseline::ALL
         .iter()
         .map(|b| baseline(dataset, *b, shown))
         .collect();
-    progress(if options.solver.is_some() {
+    progress.stage(if options.solver.is_some() {
         "stated lengths (solving for shorter cascades)"
     } else {
         "stated lengths"
     });
-    let stated_length = stated::run(dataset, panel, options);
-    progress("duplicates");
+    let stated_length = stated::run(dataset, panel, options, progress);
+    progress.stage("duplicates");
     let duplicates = duplicates::run(dataset, shown);
-    progress("labels");
+    progress.stage("labels");
     let labels = labels::run(dataset, shown);
     let calibration = if panel.is_empty() {
         None
     } else {
-        progress("calibration");
+        progress.stage("calibration");
         Some(calibration::run(dataset, panel, options.collapse))
     };
     AuditReport {

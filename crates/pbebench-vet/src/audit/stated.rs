@@ -2,7 +2,7 @@
 //! cascades much shorter than the stated length found by the built-in solver (or by any
 //! solver of the panel).
 
-use super::{AuditOptions, Findings};
+use super::{AuditOptions, AuditProgress, Findings};
 use crate::results::ResultSet;
 use crate::shortcuts::{redundant_gold_rules, shortest_found};
 use pbebench::{Cascade, Instance};
@@ -10,6 +10,7 @@ use pbebench_solve::{solver_by_name, Budget};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// The stated-length checks.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -40,6 +41,7 @@ pub(super) fn run(
     dataset: &[Instance],
     panel: &[ResultSet],
     options: &AuditOptions,
+    progress: &dyn AuditProgress,
 ) -> StatedLength {
     let shown = options.shown;
     let gold: Vec<&Instance> = dataset.iter().filter(|i| i.cascade.is_some()).collect();
@@ -101,6 +103,7 @@ pub(super) fn run(
     if let Some(t) = &solver_text {
         sources.insert(0, format!("solver {t}"));
     }
+    let searched = AtomicUsize::new(0);
     let found: Vec<Option<(Cascade, String)>> = gold
         .par_iter()
         .map(|inst| {
@@ -109,7 +112,10 @@ pub(super) fn run(
                     time_limit: check.time_limit,
                     max_nodes: Some(check.max_nodes),
                 };
-                shortest_found(inst, s.as_ref(), &budget).map(|c| (c, s.name().to_owned()))
+                let found = shortest_found(inst, s.as_ref(), &budget);
+                let done = searched.fetch_add(1, Ordering::Relaxed) + 1;
+                progress.searched(done, gold.len());
+                found.map(|c| (c, s.name().to_owned()))
             });
             let by_panel = from_panel
                 .get(inst.id.as_str())
