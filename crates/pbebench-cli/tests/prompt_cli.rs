@@ -110,3 +110,22 @@ fn user_templates_and_the_default() {
     let out = pbebench(&["prompt"], d);
     assert_eq!(out.status.code(), Some(2), "--dataset is required");
 }
+
+#[test]
+fn a_template_without_the_examples_is_warned_about() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("data.jsonl"), DATA).unwrap();
+    std::fs::write(d.join("t.txt"), "Solve it: {outputs}").unwrap();
+    let out = pbebench(
+        &["prompt", "--dataset", "data.jsonl", "--template", "t.txt"],
+        d,
+    );
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("warning: t.txt: the template never uses {inputs}"),
+        "{err}"
+    );
+    assert!(!err.contains("{outputs}"), "{err}");
+}

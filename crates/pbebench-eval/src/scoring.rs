@@ -47,6 +47,17 @@ impl Template {
         })
     }
 
+    /// What looks wrong with the template ([`pbebench::prompt::Template::warnings`]),
+    /// naming its file.
+    pub fn warnings(&self) -> Vec<String> {
+        let file = self.file.as_deref().unwrap_or("the default template");
+        self.template
+            .warnings()
+            .into_iter()
+            .map(|w| format!("--template {file}: {w}"))
+            .collect()
+    }
+
     /// The prompt of one instance.
     pub fn render(&self, instance: &Instance) -> String {
         self.template.render(instance)

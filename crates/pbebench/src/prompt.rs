@@ -165,6 +165,23 @@ impl Template {
         seen
     }
 
+    /// What looks wrong with a template that parses: a placeholder of the examples it never
+    /// uses (the prompts would not show the model what to reproduce).
+    pub fn warnings(&self) -> Vec<String> {
+        let used = self.placeholders();
+        [Placeholder::Inputs, Placeholder::Outputs]
+            .into_iter()
+            .filter(|p| !used.contains(p))
+            .map(|p| {
+                format!(
+                    "the template never uses {{{}}}: its prompts do not show the examples' {}",
+                    p.name(),
+                    p.name()
+                )
+            })
+            .collect()
+    }
+
     /// The prompt for `instance`. Only the visible examples are shown; held-out examples and
     /// the gold cascade never are.
     pub fn render(&self, instance: &Instance) -> String {
@@ -263,5 +280,18 @@ mod tests {
         assert!(e.contains("{foo}") && e.contains("{inputs}"), "{e}");
         let round = Template::parse("{{a}} {outputs}").unwrap();
         assert_eq!(Template::parse(&round.to_string()).unwrap(), round);
+    }
+
+    #[test]
+    fn templates_without_the_examples_are_warned_about() {
+        assert!(Template::default().warnings().is_empty());
+        assert!(Template::parse("{outputs} {inputs}")
+            .unwrap()
+            .warnings()
+            .is_empty());
+        let only_outputs = Template::parse("{outputs} {{inputs}}").unwrap().warnings();
+        assert_eq!(only_outputs.len(), 1);
+        assert!(only_outputs[0].contains("{inputs}"), "{only_outputs:?}");
+        assert_eq!(Template::parse("hello").unwrap().warnings().len(), 2);
     }
 }

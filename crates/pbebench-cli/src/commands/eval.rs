@@ -190,7 +190,17 @@ fn config(args: Args) -> anyhow::Result<EvalConfig> {
                     reasoning_effort: args.reasoning_effort,
                     extra_body,
                 },
-                template: args.template,
+                template: {
+                    // Said before any request is sent; a template that cannot be read is
+                    // reported by the run itself.
+                    if let Ok(t) = pbebench_eval::scoring::Template::load(args.template.as_deref())
+                    {
+                        for w in t.warnings() {
+                            eprintln!("warning: {w}");
+                        }
+                    }
+                    args.template
+                },
                 timeout,
                 retry: RetryPolicy {
                     max_retries: args.max_retries,

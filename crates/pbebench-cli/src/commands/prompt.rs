@@ -50,7 +50,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Some(path) => {
             let text = std::fs::read_to_string(path)
                 .with_context(|| format!("{}: cannot read the template", path.display()))?;
-            Template::parse(&text).with_context(|| format!("{}", path.display()))?
+            let template = Template::parse(&text).with_context(|| format!("{}", path.display()))?;
+            for w in template.warnings() {
+                eprintln!("warning: {}: {w}", path.display());
+            }
+            template
         }
         None => Template::default(),
     };
