@@ -31,6 +31,8 @@ enum Command {
     Relations(commands::relations::Args),
     /// Validate a dataset and print its statistics.
     Inspect(commands::inspect::Args),
+    /// Read real sound-change data (parallel word lists) as a dataset without gold cascades.
+    Pairs(commands::pairs::Args),
     /// Write one prompt per instance of a dataset.
     Prompt(commands::prompt::Args),
     /// Parse one response (stdin) into a cascade and show each rule's validity.
@@ -52,11 +54,13 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     clean_up_on_interrupt();
+    quiet_on_broken_pipe();
     let result = match cli.command {
         Command::Generate(args) => commands::generate::run(args),
         Command::Apply(args) => commands::apply::run(args),
         Command::Relations(args) => commands::relations::run(args),
         Command::Inspect(args) => commands::inspect::run(args),
+        Command::Pairs(args) => commands::pairs::run(args),
         Command::Prompt(args) => commands::prompt::run(args),
         Command::Parse(args) => commands::parse::run(args),
         Command::Score(args) => commands::score::run(args),
@@ -68,6 +72,7 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(code) => code,
+        Err(err) if is_broken_pipe(&err) => broken_pipe(),
         Err(err) => {
             eprintln!("error: {err:#}");
             ExitCode::from(2)
@@ -97,4 +102,37 @@ fn clean_up_on_interrupt() {
             std::process::exit(128 + signal);
         }
     });
+}
+
+/// Exit status of a process whose output pipe was closed (128 + SIGPIPE), as for any Unix
+/// tool cut short by `| head`.
+const BROKEN_PIPE_EXIT: u8 = 141;
+
+/// The reader of standard output went away (`pbebench inspect FILE | head`): stop quietly,
+/// as the default SIGPIPE action would (Rust ignores SIGPIPE, so writes fail instead).
+fn broken_pipe() -> ExitCode {
+    pbebench::dataset::remove_uncommitted();
+    ExitCode::from(BROKEN_PIPE_EXIT)
+}
+
+fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
+/// `print!` panics when standard output is a closed pipe: that panic ends the process as
+/// [`broken_pipe`] does, without a panic message; every other panic is reported as ever.
+fn quiet_on_broken_pipe() {
+    let report = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let message = info.payload_as_str().unwrap_or("");
+        if message.starts_with("failed printing to stdout") && message.contains("Broken pipe") {
+            pbebench::dataset::remove_uncommitted();
+            std::process::exit(BROKEN_PIPE_EXIT.into());
+        }
+        report(info)
+    }));
 }

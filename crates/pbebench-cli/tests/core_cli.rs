@@ -322,3 +322,69 @@ fn an_interrupted_generation_leaves_nothing_behind() {
         assert_eq!(files(), 0, "left behind after kill {signal}");
     }
 }
+
+/// A reader that goes away (`pbebench inspect FILE | head`) ends the command quietly with
+/// 128 + SIGPIPE, as for any Unix tool: no panic message, no error line.
+#[test]
+fn a_closed_output_pipe_ends_the_command_quietly() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("bad.jsonl");
+    // Far more report than a pipe buffers, so that writing must meet the closed pipe.
+    std::fs::write(&file, "{not json\n".repeat(20_000)).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pbebench"))
+        .args(["inspect", &s(&file)])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(141), "{}", stderr(&o));
+    assert_eq!(stderr(&o), "");
+}
+
+/// The authors' real sound-change lists, read as our instances, are split exactly as their
+/// published prompts: the same 21 chunks of at most 50 words, in the same order.
+#[test]
+fn real_word_lists_match_the_published_prompts() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("real.jsonl");
+    let real = published("real_sli");
+    let o = pbebench(&["pairs", "--dir", &s(&real), "--out", &s(&out)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("wrote 21 instances"), "{}", stderr(&o));
+    let ours: Vec<serde_json::Value> = std::fs::read_to_string(&out)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let prompts: Vec<serde_json::Value> = serde_json::from_str(
+        &std::fs::read_to_string(real.join("real_sli_promptsfile.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(ours.len(), prompts.len());
+    for (k, (mine, theirs)) in ours.iter().zip(&prompts).enumerate() {
+        let lang = theirs["lang_pair"].as_str().unwrap();
+        assert!(mine["id"].as_str().unwrap().starts_with(lang), "chunk {k}");
+        assert_eq!(mine["inputs"], theirs["inputs"], "chunk {k}");
+        assert_eq!(mine["outputs"], theirs["outputs"], "chunk {k}");
+        assert_eq!(
+            (mine["max_rules"].as_u64(), mine["max_rule_len"].as_u64()),
+            (Some(50), Some(5))
+        );
+    }
+    // A dataset like any other: inspect accepts it.
+    assert!(pbebench(&["inspect", &s(&out)]).status.success());
+    // Bad input: a directory without word lists, a list without its pair.
+    assert_fatal(
+        &pbebench(&["pairs", "--dir", &s(dir.path()), "--out", &s(&out)]),
+        "no subdirectory holds words.in and words.out",
+    );
+    let lone = dir.path().join("lone");
+    std::fs::create_dir(&lone).unwrap();
+    std::fs::write(lone.join("words.in"), "a\nb\n").unwrap();
+    assert_fatal(
+        &pbebench(&["pairs", "--dir", &s(dir.path()), "--out", &s(&out)]),
+        "words.out",
+    );
+}

@@ -16,6 +16,7 @@ pub mod relations;
 pub mod response;
 pub mod rule;
 pub mod score;
+pub mod wordlists;
 
 pub use instance::Instance;
 pub use relations::{Category, RelationMode, Relations};

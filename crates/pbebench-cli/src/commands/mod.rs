@@ -7,6 +7,7 @@ pub mod demo;
 pub mod eval;
 pub mod generate;
 pub mod inspect;
+pub mod pairs;
 pub mod parse;
 pub mod prompt;
 pub mod relations;

@@ -1,0 +1,133 @@
+//! `pbebench pairs`: real sound-change data (parallel word lists) as a dataset without gold
+//! cascades, for `solve`, `prompt`, `eval` and `score`.
+
+use anyhow::{bail, Context};
+use pbebench::dataset::AtomicFile;
+use pbebench::wordlists::{read_word_lists, WordListOptions};
+use pbebench::Instance;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// Arguments of `pbebench pairs`.
+#[derive(clap::Args)]
+#[command(after_help = "Examples:\n  \
+pbebench pairs --dir ../shared/reference/pbebench-official/real_sli --out real_sli.jsonl\n  \
+pbebench pairs --inputs proto.txt --outputs reflexes.txt --name mylang --chunk 0 --out mylang.jsonl\n  \
+pbebench solve --dataset real_sli.jsonl --out real.responses.jsonl && \
+pbebench score --dataset real_sli.jsonl --responses real.responses.jsonl")]
+pub struct Args {
+    /// The inputs (e.g. proto-forms), one word per line.
+    #[arg(
+        long,
+        value_name = "FILE",
+        requires = "outputs",
+        conflicts_with = "dir"
+    )]
+    inputs: Option<PathBuf>,
+    /// The outputs (e.g. attested reflexes), paired line by line with --inputs.
+    #[arg(long, value_name = "FILE", requires = "inputs")]
+    outputs: Option<PathBuf>,
+    /// Name of that language pair, the prefix of the instance ids [default: the directory
+    /// holding --inputs].
+    #[arg(long, requires = "inputs")]
+    name: Option<String>,
+    /// Every subdirectory of DIR holding words.in and words.out (the authors' real_sli
+    /// layout), in name order, each named after its directory.
+    #[arg(long, value_name = "DIR", required_unless_present = "inputs")]
+    dir: Option<PathBuf>,
+    /// Words per instance, in file order (0: the whole list in one instance).
+    #[arg(long, value_name = "N", default_value_t = WordListOptions::default().chunk)]
+    chunk: usize,
+    /// The most rules a solution may use.
+    #[arg(long, value_name = "N", default_value_t = WordListOptions::default().max_rules)]
+    max_rules: usize,
+    /// The longest side a rule may have, in characters.
+    #[arg(long, value_name = "N", default_value_t = WordListOptions::default().max_rule_len)]
+    max_rule_len: usize,
+    /// The letters rules may use [default: every letter of the language's two lists].
+    #[arg(long, value_name = "LETTERS")]
+    alphabet: Option<String>,
+    /// Where to write the dataset (JSONL).
+    #[arg(long, value_name = "FILE")]
+    out: PathBuf,
+}
+
+/// Runs `pbebench pairs`.
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    if args.max_rules == 0 || args.max_rule_len == 0 {
+        bail!("--max-rules and --max-rule-len must be at least 1");
+    }
+    if args.alphabet.as_deref() == Some("") {
+        bail!("--alphabet: give the letters rules may use, or leave it out");
+    }
+    let options = WordListOptions {
+        chunk: args.chunk,
+        max_rules: args.max_rules,
+        max_rule_len: args.max_rule_len,
+        alphabet: args.alphabet,
+    };
+    let mut languages: Vec<(String, PathBuf, PathBuf)> = Vec::new();
+    match (&args.inputs, &args.outputs, &args.dir) {
+        (Some(inputs), Some(outputs), None) => {
+            let name = match args.name {
+                Some(name) => name,
+                None => directory_name(inputs)
+                    .with_context(|| format!("{}: give the pair a --name", inputs.display()))?,
+            };
+            languages.push((name, inputs.clone(), outputs.clone()));
+        }
+        (None, None, Some(dir)) => {
+            let entries = std::fs::read_dir(dir)
+                .with_context(|| format!("{}: cannot read the directory", dir.display()))?;
+            for entry in entries {
+                let path = entry
+                    .with_context(|| format!("{}: cannot read the directory", dir.display()))?
+                    .path();
+                let (ins, outs) = (path.join("words.in"), path.join("words.out"));
+                if ins.is_file() || outs.is_file() {
+                    let name = directory_name(&ins).expect("a subdirectory has a name");
+                    languages.push((name, ins, outs));
+                }
+            }
+            if languages.is_empty() {
+                bail!(
+                    "{}: no subdirectory holds words.in and words.out",
+                    dir.display()
+                );
+            }
+            languages.sort();
+        }
+        _ => bail!("give --inputs and --outputs, or --dir"),
+    }
+    let mut instances: Vec<Instance> = Vec::new();
+    for (name, ins, outs) in &languages {
+        instances.extend(read_word_lists(name, ins, outs, &options)?);
+    }
+    let mut file = AtomicFile::create(&args.out)
+        .with_context(|| format!("{}: cannot create", args.out.display()))?;
+    for inst in &instances {
+        writeln!(file, "{}", serde_json::to_string(inst)?)?;
+    }
+    file.commit()
+        .with_context(|| format!("{}: cannot write", args.out.display()))?;
+    let words: usize = instances.iter().map(|i| i.inputs.len()).sum();
+    eprintln!(
+        "wrote {} instances ({words} word pairs, {} language pair(s)) to {}",
+        instances.len(),
+        languages.len(),
+        args.out.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The name of the directory holding `file`, if it has one.
+fn directory_name(file: &Path) -> Option<String> {
+    let dir = file.parent()?;
+    let dir = if dir.as_os_str().is_empty() {
+        std::env::current_dir().ok()?
+    } else {
+        dir.canonicalize().ok()?
+    };
+    Some(dir.file_name()?.to_string_lossy().into_owned())
+}

@@ -1,0 +1,212 @@
+//! Real data: parallel word lists (proto-forms and their attested reflexes, one word per
+//! line, as in the authors' `real_sli/<language>/words.in` and `words.out`) read as
+//! instances without a gold cascade, which every command then solves, prompts and scores.
+//!
+//! The authors split each language's list in order into prompts of at most 50 words, with
+//! rules of at most 5 characters a side and at most 50 rules; those are the defaults here.
+
+use crate::dataset::DatasetError;
+use crate::instance::Instance;
+use std::collections::BTreeSet;
+use std::path::Path;
+
+/// How word lists become instances.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WordListOptions {
+    /// Words per instance, in file order (the last instance takes the rest); 0 puts the
+    /// whole list in one instance.
+    pub chunk: usize,
+    /// The most rules a solution may use.
+    pub max_rules: usize,
+    /// The longest side a rule may have, in characters.
+    pub max_rule_len: usize,
+    /// The letters rules may use; `None`: every letter of the language's two lists.
+    pub alphabet: Option<String>,
+}
+
+impl Default for WordListOptions {
+    /// The authors' setting for their real sound-change prompts.
+    fn default() -> Self {
+        WordListOptions {
+            chunk: 50,
+            max_rules: 50,
+            max_rule_len: 5,
+            alphabet: None,
+        }
+    }
+}
+
+/// The instances of one language: `inputs` and `outputs` are the two files, paired line by
+/// line. Their ids are `NAME-K` (`NAME` alone with `chunk` 0).
+pub fn read_word_lists(
+    name: &str,
+    inputs: &Path,
+    outputs: &Path,
+    options: &WordListOptions,
+) -> Result<Vec<Instance>, DatasetError> {
+    let read = |path: &Path| -> Result<Vec<String>, DatasetError> {
+        let text = std::fs::read_to_string(path).map_err(|error| DatasetError::Io {
+            path: path.to_path_buf(),
+            error,
+        })?;
+        words(&text).map_err(|(line, message)| DatasetError::Line {
+            path: path.to_path_buf(),
+            line,
+            message,
+        })
+    };
+    let (ins, outs) = (read(inputs)?, read(outputs)?);
+    if ins.len() != outs.len() {
+        return Err(DatasetError::Line {
+            path: outputs.to_path_buf(),
+            line: ins.len().min(outs.len()) + 1,
+            message: format!(
+                "{} has {} words but this file has {}: the lists pair line by line",
+                inputs.display(),
+                ins.len(),
+                outs.len()
+            ),
+        });
+    }
+    Ok(instances(name, ins, outs, options))
+}
+
+/// The words of a list, one per line: a final line end is optional, `\r\n` is read as a
+/// line end; an empty line is an error (line number, message).
+fn words(text: &str) -> Result<Vec<String>, (usize, String)> {
+    let text = text.strip_suffix('\n').unwrap_or(text);
+    if text.is_empty() {
+        return Err((1, "no words: the list is empty".to_owned()));
+    }
+    text.split('\n')
+        .enumerate()
+        .map(|(k, line)| {
+            let word = line.strip_suffix('\r').unwrap_or(line);
+            if word.trim().is_empty() {
+                Err((k + 1, "an empty line: one word per line".to_owned()))
+            } else {
+                Ok(word.to_owned())
+            }
+        })
+        .collect()
+}
+
+/// The instances of paired lists (see [`read_word_lists`]).
+fn instances(
+    name: &str,
+    inputs: Vec<String>,
+    outputs: Vec<String>,
+    options: &WordListOptions,
+) -> Vec<Instance> {
+    let alphabet = options.alphabet.clone().unwrap_or_else(|| {
+        let letters: BTreeSet<char> = inputs
+            .iter()
+            .chain(&outputs)
+            .flat_map(|w| w.chars())
+            .collect();
+        letters.into_iter().collect()
+    });
+    let size = if options.chunk == 0 {
+        inputs.len().max(1)
+    } else {
+        options.chunk
+    };
+    let pieces = inputs.chunks(size).zip(outputs.chunks(size));
+    pieces
+        .enumerate()
+        .map(|(k, (ins, outs))| Instance {
+            id: if options.chunk == 0 {
+                name.to_owned()
+            } else {
+                format!("{name}-{k}")
+            },
+            inputs: ins.to_vec(),
+            outputs: outs.to_vec(),
+            cascade: None,
+            cascade_len: 0,
+            category: None,
+            relations_mode: Default::default(),
+            max_rules: options.max_rules,
+            max_rule_len: options.max_rule_len,
+            alphabet: alphabet.clone(),
+            heldout_inputs: Vec::new(),
+            heldout_outputs: Vec::new(),
+            interactions: Vec::new(),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(dir: &Path, name: &str, text: &str) -> std::path::PathBuf {
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
+    #[test]
+    fn lists_pair_line_by_line_in_chunks() {
+        let dir = tempfile::tempdir().unwrap();
+        let ins = write(dir.path(), "words.in", "matuʔa\r\nloa\nsusu\nfea\nfale");
+        let outs = write(dir.path(), "words.out", "maːkua\r\nloa\nuː\nhea\nhale\n");
+        let options = WordListOptions {
+            chunk: 2,
+            ..WordListOptions::default()
+        };
+        let got = read_word_lists("atr_x", &ins, &outs, &options).unwrap();
+        let ids: Vec<&str> = got.iter().map(|i| i.id.as_str()).collect();
+        assert_eq!(ids, ["atr_x-0", "atr_x-1", "atr_x-2"]);
+        assert_eq!(got[0].inputs, ["matuʔa", "loa"]);
+        assert_eq!(got[0].outputs, ["maːkua", "loa"]);
+        assert_eq!(got[2].inputs, ["fale"]);
+        assert_eq!(got[2].outputs, ["hale"]);
+        assert_eq!((got[0].max_rules, got[0].max_rule_len), (50, 5));
+        assert_eq!(got[0].alphabet, "aefhklmostuʔː");
+        assert!(got
+            .iter()
+            .all(|i| i.cascade.is_none() && i.problems().is_empty()));
+        let whole = WordListOptions {
+            chunk: 0,
+            alphabet: Some("xyz".into()),
+            ..WordListOptions::default()
+        };
+        let one = read_word_lists("atr_x", &ins, &outs, &whole).unwrap();
+        assert_eq!(one.len(), 1);
+        assert_eq!((one[0].id.as_str(), one[0].inputs.len()), ("atr_x", 5));
+        assert_eq!(one[0].alphabet, "xyz");
+    }
+
+    #[test]
+    fn bad_lists_name_the_file_and_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let ins = write(dir.path(), "words.in", "a\nb\nc\n");
+        let short = write(dir.path(), "short.out", "a\nb\n");
+        let gap = write(dir.path(), "gap.out", "a\n\nc\n");
+        let empty = write(dir.path(), "empty.out", "");
+        let options = WordListOptions::default();
+        let err = |outs: &Path| {
+            read_word_lists("x", &ins, outs, &options)
+                .unwrap_err()
+                .to_string()
+        };
+        let e = err(&short);
+        assert!(
+            e.contains("short.out:3:") && e.contains("has 3 words but this file has 2"),
+            "{e}"
+        );
+        assert!(
+            err(&gap).contains("gap.out:2: an empty line"),
+            "{}",
+            err(&gap)
+        );
+        assert!(
+            err(&empty).contains("empty.out:1: no words"),
+            "{}",
+            err(&empty)
+        );
+        let missing = dir.path().join("none.out");
+        assert!(err(&missing).contains("none.out"), "{}", err(&missing));
+    }
+}
