@@ -25,6 +25,9 @@ fi
 (cd "$root" && cargo build --quiet -p pbebench-cli)
 export PBEBENCH_BIN="$CARGO_TARGET_DIR/debug/pbebench"
 
+# The package is abi3: an interpreter-specific build left in the source tree (a build
+# without abi3) would be imported instead of the one made here.
+rm -f "$here/pbebench"/_pbebench.cpython-*.so
 (cd "$here" && VIRTUAL_ENV="$venv" "$venv/bin/maturin" develop --quiet)
 echo "python/ci.sh: built in $((SECONDS - start)) s" >&2
 

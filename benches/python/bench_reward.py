@@ -109,6 +109,8 @@ def main():
         f"{len(responses)} responses over {len(dataset)} PBEBench-Lite instances; "
         f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}"
     )
+    # Which build is measured: a stale extension module beside the package would shadow it.
+    print(f"extension: {pbebench._pbebench.__file__}")
     compare("per instance", instances, responses, args.repeat)
     distinct = [dict(inst) for inst in instances]
     compare("distinct dicts", distinct, responses, args.repeat)

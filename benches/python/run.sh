@@ -17,5 +17,8 @@ if [ ! -x "$venv/bin/python" ]; then
     python3 -m venv "$venv"
 fi
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "maturin>=1.9.4,<2"
+# The package is abi3: an interpreter-specific build left in the source tree (a build
+# without abi3) would be imported instead of the one made here.
+rm -f "$root/python/pbebench"/_pbebench.cpython-*.so
 (cd "$root/python" && VIRTUAL_ENV="$venv" "$venv/bin/maturin" develop --release --quiet)
 "$venv/bin/python" "$here/bench_reward.py" "$@"
