@@ -89,6 +89,30 @@ def apply(cascade: Cascade, words: str) -> str:
 
 @overload
 def apply(cascade: Cascade, words: Sequence[str]) -> List[str]: ...
+def pairs(
+    inputs: Sequence[str],
+    outputs: Sequence[str],
+    name: str = "pair",
+    chunk: int = 50,
+    max_rules: int = 50,
+    max_rule_len: int = 5,
+    alphabet: Optional[str] = None,
+) -> List[Dict[str, Any]]:
+    """Real sound-change data as instance dicts without a gold cascade, the same as
+    `pbebench pairs` writes.
+
+    inputs, outputs: the word lists (e.g. proto-forms and attested reflexes), paired in
+        order; IPA and any other Unicode letters are fine.
+    name: the prefix of the instance ids ("NAME-0", "NAME-1", ...; "NAME" with chunk=0).
+    chunk: words per instance, in order (0: all in one instance). The defaults (50 words,
+        at most 50 rules of at most 5 characters) are the authors' real-data prompts.
+    alphabet: the letters rules may use (default: every letter of the two lists).
+
+    The dicts work wherever instances do (prompt, score, reward); Edit_Sim is the figure
+    that matters, as there is no hidden cascade. Lists of different lengths or an empty
+    word raise ValueError.
+    """
+
 def relations(cascade: Cascade, mode: Literal["exact", "paper"] = "exact") -> Dict[str, Any]:
     """Feeding and bleeding between the rules of a cascade, and its category; the same dict as
     `pbebench relations --format json`.

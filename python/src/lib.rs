@@ -89,6 +89,45 @@ fn generate(
     generation::start(preset, seed, size, overrides)
 }
 
+/// Real sound-change data as instance dicts without a gold cascade, the same as
+/// `pbebench pairs` writes.
+///
+/// inputs, outputs: the word lists (e.g. proto-forms and attested reflexes), paired in
+///     order; IPA and any other Unicode letters are fine.
+/// name: the prefix of the instance ids ("NAME-0", "NAME-1", ...; "NAME" with chunk=0).
+/// chunk: words per instance, in order (0: all in one instance). The defaults (50 words,
+///     at most 50 rules of at most 5 characters) are the authors' real-data prompts.
+/// alphabet: the letters rules may use (default: every letter of the two lists).
+///
+/// The dicts work wherever instances do (prompt, score, reward); Edit_Sim is the figure
+/// that matters, as there is no hidden cascade. Lists of different lengths or an empty
+/// word raise ValueError.
+#[pyfunction]
+#[pyo3(signature = (inputs, outputs, name = "pair", chunk = 50, max_rules = 50, max_rule_len = 5, alphabet = None))]
+#[allow(clippy::too_many_arguments)]
+fn pairs<'py>(
+    py: Python<'py>,
+    inputs: &Bound<'py, PyAny>,
+    outputs: &Bound<'py, PyAny>,
+    name: &str,
+    chunk: i128,
+    max_rules: i128,
+    max_rule_len: i128,
+    alphabet: Option<String>,
+) -> PyResult<Vec<Bound<'py, PyAny>>> {
+    let options = pbebench::wordlists::WordListOptions {
+        chunk: non_negative(chunk, "chunk")?,
+        max_rules: non_negative(max_rules, "max_rules")?,
+        max_rule_len: non_negative(max_rule_len, "max_rule_len")?,
+        alphabet,
+    };
+    let inputs = convert::strings(inputs, "inputs".into())?;
+    let outputs = convert::strings(outputs, "outputs".into())?;
+    let instances = pbebench::wordlists::word_list_instances(name, inputs, outputs, &options)
+        .map_err(PyValueError::new_err)?;
+    instances.iter().map(|inst| to_py(py, inst)).collect()
+}
+
 /// Apply a cascade to words, like Python's `str.replace` applied rule after rule.
 ///
 /// cascade: a list of [pattern, replacement] pairs, e.g. [["ab", "c"], ["c", ""]]; patterns
@@ -543,6 +582,7 @@ fn _pbebench(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<DatasetRewarder>()?;
     m.add_function(wrap_pyfunction!(generate, m)?)?;
     m.add_function(wrap_pyfunction!(apply, m)?)?;
+    m.add_function(wrap_pyfunction!(pairs, m)?)?;
     m.add_function(wrap_pyfunction!(relations, m)?)?;
     m.add_function(wrap_pyfunction!(prompt, m)?)?;
     m.add_function(wrap_pyfunction!(parse_response, m)?)?;

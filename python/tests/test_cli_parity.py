@@ -140,3 +140,30 @@ def test_reward_is_the_cli_edit_sim_of_each_sample(cli, dataset_file, instances,
         expected += [s["edit_sim"] for s in samples]
     assert pbebench.reward(flat_instances, flat_responses) == expected
     assert len(set(expected)) > 3, "a spread of rewards, not only 0 and 1"
+
+
+def test_pairs_match_cli(cli, tmp_path):
+    words_in = ["matuʔa", "loa", "susu", "fea", "fale"]
+    words_out = ["maːkua", "loa", "uː", "hea", "hale"]
+    (tmp_path / "words.in").write_text("\n".join(words_in), encoding="utf-8")
+    (tmp_path / "words.out").write_text("\n".join(words_out) + "\n", encoding="utf-8")
+    out = tmp_path / "pairs.jsonl"
+    cli("pairs", "--inputs", tmp_path / "words.in", "--outputs", tmp_path / "words.out",
+        "--name", "haw", "--chunk", "2", "--out", out)
+    ours = pbebench.pairs(words_in, words_out, name="haw", chunk=2)
+    assert [compact(d) for d in ours] == out.read_text(encoding="utf-8").splitlines()
+    assert [d["id"] for d in ours] == ["haw-0", "haw-1", "haw-2"]
+    assert ours[0]["cascade"] is None and ours[0]["max_rules"] == 50
+    # A dict of real data is rewarded like any other: the identity earns 0.
+    assert pbebench.reward(ours[0], [""]) == [0.0]
+
+
+def test_pairs_refuse_bad_lists():
+    import pytest
+
+    with pytest.raises(ValueError, match="2 inputs but 1 outputs"):
+        pbebench.pairs(["a", "b"], ["c"])
+    with pytest.raises(ValueError, match=r"outputs\[0\] is empty"):
+        pbebench.pairs(["a"], [""])
+    with pytest.raises(ValueError, match="chunk"):
+        pbebench.pairs(["a"], ["b"], chunk=-1)

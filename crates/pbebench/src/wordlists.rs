@@ -71,6 +71,39 @@ pub fn read_word_lists(
     Ok(instances(name, ins, outs, options))
 }
 
+/// The instances of word lists given in memory, paired in order (see [`read_word_lists`]);
+/// `Err` names what is wrong: lists of different lengths, an empty word, no words, or
+/// limits of zero.
+pub fn word_list_instances(
+    name: &str,
+    inputs: Vec<String>,
+    outputs: Vec<String>,
+    options: &WordListOptions,
+) -> Result<Vec<Instance>, String> {
+    if inputs.is_empty() {
+        return Err("no words: the lists are empty".to_owned());
+    }
+    if inputs.len() != outputs.len() {
+        return Err(format!(
+            "{} inputs but {} outputs: the lists pair word by word",
+            inputs.len(),
+            outputs.len()
+        ));
+    }
+    for (side, words) in [("inputs", &inputs), ("outputs", &outputs)] {
+        if let Some(k) = words.iter().position(|w| w.trim().is_empty()) {
+            return Err(format!("{side}[{k}] is empty: every word needs a letter"));
+        }
+    }
+    if options.max_rules == 0 || options.max_rule_len == 0 {
+        return Err("max_rules and max_rule_len must be at least 1".to_owned());
+    }
+    if options.alphabet.as_deref() == Some("") {
+        return Err("alphabet: give the letters rules may use, or none".to_owned());
+    }
+    Ok(instances(name, inputs, outputs, options))
+}
+
 /// The words of a list, one per line: a final line end is optional, `\r\n` is read as a
 /// line end; an empty line is an error (line number, message).
 fn words(text: &str) -> Result<Vec<String>, (usize, String)> {
@@ -176,6 +209,25 @@ mod tests {
         assert_eq!(one.len(), 1);
         assert_eq!((one[0].id.as_str(), one[0].inputs.len()), ("atr_x", 5));
         assert_eq!(one[0].alphabet, "xyz");
+    }
+
+    #[test]
+    fn lists_in_memory_are_checked() {
+        let options = WordListOptions::default();
+        let words = |w: &[&str]| w.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let ok = word_list_instances("x", words(&["ab", "c"]), words(&["b", "cc"]), &options);
+        assert_eq!(ok.unwrap()[0].outputs, ["b", "cc"]);
+        let err = |i: &[&str], o: &[&str]| {
+            word_list_instances("x", words(i), words(o), &options).unwrap_err()
+        };
+        assert!(err(&["a"], &["b", "c"]).contains("1 inputs but 2 outputs"));
+        assert!(err(&["a", " "], &["b", "c"]).contains("inputs[1] is empty"));
+        assert!(err(&[], &[]).contains("no words"));
+        let zero = WordListOptions {
+            max_rules: 0,
+            ..WordListOptions::default()
+        };
+        assert!(word_list_instances("x", words(&["a"]), words(&["b"]), &zero).is_err());
     }
 
     #[test]
