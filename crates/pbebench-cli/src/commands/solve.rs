@@ -91,16 +91,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     let journal = Journal::open(&args.out, &header, &instances, args.fresh)?;
     let resumed = journal.done.len();
-    // The instances still to solve, and their problems.
-    let todo: Vec<usize> = (0..instances.len())
-        .filter(|&k| !journal.done.contains_key(&instances[k].id))
-        .collect();
-    let problems: Vec<Problem> = problems
+    // The instances still to solve (their positions in the dataset), and their problems.
+    let (todo, problems): (Vec<usize>, Vec<Problem>) = problems
         .into_iter()
         .enumerate()
         .filter(|(k, _)| !journal.done.contains_key(&instances[*k].id))
-        .map(|(_, p)| p)
-        .collect();
+        .unzip();
     if resumed > 0 {
         eprintln!(
             "resuming: {resumed} of {} instances already done in {} (--fresh to start over)",
@@ -119,14 +115,17 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     bar.set_position(resumed as u64);
     let solved = AtomicUsize::new(journal.done.values().filter(|e| e.solved).count());
     bar.set_message(solved.load(Ordering::Relaxed).to_string());
-    let outcomes = solve_all(
+    // Each new result, at its position in the dataset, as soon as it is known.
+    let fresh: Mutex<Vec<Option<Entry>>> = Mutex::new(vec![None; instances.len()]);
+    solve_all(
         solver.as_ref(),
         &problems,
         &budget,
         threads,
         |k, outcome| {
-            let inst = &instances[todo[k]];
-            journal.record(&Entry::of(solver.name(), inst, outcome));
+            let entry = Entry::of(solver.name(), &instances[todo[k]], outcome);
+            journal.record(&entry);
+            fresh.lock().unwrap_or_else(|e| e.into_inner())[todo[k]] = Some(entry);
             if outcome.is_solved() {
                 solved.fetch_add(1, Ordering::Relaxed);
             }
@@ -141,10 +140,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
 
     // Every instance's entry, in dataset order: resumed ones from the journal.
-    let mut fresh: Vec<Option<Entry>> = vec![None; instances.len()];
-    for (&k, outcome) in todo.iter().zip(&outcomes) {
-        fresh[k] = Some(Entry::of(solver.name(), &instances[k], outcome));
-    }
+    let fresh = fresh.into_inner().unwrap_or_else(|e| e.into_inner());
     let entries: Vec<&Entry> = instances
         .iter()
         .zip(&fresh)
