@@ -72,7 +72,6 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(code) => code,
-        Err(err) if is_broken_pipe(&err) => broken_pipe(),
         Err(err) => {
             eprintln!("error: {err:#}");
             ExitCode::from(2)
@@ -104,34 +103,17 @@ fn clean_up_on_interrupt() {
     });
 }
 
-/// Exit status of a process whose output pipe was closed (128 + SIGPIPE), as for any Unix
-/// tool cut short by `| head`.
-const BROKEN_PIPE_EXIT: u8 = 141;
-
-/// The reader of standard output went away (`pbebench inspect FILE | head`): stop quietly,
-/// as the default SIGPIPE action would (Rust ignores SIGPIPE, so writes fail instead).
-fn broken_pipe() -> ExitCode {
-    pbebench::dataset::remove_uncommitted();
-    ExitCode::from(BROKEN_PIPE_EXIT)
-}
-
-fn is_broken_pipe(err: &anyhow::Error) -> bool {
-    err.chain().any(|cause| {
-        cause
-            .downcast_ref::<std::io::Error>()
-            .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
-    })
-}
-
-/// `print!` panics when standard output is a closed pipe: that panic ends the process as
-/// [`broken_pipe`] does, without a panic message; every other panic is reported as ever.
+/// `print!` panics when standard output is a closed pipe (`pbebench inspect FILE | head`:
+/// Rust ignores SIGPIPE, so the write fails instead). Such a panic ends the command
+/// quietly with success, as `apply`, `generate` and `prompt` do when their reader goes
+/// away: the reader has what it wanted. Every other panic is reported as ever.
 fn quiet_on_broken_pipe() {
     let report = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
         let message = info.payload_as_str().unwrap_or("");
         if message.starts_with("failed printing to stdout") && message.contains("Broken pipe") {
             pbebench::dataset::remove_uncommitted();
-            std::process::exit(BROKEN_PIPE_EXIT.into());
+            std::process::exit(0);
         }
         report(info)
     }));

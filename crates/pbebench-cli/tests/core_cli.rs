@@ -323,8 +323,8 @@ fn an_interrupted_generation_leaves_nothing_behind() {
     }
 }
 
-/// A reader that goes away (`pbebench inspect FILE | head`) ends the command quietly with
-/// 128 + SIGPIPE, as for any Unix tool: no panic message, no error line.
+/// A reader that goes away (`pbebench inspect FILE | head`) ends the command quietly, as
+/// `apply` and `generate` do: no panic message, no error line.
 #[test]
 fn a_closed_output_pipe_ends_the_command_quietly() {
     let dir = tempfile::tempdir().unwrap();
@@ -339,7 +339,7 @@ fn a_closed_output_pipe_ends_the_command_quietly() {
         .unwrap();
     drop(child.stdout.take());
     let o = child.wait_with_output().unwrap();
-    assert_eq!(o.status.code(), Some(141), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(stderr(&o), "");
 }
 

@@ -83,10 +83,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 .with_context(|| format!("{}: cannot write", path.display()))?;
             eprintln!("wrote {} prompts to {}", dataset.len(), path.display());
         }
-        None => std::io::stdout()
-            .lock()
-            .write_all(lines.as_bytes())
-            .context("cannot write to stdout")?,
+        None => match std::io::stdout().lock().write_all(lines.as_bytes()) {
+            // The reader (e.g. `head`) has what it wanted: stop quietly, like other Unix tools.
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+            result => result.context("cannot write to stdout")?,
+        },
     }
     Ok(ExitCode::SUCCESS)
 }
