@@ -619,7 +619,7 @@ pub fn prepared_instance<'py>(
         // Fields of other types may run Python code as they are read (see `uncached`).
         None => cache.by_objects.clear(),
     }
-    let index = match prepared_by_content(dict, name, heldout, cache, scratch) {
+    let index = match prepared_by_content(dict, objects.as_ref(), name, heldout, cache, scratch) {
         Ok(index) => index,
         Err(_) => uncached(cache)?,
     };
@@ -636,9 +636,12 @@ pub fn prepared_instance<'py>(
 }
 
 /// [`prepared_instance`] of a dict through the content part of `cache`; `Err` for any
-/// problem, which [`reward_instance`] then raises, worded as ever.
+/// problem, which [`reward_instance`] then raises, worded as ever. The fields come from
+/// `objects` when [`FieldObjects::of`] has read them already (reading them ran no Python
+/// code, so the dict still holds them), else from the dict.
 fn prepared_by_content<'py>(
     dict: &Bound<'py, PyDict>,
+    objects: Option<&FieldObjects<'py>>,
     name: Name<'_>,
     heldout: bool,
     cache: &mut InstanceCache,
@@ -648,11 +651,18 @@ fn prepared_by_content<'py>(
     scratch.clear();
     // Any problem (a missing field, a wrong type, an instance that cannot be scored) is
     // left to `reward_instance`, which reads the fields in the same order and raises it.
+    // Field `k` of `FieldObjects` (same order), or the dict's value for `key`.
+    let field = |k: usize, key: &Bound<'py, PyString>| -> PyResult<Option<Bound<'py, PyAny>>> {
+        match objects {
+            Some(o) => Ok(o.objects[k].clone()),
+            None => dict.get_item(key),
+        }
+    };
     let mut read = || -> PyResult<Option<[usize; 6]>> {
-        let Some(inputs) = dict.get_item(intern!(py, "inputs"))? else {
+        let Some(inputs) = field(0, intern!(py, "inputs"))? else {
             return Ok(None);
         };
-        let Some(outputs) = dict.get_item(intern!(py, "outputs"))? else {
+        let Some(outputs) = field(1, intern!(py, "outputs"))? else {
             return Ok(None);
         };
         if inputs.is_instance_of::<PyString>() || outputs.is_instance_of::<PyString>() {
@@ -661,9 +671,9 @@ fn prepared_by_content<'py>(
         let n_in = push_strings(&inputs, Name::Key(&name, "inputs"), scratch)?;
         let n_out = push_strings(&outputs, Name::Key(&name, "outputs"), scratch)?;
         let (Some(max_rules), Some(max_rule_len), Some(alphabet)) = (
-            dict.get_item(intern!(py, "max_rules"))?,
-            dict.get_item(intern!(py, "max_rule_len"))?,
-            dict.get_item(intern!(py, "alphabet"))?,
+            field(2, intern!(py, "max_rules"))?,
+            field(3, intern!(py, "max_rule_len"))?,
+            field(4, intern!(py, "alphabet"))?,
         ) else {
             return Ok(None);
         };
@@ -675,15 +685,21 @@ fn prepared_by_content<'py>(
         scratch.push(alphabet);
         let (mut n_hin, mut n_hout) = (0, 0);
         if heldout {
-            for (key, n, n_field) in [
-                (intern!(py, "heldout_inputs"), "heldout_inputs", &mut n_hin),
+            for (k, key, n, n_field) in [
                 (
+                    5,
+                    intern!(py, "heldout_inputs"),
+                    "heldout_inputs",
+                    &mut n_hin,
+                ),
+                (
+                    6,
                     intern!(py, "heldout_outputs"),
                     "heldout_outputs",
                     &mut n_hout,
                 ),
             ] {
-                match dict.get_item(key)? {
+                match field(k, key)? {
                     Some(v) if !v.is_none() => {
                         if v.is_instance_of::<PyString>() {
                             return Ok(None);
