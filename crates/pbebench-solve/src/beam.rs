@@ -109,34 +109,40 @@ impl Solver for BeamSolver {
                 Round::Complete | Round::Failed => {}
             }
             let complete = matches!(round, Round::Complete);
-            for rules in std::mem::take(&mut search.near_misses) {
+            // True when the search's budget (noted as the limit hit) or this round's
+            // repair time is spent.
+            let spent = |search: &mut Search| {
                 if search.out_of_budget() {
                     search.stats.hit_limit = true;
-                    break;
+                    return true;
                 }
-                if Instant::now() >= repair_deadline {
-                    break;
-                }
-                if let Some(rules) = repair(
+                Instant::now() >= repair_deadline
+            };
+            let repair_from = |rules, scored: &mut u64, elite: &mut Option<Elite>| {
+                repair(
                     &enc,
                     rules,
                     enc.max_rules,
                     repair_deadline,
                     REPAIR_STEPS,
-                    &mut search.stats.candidates_scored,
-                    &mut elite,
-                ) {
+                    scored,
+                    elite,
+                )
+            };
+            for rules in std::mem::take(&mut search.near_misses) {
+                if spent(&mut search) {
+                    break;
+                }
+                if let Some(rules) =
+                    repair_from(rules, &mut search.stats.candidates_scored, &mut elite)
+                {
                     return solved(&enc, rules, search.stats);
                 }
             }
             // Iterated local search for the rest of the repair time: drop a few rules of
             // the best state reached so far at random and repair again.
             while let Some((key, start)) = elite.as_ref().map(|e| (e.key, e.rules.clone())) {
-                if search.out_of_budget() {
-                    search.stats.hit_limit = true;
-                    break;
-                }
-                if Instant::now() >= repair_deadline {
+                if spent(&mut search) {
                     break;
                 }
                 // A new elite at the cap is first squeezed (a slot freed for the rule it
@@ -156,15 +162,9 @@ impl Solver for BeamSolver {
                 }
                 let k = 2 + (seed % 2) as usize;
                 let start = perturb(&start, k, &mut seed);
-                if let Some(rules) = repair(
-                    &enc,
-                    start,
-                    enc.max_rules,
-                    repair_deadline,
-                    REPAIR_STEPS,
-                    &mut search.stats.candidates_scored,
-                    &mut elite,
-                ) {
+                if let Some(rules) =
+                    repair_from(start, &mut search.stats.candidates_scored, &mut elite)
+                {
                     return solved(&enc, rules, search.stats);
                 }
             }
