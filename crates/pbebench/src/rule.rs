@@ -118,13 +118,38 @@ pub(crate) fn find_byte(hay: &[u8], from: usize, byte: u8) -> Option<usize> {
 /// pattern occurred. `pattern` must not be empty.
 pub(crate) fn replace_into(s: &str, pattern: &str, replacement: &str, out: &mut String) -> bool {
     out.clear();
+    // A match of valid UTF-8 `pattern` starts and ends on character boundaries (UTF-8 is
+    // self-synchronising), so the kept stretches are whole characters.
+    replace_pieces(s.as_bytes(), pattern.as_bytes(), |piece| match piece {
+        Some((from, to)) => out.push_str(&s[from..to]),
+        None => out.push_str(replacement),
+    })
+}
+
+/// [`replace_into`] over any sequence of one-byte symbols (the generator's letter codes).
+pub(crate) fn replace_bytes(
+    s: &[u8],
+    pattern: &[u8],
+    replacement: &[u8],
+    out: &mut Vec<u8>,
+) -> bool {
+    out.clear();
+    replace_pieces(s, pattern, |piece| match piece {
+        Some((from, to)) => out.extend_from_slice(&s[from..to]),
+        None => out.extend_from_slice(replacement),
+    })
+}
+
+/// The result of replacing `pat` in `hay` as Python finds the matches (leftmost,
+/// non-overlapping), in pieces: `piece(Some((from, to)))` for each stretch of `hay` kept,
+/// `piece(None)` for each match replaced, in order, the final stretch included. Returns
+/// whether `pat` (never empty) occurred.
+#[inline]
+fn replace_pieces(hay: &[u8], pat: &[u8], mut piece: impl FnMut(Option<(usize, usize)>)) -> bool {
     let mut last = 0;
     let mut changed = false;
-    let (hay, pat) = (s.as_bytes(), pattern.as_bytes());
     let naive = pat.split_first().filter(|_| pat.len() <= NAIVE_MAX_PATTERN);
     if let Some((&first, tail)) = naive {
-        // A match of valid UTF-8 `pat` starts and ends on character boundaries (UTF-8 is
-        // self-synchronising), so slicing `s` at match ends is safe.
         // Candidate starts are found by `find_byte`, then checked byte by byte: a call to
         // memcmp costs more than these few comparisons.
         let mut i = 0;
@@ -133,8 +158,8 @@ pub(crate) fn replace_into(s: &str, pattern: &str, replacement: &str, out: &mut 
                 break;
             }
             if tail.iter().zip(&hay[at + 1..]).all(|(p, h)| p == h) {
-                out.push_str(&s[last..at]);
-                out.push_str(replacement);
+                piece(Some((last, at)));
+                piece(None);
                 i = at + pat.len();
                 last = i;
                 changed = true;
@@ -143,14 +168,14 @@ pub(crate) fn replace_into(s: &str, pattern: &str, replacement: &str, out: &mut 
             }
         }
     } else {
-        for (start, _) in s.match_indices(pattern) {
-            out.push_str(&s[last..start]);
-            out.push_str(replacement);
-            last = start + pattern.len();
+        for start in memchr::memmem::find_iter(hay, pat) {
+            piece(Some((last, start)));
+            piece(None);
+            last = start + pat.len();
             changed = true;
         }
     }
-    out.push_str(&s[last..]);
+    piece(Some((last, hay.len())));
     changed
 }
 
@@ -310,6 +335,33 @@ mod tests {
                     let changed = replace_into(hay, pat, rep, &mut out);
                     assert_eq!(out, hay.replace(pat, rep), "{hay:?} {pat:?} {rep:?}");
                     assert_eq!(changed, hay.contains(pat));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn replace_bytes_is_str_replace_on_symbols() {
+        // Symbols as bytes, 255 included; text as letters standing for them.
+        let letter = |b: &u8| char::from_u32(0x100 + *b as u32).unwrap();
+        let text = |bytes: &[u8]| bytes.iter().map(letter).collect::<String>();
+        let hays: [&[u8]; 6] = [
+            b"",
+            b"a",
+            b"aaaa",
+            b"abababab",
+            &[255, 0, 255, 255, 0],
+            &[7; 70],
+        ];
+        let pats: [&[u8]; 6] = [b"a", b"aa", b"aba", &[255], &[255, 0], &[7; 9]];
+        let mut out = Vec::new();
+        for hay in hays {
+            for pat in pats {
+                for rep in [&b""[..], b"x", &[255, 255], pat] {
+                    let changed = replace_bytes(hay, pat, rep, &mut out);
+                    let expected = text(hay).replace(&text(pat), &text(rep));
+                    assert_eq!(text(&out), expected, "{hay:?} {pat:?} {rep:?}");
+                    assert_eq!(changed, text(hay).contains(&text(pat)));
                 }
             }
         }

@@ -20,7 +20,7 @@ use crate::instance::Instance;
 use crate::relations::{Category, Relations};
 use crate::rule::Cascade;
 use rayon::prelude::*;
-use sample::{sample_heldout, sample_into, Candidate, FullCategories, Scratch};
+use sample::{sample_heldout, sample_into, Candidate, FullCategories, Letters, Scratch};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashSet};
 use std::hash::{Hash, Hasher};
@@ -266,9 +266,11 @@ fn run_block(
     // without any acceptance after patience is exhausted.
     let stall_limit = p.patience.max(100_000).saturating_mul(2);
     let needed = (block.offset + block.target).min(hi) - block.offset;
+    let letters = Letters::new(&p.alphabet);
     let sample = |attempt: u64, full: FullCategories, scratch: &mut Scratch| {
         sample_into(
             p,
+            &letters,
             block_key(block),
             attempt,
             &block.lengths,
@@ -281,7 +283,7 @@ fn run_block(
     // here (same stream, same sample) to be kept, so rejected ones allocate nothing.
     let mut keeper = Scratch::default();
     while accepted < needed {
-        let full = FullCategories(
+        let full = FullCategories::new(
             (0..16)
                 .filter(|&c| quotas[c] == 0)
                 .fold(0, |set, c| set | 1 << c),
@@ -317,7 +319,7 @@ fn run_block(
             }
             let resampled = sample(attempt, FullCategories::default(), &mut keeper).0;
             debug_assert_eq!(resampled, Ok(category), "attempt {attempt} resampled");
-            let cand = keeper.candidate(category);
+            let cand = keeper.candidate(&letters, category);
             // Checked after the quota, so that only candidates that would be accepted pay
             // for hashing; a rejected duplicate is counted as such only then.
             let sig = signature(&cand);

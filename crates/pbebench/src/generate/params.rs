@@ -258,6 +258,15 @@ impl GenParams {
                 format!("{c:?} is whitespace or a control character; use letters"),
             ));
         }
+        if letters.len() > 255 {
+            return Err(err(
+                "alphabet",
+                format!(
+                    "{} letters is more than the 255 the generator supports",
+                    letters.len()
+                ),
+            ));
+        }
         if letters.len() < 2 {
             return Err(err(
                 "alphabet",
@@ -447,6 +456,13 @@ mod tests {
         p.alphabet = vec!['a', 'b'];
         p.input_len = (2, 2);
         assert_eq!(p.validate().unwrap_err().param, "alphabet");
+        let mut p = Preset::Lite.params();
+        p.alphabet = ('\u{100}'..='\u{1ff}').collect();
+        let e = p.validate().unwrap_err();
+        assert_eq!(e.param, "alphabet");
+        assert!(e.to_string().contains("256 letters"), "{e}");
+        p.alphabet.pop();
+        assert!(p.validate().is_ok());
         let mut p = Preset::Lite.params();
         p.cascade_lens = vec![2, 3, 8];
         assert_eq!(p.validate().unwrap_err().param, "max-rules");

@@ -6,8 +6,11 @@
 //! substring scan per rule instead of one per example.
 
 use super::{GenParams, Rejection};
-use crate::relations::{category_by, memo_miss_seconds, Category, RuleParts};
-use crate::rule::{letter_mask, replace_into, Cascade, Rule};
+use crate::relations::{
+    by_shape, category_by, interaction_uncached, memo_miss_seconds, wanted_uncached, with_memo,
+    Category, RelationMode, ShapeHead,
+};
+use crate::rule::{replace_bytes, Cascade, Rule};
 use rand::{Rng, RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rustc_hash::FxHashSet;
@@ -164,6 +167,67 @@ impl RngCore for Draws {
     }
 }
 
+/// The alphabet as one-byte letter codes, in which candidates are sampled.
+///
+/// Code c is the c-th letter of the alphabet in `char` order, so codes order like the
+/// letters they stand for (and every ASCII letter's code is below every other letter's);
+/// [`SEP_CODE`] separates examples. Replacing, matching and comparing codes is exactly
+/// doing so on the letters, as the map is one-to-one; letters become text again only for
+/// the few candidates that are kept.
+pub(super) struct Letters {
+    code: LetterCode,
+    /// The letter of each code.
+    by_code: Vec<char>,
+    /// The code of each letter of the alphabet in the order given (the order draws use).
+    of_draw: Vec<u8>,
+    /// How many letters are ASCII: codes below this are.
+    ascii: u8,
+}
+
+/// The code that separates examples in a joined code string: no letter has it, as
+/// alphabets have at most 255 letters.
+const SEP_CODE: u8 = 0xFF;
+
+impl Letters {
+    /// The codes of `alphabet`, which has at most 255 distinct letters (checked when the
+    /// parameters are validated).
+    pub(super) fn new(alphabet: &[char]) -> Self {
+        let mut by_code = alphabet.to_vec();
+        by_code.sort_unstable();
+        assert!(by_code.len() < SEP_CODE as usize + 1, "at most 255 letters");
+        let code_of = |c: &char| by_code.binary_search(c).expect("a letter of the alphabet") as u8;
+        Letters {
+            code: LetterCode::new(alphabet.len()),
+            of_draw: alphabet.iter().map(code_of).collect(),
+            ascii: by_code.iter().filter(|c| c.is_ascii()).count() as u8,
+            by_code,
+        }
+    }
+
+    /// A letter drawn uniformly, as its code.
+    #[inline]
+    fn draw(&self, rng: &mut Draws) -> u8 {
+        self.of_draw[rng.letter_index()]
+    }
+
+    /// The text of `codes`, examples separated by [`SEP`].
+    fn text(&self, codes: &[u8]) -> String {
+        codes
+            .iter()
+            .map(|&c| match c {
+                SEP_CODE => SEP,
+                c => self.by_code[c as usize],
+            })
+            .collect()
+    }
+
+    /// True when every letter in `codes` is ASCII (the separator aside).
+    fn all_ascii(&self, codes: &[u8]) -> bool {
+        self.ascii as usize == self.by_code.len()
+            || codes.iter().all(|&c| c < self.ascii || c == SEP_CODE)
+    }
+}
+
 /// A sampled instance before acceptance.
 pub(super) struct Candidate {
     /// The inputs, joined (see the module doc).
@@ -183,13 +247,22 @@ impl Candidate {
 }
 
 /// A kept rule of the attempt being sampled: `a` is `Scratch::sides[start..mid]` and `b`
-/// is `sides[mid..end]`.
+/// is `sides[mid..end]`, as codes.
 #[derive(Clone, Copy)]
 struct SampledRule {
     start: u32,
     mid: u32,
     end: u32,
+    /// The [`code_mask`]s of `a` and `b`.
     masks: (u64, u64),
+    /// Its part of the shape keys of its pairs (None past 3 letters a side).
+    head: Option<ShapeHead>,
+}
+
+/// A 64-bit set of the letters of `codes`, hashed into 64 buckets, as
+/// [`letter_mask`](crate::rule::letter_mask) makes for text.
+fn code_mask(codes: &[u8]) -> u64 {
+    codes.iter().fold(0, |m, &c| m | 1 << (c % 64))
 }
 
 /// Reusable buffers of one worker. After [`sample_into`] they hold that attempt's sample,
@@ -197,41 +270,40 @@ struct SampledRule {
 #[derive(Default)]
 pub(super) struct Scratch {
     seen: InputKeys,
-    /// The letter code of the alphabet in use (made once per worker, not per attempt).
-    letters: Option<LetterCode>,
-    /// The inputs, joined.
-    inputs: String,
+    /// The inputs, joined, as codes.
+    inputs: Vec<u8>,
     /// The current strings, joined: the outputs once the cascade has run.
-    joined: String,
-    next: String,
+    joined: Vec<u8>,
+    next: Vec<u8>,
     /// Both sides of every kept rule, back to back.
-    sides: String,
+    sides: Vec<u8>,
     rules: Vec<SampledRule>,
     windows: Vec<(u32, u32)>,
     keys: Vec<u64>,
 }
 
 impl Scratch {
-    fn rule(&self, k: usize) -> RuleParts<'_> {
+    /// Rule k's pattern and replacement, as codes.
+    fn sides_of(&self, k: usize) -> (&[u8], &[u8]) {
         let r = self.rules[k];
-        RuleParts {
-            pattern: &self.sides[r.start as usize..r.mid as usize],
-            replacement: &self.sides[r.mid as usize..r.end as usize],
-            masks: r.masks,
-        }
+        (
+            &self.sides[r.start as usize..r.mid as usize],
+            &self.sides[r.mid as usize..r.end as usize],
+        )
     }
 
     /// The sample left by [`sample_into`] as an owned candidate of `category`.
-    pub fn candidate(&self, category: Category) -> Candidate {
+    pub fn candidate(&self, letters: &Letters, category: Category) -> Candidate {
         let cascade = (0..self.rules.len())
             .map(|k| {
-                let r = self.rule(k);
-                Rule::new(r.pattern, r.replacement).expect("sampled patterns are never empty")
+                let (a, b) = self.sides_of(k);
+                Rule::new(letters.text(a), letters.text(b))
+                    .expect("sampled patterns are never empty")
             })
             .collect();
         Candidate {
-            inputs: self.inputs.clone(),
-            outputs: self.joined.clone(),
+            inputs: letters.text(&self.inputs),
+            outputs: letters.text(&self.joined),
             cascade,
             category,
         }
@@ -244,15 +316,28 @@ impl Scratch {
 /// certain, without finishing its classification; the block accepts exactly what it
 /// would have accepted otherwise.
 #[derive(Debug, Clone, Copy, Default)]
-pub(super) struct FullCategories(pub u16);
+pub(super) struct FullCategories {
+    /// Bit s: every category with all the flags of s is full.
+    hopeless: u16,
+}
 
 impl FullCategories {
+    /// The full categories are the set bits of `full` (bit c for category index c).
+    pub(super) fn new(full: u16) -> Self {
+        let hopeless = (0..16usize)
+            .filter(|&set| {
+                (0..16)
+                    .filter(|c| c & set == set)
+                    .all(|c| full & 1 << c != 0)
+            })
+            .fold(0, |bits, set| bits | 1 << set);
+        FullCategories { hopeless }
+    }
+
     /// True when every category that has all the flags of `set` is full.
+    #[inline]
     fn all_with(self, set: Category) -> bool {
-        let set = set.index();
-        (0..16)
-            .filter(|c| c & set == set)
-            .all(|c| self.0 & 1 << c != 0)
+        self.hopeless & 1 << set.index() != 0
     }
 }
 
@@ -266,8 +351,10 @@ const CLASSIFY_TIMING_STRIDE: u64 = 16;
 /// then rules whose pattern is a substring present at that point; classifies the cascade.
 /// [`Scratch::candidate`] then gives the sample. Also returns an estimate of the seconds
 /// spent classifying ([`CLASSIFY_TIMING_STRIDE`]).
+#[allow(clippy::too_many_arguments)]
 pub(super) fn sample_into(
     p: &GenParams,
+    letters: &Letters,
     block: u64,
     attempt: u64,
     lengths: &[usize],
@@ -275,20 +362,15 @@ pub(super) fn sample_into(
     full: FullCategories,
     scratch: &mut Scratch,
 ) -> (Result<Category, Rejection>, f64) {
-    let n = p.alphabet.len();
-    let letters = match scratch.letters {
-        Some(code) if code.n == n as u64 => code,
-        _ => *scratch.letters.insert(LetterCode::new(n)),
-    };
-    let mut rng = stream(p.seed, block, attempt, Purpose::Candidate, letters);
+    let mut rng = stream(p.seed, block, attempt, Purpose::Candidate, letters.code);
     let target = lengths[rng.random_range(0..lengths.len())];
-    sample_joined_inputs(p, &mut rng, scratch);
+    sample_joined_inputs(p, letters, &mut rng, scratch);
     scratch.joined.clone_from(&scratch.inputs);
     scratch.sides.clear();
     scratch.rules.clear();
     for _ in 0..target {
         let start = scratch.sides.len();
-        let Some(mid) = sample_rule(p, &mut rng, scratch) else {
+        let Some(mid) = sample_rule(p, letters, &mut rng, scratch) else {
             continue;
         };
         let Scratch {
@@ -300,15 +382,14 @@ pub(super) fn sample_into(
         } = scratch;
         let (a, b) = (&sides[start..mid], &sides[mid..]);
         // Rules that change nothing at the point they apply are dropped (Algorithm 1).
-        if replace_into(joined, a, b, next) {
+        if replace_bytes(joined, a, b, next) {
             std::mem::swap(joined, next);
-            let masks = (letter_mask(a), letter_mask(b));
-            let end = sides.len();
             rules.push(SampledRule {
                 start: start as u32,
                 mid: mid as u32,
-                end: end as u32,
-                masks,
+                end: sides.len() as u32,
+                masks: (code_mask(a), code_mask(b)),
+                head: ShapeHead::of(a, b),
             });
         } else {
             sides.truncate(start);
@@ -325,12 +406,7 @@ pub(super) fn sample_into(
     let timed = attempt.is_multiple_of(CLASSIFY_TIMING_STRIDE);
     let clock = timed.then(Instant::now);
     let misses_before = memo_miss_seconds();
-    let category = category_by(
-        scratch.rules.len(),
-        |k| scratch.rule(k),
-        p.relations,
-        |set| full.all_with(set),
-    );
+    let category = classify(p.relations, letters, scratch, full);
     let misses = memo_miss_seconds() - misses_before;
     let hits = clock.map_or(0.0, |c| {
         (c.elapsed().as_secs_f64() - misses).max(0.0) * CLASSIFY_TIMING_STRIDE as f64
@@ -340,6 +416,39 @@ pub(super) fn sample_into(
         return (Err(Rejection::QuotaFull), secs);
     };
     (Ok(category), secs)
+}
+
+/// The category of the cascade in `scratch`, or None once it is certain to be one of the
+/// `full` ones.
+fn classify(
+    mode: RelationMode,
+    letters: &Letters,
+    scratch: &Scratch,
+    full: FullCategories,
+) -> Option<Category> {
+    let n = scratch.rules.len();
+    with_memo(|memo| {
+        category_by(
+            n,
+            |k| scratch.rules[k].masks,
+            |i, j, want| {
+                let (si, ti) = scratch.sides_of(i);
+                let sj = scratch.sides_of(j).0;
+                let texts = || [si, ti, sj].map(|codes| letters.text(codes));
+                match scratch.rules[i].head.and_then(|head| head.key(sj)) {
+                    Some(shape) => by_shape(memo, mode, shape, || {
+                        let [si, ti, sj] = texts();
+                        interaction_uncached(mode, &si, &ti, &sj)
+                    }),
+                    None => {
+                        let [si, ti, sj] = texts();
+                        wanted_uncached(mode, want, &si, &ti, &sj)
+                    }
+                }
+            },
+            |set| full.all_with(set),
+        )
+    })
 }
 
 /// The keys ([`input_key`]) of an attempt's inputs so far, for the distinctness check.
@@ -387,15 +496,15 @@ impl InputKeys {
     }
 }
 
-/// An identity for an input: its bytes and length when it is ASCII and at most 7 bytes
-/// long (exact; the top bit is then clear), else a hash with the top bit set (a collision
-/// only costs a redraw).
-fn input_key(s: &str) -> u64 {
-    if s.len() <= 7 && s.is_ascii() {
+/// An identity for an input: its bytes and length when it is at most 7 bytes long (exact;
+/// the top bit is then clear), else a hash with the top bit set (a collision only costs a
+/// redraw).
+fn input_key(s: &[u8]) -> u64 {
+    if s.len() <= 7 {
         return s
-            .bytes()
+            .iter()
             .enumerate()
-            .fold((s.len() as u64) << 56, |key, (i, b)| {
+            .fold((s.len() as u64) << 56, |key, (i, &b)| {
                 key | (b as u64) << (8 * i)
             });
     }
@@ -403,29 +512,26 @@ fn input_key(s: &str) -> u64 {
     1 << 63 | rustc_hash::FxBuildHasher.hash_one(s)
 }
 
-/// An exact identity for a window of at most 3 letters: each letter (+1) in 21 bits.
-fn window_key(s: &str) -> u64 {
-    debug_assert!(s.chars().count() <= 3);
-    s.chars()
+/// An exact identity for a window of at most 3 letter codes.
+fn window_key(codes: &[u8]) -> u64 {
+    debug_assert!(codes.len() <= 3);
+    codes
+        .iter()
         .enumerate()
-        .fold(0, |key, (k, c)| key | (c as u64 + 1) << (21 * k))
+        .fold(0, |key, (k, &c)| key | (c as u64 + 1) << (9 * k))
 }
 
 /// Appends one random input to `out`: length ~ Unif{l_min..l_max}, letters ~ Unif(Σ).
 fn draw_input(p: &GenParams, rng: &mut Draws, out: &mut String) {
     let len = rng.random_range(p.input_len.0..=p.input_len.1);
-    draw_letters(p, rng, len, out);
-}
-
-/// Appends `len` letters ~ Unif(Σ) to `out`.
-fn draw_letters(p: &GenParams, rng: &mut Draws, len: usize, out: &mut String) {
     for _ in 0..len {
         out.push(rng.letter(&p.alphabet));
     }
 }
 
-/// The visible inputs of an attempt, distinct, joined into `scratch.inputs`.
-fn sample_joined_inputs(p: &GenParams, rng: &mut Draws, scratch: &mut Scratch) {
+/// The visible inputs of an attempt (as [`draw_input`] draws them, in codes), distinct,
+/// joined into `scratch.inputs`.
+fn sample_joined_inputs(p: &GenParams, letters: &Letters, rng: &mut Draws, scratch: &mut Scratch) {
     let Scratch { seen, inputs, .. } = scratch;
     seen.clear();
     inputs.clear();
@@ -433,10 +539,13 @@ fn sample_joined_inputs(p: &GenParams, rng: &mut Draws, scratch: &mut Scratch) {
     while count < p.examples {
         let before = inputs.len();
         if count > 0 {
-            inputs.push(SEP);
+            inputs.push(SEP_CODE);
         }
         let start = inputs.len();
-        draw_input(p, rng, inputs);
+        let len = rng.random_range(p.input_len.0..=p.input_len.1);
+        for _ in 0..len {
+            inputs.push(letters.draw(rng));
+        }
         if seen.insert(input_key(&inputs[start..])) {
             count += 1;
         } else {
@@ -448,12 +557,12 @@ fn sample_joined_inputs(p: &GenParams, rng: &mut Draws, scratch: &mut Scratch) {
 /// `count` distinct random inputs (as [`draw_input`] draws them), none of them in
 /// `exclude`.
 fn sample_inputs(p: &GenParams, rng: &mut Draws, count: usize, exclude: &[String]) -> Vec<String> {
-    let mut seen: FxHashSet<u64> = exclude.iter().map(|s| input_key(s)).collect();
+    let mut seen: FxHashSet<u64> = exclude.iter().map(|s| input_key(s.as_bytes())).collect();
     let mut out = Vec::with_capacity(count);
     while out.len() < count {
         let mut s = String::new();
         draw_input(p, rng, &mut s);
-        if seen.insert(input_key(&s)) {
+        if seen.insert(input_key(s.as_bytes())) {
             out.push(s);
         }
     }
@@ -464,7 +573,12 @@ fn sample_inputs(p: &GenParams, rng: &mut Draws, count: usize, exclude: &[String
 /// starts: |a|, |b| ~ Unif{s_min..s_max}; `a` uniform over the *distinct* substrings of
 /// length |a| of the current examples; `b` uniform over Σ^|b|, resampled while it equals
 /// `a`. None (and nothing appended) when no example is |a| letters long.
-fn sample_rule(p: &GenParams, rng: &mut Draws, scratch: &mut Scratch) -> Option<usize> {
+fn sample_rule(
+    p: &GenParams,
+    letters: &Letters,
+    rng: &mut Draws,
+    scratch: &mut Scratch,
+) -> Option<usize> {
     let a_len = rng.random_range(p.rule_len.0..=p.rule_len.1);
     let b_len = rng.random_range(p.rule_len.0..=p.rule_len.1);
     let Scratch {
@@ -474,47 +588,50 @@ fn sample_rule(p: &GenParams, rng: &mut Draws, scratch: &mut Scratch) -> Option<
         keys,
         ..
     } = scratch;
-    let (from, to) = uniform_distinct_substring(rng, joined, a_len, windows, keys)?;
+    let (from, to) = if letters.all_ascii(joined) {
+        ascii_distinct_window(rng, joined, a_len)?
+    } else {
+        listed_distinct_window(rng, joined, a_len, windows, keys)?
+    };
     let start = sides.len();
-    sides.push_str(&joined[from as usize..to as usize]);
+    sides.extend_from_slice(&joined[from as usize..to as usize]);
     let mid = sides.len();
     loop {
         sides.truncate(mid);
-        draw_letters(p, rng, b_len, sides);
+        for _ in 0..b_len {
+            sides.push(letters.draw(rng));
+        }
         if sides[mid..] != sides[start..mid] {
             return Some(mid);
         }
     }
 }
 
-/// A substring of `k` letters of one example, uniform over the distinct such substrings,
-/// as a byte range of `joined`.
+/// A window of `k` letters of one example, uniform over the distinct texts of such
+/// windows, as a range of `joined`, by listing the windows.
 ///
 /// Draws a window uniformly over all windows and keeps it with probability 1/m, where m is
 /// how many windows hold the same text: each distinct text is then equally likely, with no
 /// set built. Expected draws: windows / distinct texts (about 2 on the presets). Windows of
-/// up to 3 letters are compared as packed numbers.
-fn uniform_distinct_substring(
+/// up to 3 letters are compared as packed numbers. (Candidates over ASCII letters only
+/// take [`ascii_distinct_window`], which draws the same way without listing.)
+fn listed_distinct_window(
     rng: &mut Draws,
-    joined: &str,
+    joined: &[u8],
     k: usize,
     windows: &mut Vec<(u32, u32)>,
     keys: &mut Vec<u64>,
 ) -> Option<(u32, u32)> {
-    if joined.is_ascii() {
-        return ascii_distinct_window(rng, joined.as_bytes(), k);
-    }
     let packed = k <= 3;
     self::windows(joined, k, windows);
-    if packed {
-        let text = |(s, e): (u32, u32)| &joined[s as usize..e as usize];
-        keys.clear();
-        keys.extend(windows.iter().map(|&w| window_key(text(w))));
-    }
     if windows.is_empty() {
         return None;
     }
     let text = |(s, e): (u32, u32)| &joined[s as usize..e as usize];
+    if packed {
+        keys.clear();
+        keys.extend(windows.iter().map(|&w| window_key(text(w))));
+    }
     loop {
         let pick = rng.random_range(0..windows.len());
         let m = if packed {
@@ -532,17 +649,27 @@ fn uniform_distinct_substring(
     }
 }
 
-/// [`uniform_distinct_substring`] for ASCII text, without listing the windows: a window
-/// is drawn as a random start, redrawn while it crosses an example boundary (so it is
-/// uniform over the windows), and its multiplicity m is counted by a scan for its text.
-fn ascii_distinct_window(rng: &mut Draws, bytes: &[u8], k: usize) -> Option<(u32, u32)> {
-    let sep = SEP as u8;
-    if k == 0 || bytes.len() < k {
+/// The same distribution as [`listed_distinct_window`] (though not the same draws from
+/// the stream), for candidates whose letters are all ASCII, without listing the windows: a window is drawn as a random
+/// start, redrawn while it crosses an example boundary (so it is uniform over the
+/// windows), and its multiplicity m is counted by a scan for its text.
+fn ascii_distinct_window(rng: &mut Draws, codes: &[u8], k: usize) -> Option<(u32, u32)> {
+    if k == 0 || codes.len() < k {
         return None;
     }
     if k == 1 {
-        // The letters present as a 128-bit set: one is then drawn directly, uniformly.
-        let present = bytes.iter().fold(0u128, |set, &b| set | 1 << b) & !(1 << sep);
+        // The letters present as a 128-bit set, in two words (ASCII letters have codes
+        // below 128; the separator lands on bit 127, which no letter has): one is then
+        // drawn directly, uniformly.
+        let (low, high) = codes.iter().fold((0u64, 0u64), |(low, high), &c| {
+            let bit = 1 << (c & 63);
+            if c & 64 == 0 {
+                (low | bit, high)
+            } else {
+                (low, high | bit)
+            }
+        });
+        let present = ((high as u128) << 64 | low as u128) & !(1 << 127);
         if present == 0 {
             return None;
         }
@@ -551,23 +678,23 @@ fn ascii_distinct_window(rng: &mut Draws, bytes: &[u8], k: usize) -> Option<(u32
             rest &= rest - 1;
         }
         let letter = rest.trailing_zeros() as u8;
-        let at = memchr::memchr(letter, bytes).expect("the letter is present");
+        let at = memchr::memchr(letter, codes).expect("the letter is present");
         return Some((at as u32, at as u32 + 1));
     }
     let mut misses = 0u32;
     loop {
-        let start = rng.random_range(0..=bytes.len() - k);
-        let text = &bytes[start..start + k];
-        if text.contains(&sep) {
+        let start = rng.random_range(0..=codes.len() - k);
+        let text = &codes[start..start + k];
+        if text.contains(&SEP_CODE) {
             // After a run of misses, check that some example is k letters long at all
             // (cheap enough only when rare), or no draw would ever succeed.
             misses += 1;
-            if misses == 64 && !bytes.split(|&b| b == sep).any(|e| e.len() >= k) {
+            if misses == 64 && !codes.split(|&b| b == SEP_CODE).any(|e| e.len() >= k) {
                 return None;
             }
             continue;
         }
-        let m = count_windows(bytes, text);
+        let m = count_windows(codes, text);
         if m == 1 || rng.random_range(0..m) == 0 {
             return Some((start as u32, (start + k) as u32));
         }
@@ -607,22 +734,15 @@ fn count_windows(bytes: &[u8], text: &[u8]) -> usize {
     }
 }
 
-/// Byte ranges of every window of `k` letters that lies inside one example, into `out`.
-fn windows(joined: &str, k: usize, out: &mut Vec<(u32, u32)>) {
+/// Ranges of every window of `k` letters of `joined` (codes) that lies inside one example,
+/// into `out`.
+fn windows(joined: &[u8], k: usize, out: &mut Vec<(u32, u32)>) {
     out.clear();
-    for part in joined.split(SEP) {
-        let base = (part.as_ptr() as usize - joined.as_ptr() as usize) as u32;
-        if part.is_ascii() {
-            let n = (part.len() + 1).saturating_sub(k) as u32;
-            out.extend((0..n).map(|i| (base + i, base + i + k as u32)));
-        } else {
-            let bounds: Vec<u32> = part
-                .char_indices()
-                .map(|(i, _)| i as u32)
-                .chain([part.len() as u32])
-                .collect();
-            out.extend(bounds.windows(k + 1).map(|w| (base + w[0], base + w[k])));
-        }
+    let mut base = 0u32;
+    for part in joined.split(|&c| c == SEP_CODE) {
+        let n = (part.len() + 1).saturating_sub(k) as u32;
+        out.extend((0..n).map(|i| (base + i, base + i + k as u32)));
+        base += part.len() as u32 + 1;
     }
 }
 
@@ -741,11 +861,28 @@ pub(super) fn rules_fired(cascade: &Cascade, s: &str) -> Vec<usize> {
 mod tests {
     use super::*;
 
-    fn window_texts(joined: &str, k: usize) -> Vec<&str> {
+    /// `text` (examples separated by newlines) in the codes of an alphabet of its letters.
+    fn coded(text: &str) -> (Letters, Vec<u8>) {
+        let mut alphabet: Vec<char> = text.chars().filter(|&c| c != SEP).collect();
+        alphabet.sort_unstable();
+        alphabet.dedup();
+        let letters = Letters::new(&alphabet);
+        let codes = text
+            .chars()
+            .map(|c| match c {
+                SEP => SEP_CODE,
+                c => alphabet.binary_search(&c).unwrap() as u8,
+            })
+            .collect();
+        (letters, codes)
+    }
+
+    fn window_texts(joined: &str, k: usize) -> Vec<String> {
+        let (letters, codes) = coded(joined);
         let mut out = Vec::new();
-        windows(joined, k, &mut out);
+        windows(&codes, k, &mut out);
         out.iter()
-            .map(|&(s, e)| &joined[s as usize..e as usize])
+            .map(|&(s, e)| letters.text(&codes[s as usize..e as usize]))
             .collect()
     }
 
@@ -756,17 +893,37 @@ mod tests {
         assert!(window_texts("ab\nc", 3).is_empty());
     }
 
+    /// A window drawn as `sample_rule` draws one: by scanning when every letter is ASCII,
+    /// else from the list of windows.
+    fn draw_window(
+        rng: &mut Draws,
+        letters: &Letters,
+        codes: &[u8],
+        k: usize,
+    ) -> Option<(u32, u32)> {
+        let (mut windows, mut keys) = (Vec::new(), Vec::new());
+        if letters.all_ascii(codes) {
+            ascii_distinct_window(rng, codes, k)
+        } else {
+            listed_distinct_window(rng, codes, k, &mut windows, &mut keys)
+        }
+    }
+
     /// Share of draws that give `wanted`, the rarest of two distinct substrings.
-    fn share_of(joined: &str, k: usize, wanted: &str) -> f64 {
+    fn share_of(joined: &str, k: usize, wanted: &str, listed: bool) -> f64 {
         let mut rng = Draws::new(ChaCha8Rng::seed_from_u64(7), LetterCode::new(1));
+        let (letters, codes) = coded(joined);
         let (mut windows, mut keys) = (Vec::new(), Vec::new());
         let n = 20_000;
         let hits = (0..n)
             .filter(|_| {
-                let (s, e) =
-                    uniform_distinct_substring(&mut rng, joined, k, &mut windows, &mut keys)
-                        .unwrap();
-                &joined[s as usize..e as usize] == wanted
+                let (s, e) = if listed {
+                    listed_distinct_window(&mut rng, &codes, k, &mut windows, &mut keys)
+                } else {
+                    draw_window(&mut rng, &letters, &codes, k)
+                }
+                .unwrap();
+                letters.text(&codes[s as usize..e as usize]) == wanted
             })
             .count();
         hits as f64 / n as f64
@@ -776,7 +933,7 @@ mod tests {
     fn distinct_substrings_are_uniform() {
         // "a" has 8 windows, "b" one: a plain window draw would pick "b" 1 time in 9.
         // ASCII text takes the scanning path, other text the window list with packed keys
-        // (up to 3 letters) or plain text comparison.
+        // (up to 3 letters) or plain text comparison; the list is also tried on ASCII.
         for (joined, k, wanted) in [
             ("aaaa\naaaab", 1, "b"),
             ("aaaaaa\naab", 2, "ab"),
@@ -785,56 +942,70 @@ mod tests {
             ("éééééé\néét", 2, "ét"),
             ("éééééééé\nééééb", 4, "éééb"),
         ] {
-            let share = share_of(joined, k, wanted);
-            assert!((share - 0.5).abs() < 0.02, "share of {wanted:?} is {share}");
+            for listed in [false, true] {
+                let share = share_of(joined, k, wanted, listed);
+                assert!((share - 0.5).abs() < 0.02, "share of {wanted:?} is {share}");
+            }
         }
     }
 
     #[test]
     fn windows_that_do_not_fit_are_never_drawn() {
         let mut rng = Draws::new(ChaCha8Rng::seed_from_u64(3), LetterCode::new(1));
-        let (mut windows, mut keys) = (Vec::new(), Vec::new());
         for joined in ["ab\nc", "éb\nc"] {
-            let draw = uniform_distinct_substring(&mut rng, joined, 3, &mut windows, &mut keys);
+            let (letters, codes) = coded(joined);
+            let draw = draw_window(&mut rng, &letters, &codes, 3);
             assert_eq!(draw, None, "{joined:?}");
         }
-        for _ in 0..200 {
-            let (s, e) =
-                uniform_distinct_substring(&mut rng, "ab\nc\nxyz", 2, &mut windows, &mut keys)
-                    .unwrap();
-            assert!(["ab", "xy", "yz"].contains(&&"ab\nc\nxyz"[s as usize..e as usize]));
+        for joined in ["ab\nc\nxyz", "ab\nc\nxyé"] {
+            let (letters, codes) = coded(joined);
+            for _ in 0..200 {
+                let (s, e) = draw_window(&mut rng, &letters, &codes, 2).unwrap();
+                let text = letters.text(&codes[s as usize..e as usize]);
+                assert!(["ab", "xy", "yz", "yé"].contains(&text.as_str()), "{text}");
+            }
         }
     }
 
     #[test]
     fn window_counts_match_the_window_list() {
-        let joined = "abcab\nb\ncabca\nxy\naaaa";
+        let (_, joined) = coded("abcab\nb\ncabca\nxy\naaaa");
         for k in 1..=4 {
             let mut list = Vec::new();
-            windows(joined, k, &mut list);
-            let texts: Vec<&str> = list
+            windows(&joined, k, &mut list);
+            let texts: Vec<&[u8]> = list
                 .iter()
                 .map(|&(s, e)| &joined[s as usize..e as usize])
                 .collect();
             for text in &texts {
                 let expected = texts.iter().filter(|t| t == &text).count();
-                let got = count_windows(joined.as_bytes(), text.as_bytes());
-                assert_eq!(got, expected, "{text:?}");
+                assert_eq!(count_windows(&joined, text), expected, "{text:?}");
             }
         }
+    }
+
+    #[test]
+    fn codes_keep_the_letters_and_their_order() {
+        let letters = Letters::new(&['z', 'é', 'a', 'ʔ', 'b']);
+        assert_eq!(letters.by_code, vec!['a', 'b', 'z', 'é', 'ʔ']);
+        assert_eq!(letters.of_draw, vec![2, 3, 0, 4, 1]);
+        assert_eq!(letters.ascii, 3);
+        assert_eq!(letters.text(&[0, SEP_CODE, 4, 3]), "a\nʔé");
+        assert!(letters.all_ascii(&[0, 1, SEP_CODE, 2]));
+        assert!(!letters.all_ascii(&[0, SEP_CODE, 3]));
     }
 
     #[test]
     fn full_categories_answer_for_every_category_with_the_flags() {
         let cat = |s: &str| s.parse::<Category>().unwrap();
         // 1100, 1101, 1110 and 1111 full: hopeless once F and B are known.
-        let full = FullCategories(0b1111 << 12);
+        let full = FullCategories::new(0b1111 << 12);
         assert!(full.all_with(cat("1100")));
         assert!(full.all_with(cat("1110")));
         assert!(!full.all_with(cat("1000")));
         assert!(!full.all_with(cat("0100")));
         assert!(!FullCategories::default().all_with(cat("1111")));
-        assert!(FullCategories(u16::MAX).all_with(cat("0000")));
+        assert!(FullCategories::new(u16::MAX).all_with(cat("0000")));
     }
 
     /// Every accepted word of 12 bits, cut into digits: each d-tuple of letters must come
@@ -906,16 +1077,17 @@ mod tests {
 
     #[test]
     fn keys_identify_strings() {
-        for key in [input_key, window_key] {
-            assert_ne!(key("ab"), key("ba"));
-            assert_ne!(key("a"), key("a\u{0}"));
-            assert_ne!(key("é"), key("e"));
-            assert_eq!(key("ʔaː"), key("ʔaː"));
-        }
-        assert_ne!(input_key("abcdefg"), input_key("abcdefh"));
-        assert_ne!(input_key("abcdefgh"), input_key("abcdefgi"));
-        assert_eq!(input_key("abcdefgh"), input_key("abcdefgh"));
-        assert_ne!(window_key("aab"), window_key("aba"));
+        let key = |s: &str| input_key(s.as_bytes());
+        assert_ne!(key("ab"), key("ba"));
+        assert_ne!(key("a"), key("a\u{0}"));
+        assert_ne!(key("é"), key("e"));
+        assert_eq!(key("ʔaː"), key("ʔaː"));
+        assert_ne!(key("abcdefg"), key("abcdefh"));
+        assert_ne!(key("abcdefgh"), key("abcdefgi"));
+        assert_eq!(key("abcdefgh"), key("abcdefgh"));
+        assert_ne!(window_key(&[0, 0, 1]), window_key(&[0, 1, 0]));
+        assert_ne!(window_key(&[0]), window_key(&[0, 0]));
+        assert_ne!(window_key(&[254, 254]), window_key(&[254, 254, 0]));
     }
 
     #[test]

@@ -113,13 +113,13 @@ pub(crate) struct RuleParts<'a> {
 
 /// Which of the two relations of a pair a caller still needs.
 #[derive(Clone, Copy)]
-struct Wanted {
-    feeds: bool,
-    bleeds: bool,
+pub(crate) struct Wanted {
+    pub feeds: bool,
+    pub bleeds: bool,
 }
 
 /// Shape (with the mode in the top bit) → `(feeds, bleeds)`.
-type Memo = FxHashMap<u64, (bool, bool)>;
+pub(crate) type Memo = FxHashMap<u64, (bool, bool)>;
 
 thread_local! {
     static MEMO: RefCell<Memo> = RefCell::new(Memo::default());
@@ -163,19 +163,25 @@ fn pair(
         return (false, false);
     }
     let Some(shape) = shape_key(si, ti, sj) else {
-        let decide = |wanted, kind| wanted && relation_uncached(mode, kind, si, ti, sj);
-        return timed_miss(|| {
-            (
-                decide(want.feeds, Relation::Feeds),
-                decide(want.bleeds, Relation::Bleeds),
-            )
-        });
+        return wanted_uncached(mode, want, si, ti, sj);
     };
+    by_shape(memo, mode, shape, || interaction_uncached(mode, si, ti, sj))
+}
+
+/// Both relations of a pair of the given shape ([`shape_key`]): from the memo, or
+/// `decide()` (timed into [`memo_miss_seconds`]) when the memo does not hold the shape.
+#[inline]
+pub(crate) fn by_shape(
+    memo: &mut Memo,
+    mode: RelationMode,
+    shape: u64,
+    decide: impl FnOnce() -> (bool, bool),
+) -> (bool, bool) {
     let key = shape | ((mode == RelationMode::Paper) as u64) << 63;
     if let Some(&hit) = memo.get(&key) {
         return hit;
     }
-    let value = timed_miss(|| interaction_uncached(mode, si, ti, sj));
+    let value = timed_miss(decide);
     if memo.len() >= MEMO_CAPACITY {
         memo.clear();
     }
@@ -183,89 +189,122 @@ fn pair(
     value
 }
 
+/// Runs `f` with this thread's memo of relations by shape.
+pub(crate) fn with_memo<T>(f: impl FnOnce(&mut Memo) -> T) -> T {
+    MEMO.with(|memo| f(&mut memo.borrow_mut()))
+}
+
+/// `(feeds, bleeds)` of `si → ti` on `sj` for the relations in `want` (the others read
+/// false), decided without the memo.
+pub(crate) fn wanted_uncached(
+    mode: RelationMode,
+    want: Wanted,
+    si: &str,
+    ti: &str,
+    sj: &str,
+) -> (bool, bool) {
+    let decide = |wanted, kind| wanted && relation_uncached(mode, kind, si, ti, sj);
+    timed_miss(|| {
+        (
+            decide(want.feeds, Relation::Feeds),
+            decide(want.bleeds, Relation::Bleeds),
+        )
+    })
+}
+
 /// The category of a cascade (Algorithm 2) without building its matrices: each relation is
 /// decided only while its flag is still unset, so long cascades, which set all four flags
 /// early, cost far fewer classifications. Equal to `Relations::of(…).category()`.
 pub fn category_of(rules: &[Rule], mode: RelationMode) -> Category {
-    category_by(rules.len(), |i| rules[i].parts(), mode, |_| false)
-        .expect("a search that never gives up ends with a category")
+    with_memo(|memo| {
+        category_by(
+            rules.len(),
+            |i| rules[i].parts().masks,
+            |i, j, want| pair(memo, mode, want, rules[i].parts(), rules[j].parts()),
+            |_| false,
+        )
+    })
+    .expect("a search that never gives up ends with a category")
 }
 
-/// [`category_of`] for `n` rules given by `rule(i)`, so that callers need not build
-/// [`Rule`]s (the generator classifies every candidate before keeping any).
+/// [`category_of`] for `n` rules known by the letter masks of their two sides (`masks(i)`,
+/// see [`letter_mask`](crate::rule::letter_mask)): `decide(i, j, want)` gives `(feeds,
+/// bleeds)` of rule i on rule j, exact for the relations in `want`. It is only asked when
+/// the masks allow a wanted relation (a rule can only feed a pattern it shares a letter
+/// with, unless it deletes, and only bleed one it shares a letter with), and only while a
+/// flag it could set is unset, so long cascades, which set all four flags early, cost far
+/// fewer classifications.
 ///
-/// A pair can only interact when the first rule's pattern or replacement shares a letter
-/// bucket with the second's pattern (the mask test in [`pair`]), so with 8 to 64 rules each
-/// rule visits only the rules whose pattern touches its letters, found through a table
-/// from bucket to rules: a long cascade over a large alphabet has few such pairs.
+/// With 8 to 64 rules each rule visits only the rules whose pattern touches its letters,
+/// found through a table from bucket to rules: a long cascade over a large alphabet has
+/// few such pairs.
 ///
 /// `give_up(set)` is asked whenever a flag is found, with the flags known so far as
 /// category bits; when it answers true the search stops and returns None (the generator
 /// gives up once every category with those flags has a full quota).
-pub(crate) fn category_by<'a>(
+pub(crate) fn category_by(
     n: usize,
-    rule: impl Fn(usize) -> RuleParts<'a>,
-    mode: RelationMode,
+    masks: impl Fn(usize) -> (u64, u64),
+    mut decide: impl FnMut(usize, usize, Wanted) -> (bool, bool),
     give_up: impl Fn(Category) -> bool,
 ) -> Option<Category> {
     let (mut f, mut b, mut cf, mut cb) = (false, false, false, false);
-    let mut gave_up = false;
     // Short cascades have few pairs anyway: building the table would cost more.
     let indexed = (8..=64).contains(&n);
     let mut patterns_in_bucket = [0u64; 64];
     if indexed {
         for j in 0..n {
-            for bucket in bits(rule(j).masks.0) {
+            for bucket in bits(masks(j).0) {
                 patterns_in_bucket[bucket] |= 1 << j;
             }
         }
     }
     let touching =
         |mask: u64| bits(mask).fold(0u64, |rules, bucket| rules | patterns_in_bucket[bucket]);
-    MEMO.with(|memo| {
-        let memo = &mut memo.borrow_mut();
-        for i in 0..n {
-            let ri = rule(i);
-            // Decides the pair (i, j) for the flags still unset; true once all four are set.
-            let visit = |j: usize| {
-                let (feeding, bleeding) = if i < j {
-                    (&mut f, &mut b)
-                } else {
-                    (&mut cf, &mut cb)
-                };
-                let want = Wanted {
-                    feeds: !*feeding,
-                    bleeds: !*bleeding,
-                };
-                if want.feeds || want.bleeds {
-                    let (feeds, bleeds) = pair(memo, mode, want, ri, rule(j));
-                    let found = (want.feeds && feeds) || (want.bleeds && bleeds);
-                    *feeding |= want.feeds && feeds;
-                    *bleeding |= want.bleeds && bleeds;
-                    if found && give_up(Category::from_flags(f, b, cf, cb)) {
-                        gave_up = true;
-                        return true;
-                    }
-                }
-                f && b && cf && cb
-            };
-            let done = if indexed {
-                let fed = if ri.replacement.is_empty() {
-                    u64::MAX
-                } else {
-                    touching(ri.masks.1)
-                };
-                let reachable = (fed | touching(ri.masks.0)) & !(1 << i);
-                bits(reachable).filter(|&j| j < n).any(visit)
+    for i in 0..n {
+        let (mask_si, mask_ti) = masks(i);
+        // Decides the pair (i, j) for the flags still unset. Some(gave up) once the search
+        // is over: all four flags set, or hopeless.
+        let mut visit = |j: usize| -> Option<bool> {
+            let (feeding, bleeding) = if i < j {
+                (&mut f, &mut b)
             } else {
-                (0..n).filter(|&j| j != i).any(visit)
+                (&mut cf, &mut cb)
             };
-            if done {
-                return;
+            let mask_sj = masks(j).0;
+            let want = Wanted {
+                feeds: !*feeding && (mask_ti == 0 || mask_ti & mask_sj != 0),
+                bleeds: !*bleeding && mask_si & mask_sj != 0,
+            };
+            if want.feeds || want.bleeds {
+                let (feeds, bleeds) = decide(i, j, want);
+                let found = (want.feeds && feeds) || (want.bleeds && bleeds);
+                *feeding |= want.feeds && feeds;
+                *bleeding |= want.bleeds && bleeds;
+                if found && give_up(Category::from_flags(f, b, cf, cb)) {
+                    return Some(true);
+                }
             }
+            (f && b && cf && cb).then_some(false)
+        };
+        let over = if indexed {
+            let fed = if mask_ti == 0 {
+                u64::MAX
+            } else {
+                touching(mask_ti)
+            };
+            let reachable = (fed | touching(mask_si)) & !(1 << i);
+            bits(reachable).filter(|&j| j < n).find_map(&mut visit)
+        } else {
+            (0..n).filter(|&j| j != i).find_map(&mut visit)
+        };
+        match over {
+            Some(true) => return None,
+            Some(false) => break,
+            None => {}
         }
-    });
-    (!gave_up).then(|| Category::from_flags(f, b, cf, cb))
+    }
+    Some(Category::from_flags(f, b, cf, cb))
 }
 
 /// The positions of the set bits of `set`, lowest first.
@@ -322,6 +361,98 @@ fn shape_of<I: Iterator<Item = u32>>(sides: [I; 3]) -> Option<u64> {
         key = key << (4 * (3 - len)) << 2 | len;
     }
     Some(key)
+}
+
+/// [`shape_key`] for rules whose letters are one-byte codes (never `0xFF`), as the
+/// generator keeps them, in two halves: a rule's own part, made once per rule, and the
+/// part of each rule it is paired with, made per pair with a few word operations.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ShapeHead {
+    /// The key bits of the rule's two sides.
+    bits: u64,
+    /// The distinct letters of both sides in order of first appearance, one per byte from
+    /// the lowest; `0xFF` past the last.
+    letters: u64,
+    distinct: u32,
+}
+
+impl ShapeHead {
+    /// The rule `pattern → replacement`'s part; None when a side has more than 3 letters
+    /// (shapes cover only those).
+    pub(crate) fn of(pattern: &[u8], replacement: &[u8]) -> Option<Self> {
+        let mut head = ShapeHead {
+            bits: 0,
+            letters: u64::MAX,
+            distinct: 0,
+        };
+        for side in [pattern, replacement] {
+            head.bits = append_side(head.bits, side, &mut head.letters, &mut head.distinct)?;
+        }
+        Some(head)
+    }
+
+    /// `shape_key(si, ti, sj)` where this is the head of `si → ti` and `sj` is `pattern`;
+    /// None when `pattern` has more than 3 letters.
+    #[inline]
+    pub(crate) fn key(self, pattern: &[u8]) -> Option<u64> {
+        // Letters new to this pair go on in a second word (with up to 6 letters in the
+        // head and 3 here, one word could overflow).
+        let (mut fresh, mut fresh_count) = (u64::MAX, 0);
+        let mut bits = self.bits;
+        if pattern.len() > 3 {
+            return None;
+        }
+        for &c in pattern {
+            let rank = match byte_position(self.letters, c) {
+                Some(r) => r,
+                None => {
+                    let r = byte_position(fresh, c).unwrap_or_else(|| {
+                        let at = 8 * fresh_count;
+                        fresh = fresh & !(0xFF << at) | (c as u64) << at;
+                        fresh_count += 1;
+                        fresh_count - 1
+                    });
+                    self.distinct + r
+                }
+            };
+            bits = bits << 4 | rank as u64;
+        }
+        Some(bits << (4 * (3 - pattern.len())) << 2 | pattern.len() as u64)
+    }
+}
+
+/// `key` followed by the shape bits of `side` (see [`shape_of`]), new letters appended to
+/// `letters` (one per byte, `distinct` of them so far, at most 8); None past 3 letters.
+fn append_side(mut key: u64, side: &[u8], letters: &mut u64, distinct: &mut u32) -> Option<u64> {
+    if side.len() > 3 {
+        return None;
+    }
+    for &c in side {
+        let rank = match byte_position(*letters, c) {
+            Some(r) => r,
+            None => {
+                let at = 8 * *distinct;
+                *letters = *letters & !(0xFF << at) | (c as u64) << at;
+                *distinct += 1;
+                *distinct - 1
+            }
+        };
+        key = key << 4 | rank as u64;
+    }
+    Some(key << (4 * (3 - side.len())) << 2 | side.len() as u64)
+}
+
+/// The index of the lowest byte of `word` equal to `c`.
+///
+/// The classic zero-byte test: after `x = word ^ c…c`, `(x - 0x01…01) & !x & 0x80…80`
+/// sets the top bit of every zero byte of x (and maybe of bytes above one, through the
+/// borrow), so its lowest set bit marks the lowest zero byte exactly.
+#[inline]
+fn byte_position(word: u64, c: u8) -> Option<u32> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    let x = word ^ (c as u64).wrapping_mul(ONES);
+    let zero = x.wrapping_sub(ONES) & !x & (ONES << 7);
+    (zero != 0).then(|| zero.trailing_zeros() / 8)
 }
 
 /// [`interaction`] without the memo: `(feeds(si→ti, sj), bleeds(si→ti, sj))`.
@@ -578,6 +709,25 @@ mod shortcut_tests {
         }
     }
 
+    /// Up to `max` letter codes from a few small and a few large ones.
+    fn codes(min: usize, max: usize) -> impl Strategy<Value = Vec<u8>> {
+        proptest::collection::vec(prop_oneof![0u8..4, 250u8..255], min..=max)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(3000))]
+        /// The two-part keys of coded rules are the shape keys of their text.
+        #[test]
+        fn shape_heads_give_shape_keys(si in codes(1, 4), ti in codes(0, 4), sj in codes(1, 4)) {
+            let text = |codes: &[u8]| -> String {
+                codes.iter().map(|&c| char::from_u32(0x100 + c as u32).unwrap()).collect()
+            };
+            let expected = shape_key(&text(&si), &text(&ti), &text(&sj));
+            let got = ShapeHead::of(&si, &ti).and_then(|head| head.key(&sj));
+            prop_assert_eq!(got, expected);
+        }
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(2000))]
         /// The memo's assumption: renaming letters one-to-one never changes a relation.
@@ -643,7 +793,13 @@ mod shortcut_tests {
         #[test]
         fn giving_up_stops_only_when_asked(rules in long_sparse_rules()) {
             let category = category_of(&rules, RelationMode::Paper);
-            let given_up = category_by(rules.len(), |i| rules[i].parts(), RelationMode::Paper, |set| set.feeding());
+            let mode = RelationMode::Paper;
+            let given_up = with_memo(|memo| category_by(
+                rules.len(),
+                |i| rules[i].parts().masks,
+                |i, j, want| pair(memo, mode, want, rules[i].parts(), rules[j].parts()),
+                |set| set.feeding(),
+            ));
             prop_assert_eq!(given_up, (!category.feeding()).then_some(category));
         }
 
