@@ -20,7 +20,7 @@ use crate::instance::Instance;
 use crate::relations::{Category, Relations};
 use crate::rule::Cascade;
 use rayon::prelude::*;
-use sample::{sample_heldout, sample_into, Candidate, FullCategories, Letters, Scratch};
+use sample::{sample_heldout, sample_into, Candidate, FullCategories, Sampler, Scratch};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashSet};
 use std::hash::{Hash, Hasher};
@@ -266,11 +266,11 @@ fn run_block(
     // without any acceptance after patience is exhausted.
     let stall_limit = p.patience.max(100_000).saturating_mul(2);
     let needed = (block.offset + block.target).min(hi) - block.offset;
-    let letters = Letters::new(&p.alphabet);
+    let sampler = Sampler::new(p);
     let sample = |attempt: u64, full: FullCategories, scratch: &mut Scratch| {
         sample_into(
             p,
-            &letters,
+            &sampler,
             block_key(block),
             attempt,
             &block.lengths,
@@ -290,13 +290,14 @@ fn run_block(
         );
         let outcomes: Vec<(Result<Category, Rejection>, f64)> = (t..t + batch)
             .into_par_iter()
-            .map_init(Scratch::default, |scratch, attempt| {
+            .map(|attempt| {
                 let full = if attempt < p.patience {
                     full
                 } else {
                     FullCategories::default()
                 };
-                sample(attempt, full, scratch)
+                // Each worker thread keeps its buffers from batch to batch.
+                SCRATCH.with_borrow_mut(|scratch| sample(attempt, full, scratch))
             })
             .collect();
         for (outcome, classify_secs) in outcomes {
@@ -319,7 +320,7 @@ fn run_block(
             }
             let resampled = sample(attempt, FullCategories::default(), &mut keeper).0;
             debug_assert_eq!(resampled, Ok(category), "attempt {attempt} resampled");
-            let cand = keeper.candidate(&letters, category);
+            let cand = keeper.candidate(&sampler.letters, category);
             // Checked after the quota, so that only candidates that would be accepted pay
             // for hashing; a rejected duplicate is counted as such only then.
             let sig = signature(&cand);
@@ -364,6 +365,11 @@ fn run_block(
         *stats.rejections.entry(r).or_default() += n;
     }
     Ok(())
+}
+
+thread_local! {
+    /// The sampling buffers of a worker thread (see [`Scratch`]).
+    static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::new(Scratch::default());
 }
 
 fn block_key(block: &Block) -> u64 {
