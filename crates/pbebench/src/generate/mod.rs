@@ -279,16 +279,15 @@ fn run_block(
             scratch,
         )
     };
-    // Workers only classify; the few candidates that pass their quota are sampled again
-    // here (same stream, same sample) to be kept, so rejected ones allocate nothing.
-    let mut keeper = Scratch::default();
     while accepted < needed {
         let full = FullCategories::new(
             (0..16)
                 .filter(|&c| quotas[c] == 0)
                 .fold(0, |set, c| set | 1 << c),
         );
-        let outcomes: Vec<(Result<Category, Rejection>, f64)> = (t..t + batch)
+        // Workers keep (copy out of their buffers) only the candidates whose category was
+        // not full when the batch began, so the many rejected ones allocate nothing.
+        let outcomes: Vec<(Result<Candidate, Rejection>, f64)> = (t..t + batch)
             .into_par_iter()
             .map(|attempt| {
                 let full = if attempt < p.patience {
@@ -297,7 +296,13 @@ fn run_block(
                     FullCategories::default()
                 };
                 // Each worker thread keeps its buffers from batch to batch.
-                SCRATCH.with_borrow_mut(|scratch| sample(attempt, full, scratch))
+                SCRATCH.with_borrow_mut(|scratch| {
+                    let (outcome, secs) = sample(attempt, full, scratch);
+                    (
+                        outcome.map(|c| scratch.candidate(&sampler.letters, c)),
+                        secs,
+                    )
+                })
             })
             .collect();
         for (outcome, classify_secs) in outcomes {
@@ -305,22 +310,19 @@ fn run_block(
             stats.classify_seconds += classify_secs;
             let attempt = t;
             t += 1;
-            let category = match outcome {
-                Ok(c) => c,
+            let cand = match outcome {
+                Ok(cand) => cand,
                 Err(r) => {
                     *reasons.entry(r).or_default() += 1;
                     continue;
                 }
             };
-            let c = category.index();
+            let c = cand.category.index();
             let patient = attempt < p.patience;
             if patient && quotas[c] == 0 {
                 *reasons.entry(Rejection::QuotaFull).or_default() += 1;
                 continue;
             }
-            let resampled = sample(attempt, FullCategories::default(), &mut keeper).0;
-            debug_assert_eq!(resampled, Ok(category), "attempt {attempt} resampled");
-            let cand = keeper.candidate(&sampler.letters, category);
             // Checked after the quota, so that only candidates that would be accepted pay
             // for hashing; a rejected duplicate is counted as such only then.
             let sig = signature(&cand);

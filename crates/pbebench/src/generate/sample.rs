@@ -297,8 +297,6 @@ struct SampledRule {
     end: u32,
     /// The [`code_mask`]s of `a` and `b`.
     masks: (u64, u64),
-    /// Its part of the shape keys of its pairs (None past 3 letters a side).
-    head: Option<ShapeHead>,
 }
 
 /// A 64-bit set of the letters of `codes`, hashed into 64 buckets, as
@@ -320,23 +318,27 @@ pub(super) struct Scratch {
     /// Both sides of every kept rule, back to back.
     sides: Vec<u8>,
     rules: Vec<SampledRule>,
+    /// Each rule's part of the shape keys of its pairs, made when first needed (None
+    /// inside: more than 3 letters a side).
+    heads: Vec<Option<Option<ShapeHead>>>,
+}
+
+impl SampledRule {
+    /// The rule's pattern and replacement, as codes, from the sides of all rules.
+    fn sides(self, sides: &[u8]) -> (&[u8], &[u8]) {
+        (
+            &sides[self.start as usize..self.mid as usize],
+            &sides[self.mid as usize..self.end as usize],
+        )
+    }
 }
 
 impl Scratch {
-    /// Rule k's pattern and replacement, as codes.
-    fn sides_of(&self, k: usize) -> (&[u8], &[u8]) {
-        let r = self.rules[k];
-        (
-            &self.sides[r.start as usize..r.mid as usize],
-            &self.sides[r.mid as usize..r.end as usize],
-        )
-    }
-
     /// The sample left by [`sample_into`] as an owned candidate of `category`.
     pub fn candidate(&self, letters: &Letters, category: Category) -> Candidate {
-        let cascade = (0..self.rules.len())
-            .map(|k| {
-                let (a, b) = self.sides_of(k);
+        let cascade = (self.rules.iter())
+            .map(|r| {
+                let (a, b) = r.sides(&self.sides);
                 Rule::new(letters.text(a), letters.text(b))
                     .expect("sampled patterns are never empty")
             })
@@ -353,10 +355,12 @@ impl Scratch {
 /// Categories whose quota was already full when a batch of attempts began: still full for
 /// every attempt of the batch before patience runs out, as quotas only shrink then. An
 /// attempt whose cascade is certain to fall in one of them is rejected as soon as that is
-/// certain, without finishing its classification; the block accepts exactly what it
-/// would have accepted otherwise.
+/// certain, without finishing its classification (and without keeping its sample); the
+/// block accepts exactly what it would have accepted otherwise.
 #[derive(Debug, Clone, Copy, Default)]
 pub(super) struct FullCategories {
+    /// Bit c: category c is full.
+    full: u16,
     /// Bit s: every category with all the flags of s is full.
     hopeless: u16,
 }
@@ -371,7 +375,12 @@ impl FullCategories {
                     .all(|c| full & 1 << c != 0)
             })
             .fold(0, |bits, set| bits | 1 << set);
-        FullCategories { hopeless }
+        FullCategories { full, hopeless }
+    }
+
+    /// True when `category` is full.
+    fn contains(self, category: Category) -> bool {
+        self.full & 1 << category.index() != 0
     }
 
     /// True when every category that has all the flags of `set` is full.
@@ -430,7 +439,6 @@ pub(super) fn sample_into(
                 mid: mid as u32,
                 end: sides.len() as u32,
                 masks: (code_mask(a), code_mask(b)),
-                head: ShapeHead::of(a, b),
             });
         } else {
             sides.truncate(start);
@@ -453,10 +461,10 @@ pub(super) fn sample_into(
         (c.elapsed().as_secs_f64() - misses).max(0.0) * CLASSIFY_TIMING_STRIDE as f64
     });
     let secs = misses + hits;
-    let Some(category) = category else {
-        return (Err(Rejection::QuotaFull), secs);
-    };
-    (Ok(category), secs)
+    match category {
+        Some(category) if !full.contains(category) => (Ok(category), secs),
+        _ => (Err(Rejection::QuotaFull), secs),
+    }
 }
 
 /// The category of the cascade in `scratch`, or None once it is certain to be one of the
@@ -464,19 +472,27 @@ pub(super) fn sample_into(
 fn classify(
     mode: RelationMode,
     letters: &Letters,
-    scratch: &Scratch,
+    scratch: &mut Scratch,
     full: FullCategories,
 ) -> Option<Category> {
-    let n = scratch.rules.len();
+    let Scratch {
+        sides,
+        rules,
+        heads,
+        ..
+    } = scratch;
+    heads.clear();
+    heads.resize(rules.len(), None);
     with_memo(|memo| {
         category_by(
-            n,
-            |k| scratch.rules[k].masks,
+            rules.len(),
+            |k| rules[k].masks,
             |i, j, want| {
-                let (si, ti) = scratch.sides_of(i);
-                let sj = scratch.sides_of(j).0;
+                let (si, ti) = rules[i].sides(sides);
+                let sj = rules[j].sides(sides).0;
                 let texts = || [si, ti, sj].map(|codes| letters.text(codes));
-                match scratch.rules[i].head.and_then(|head| head.key(sj)) {
+                let head = *heads[i].get_or_insert_with(|| ShapeHead::of(si, ti));
+                match head.and_then(|head| head.key(sj)) {
                     Some(shape) => by_shape(memo, mode, shape, || {
                         let [si, ti, sj] = texts();
                         interaction_uncached(mode, &si, &ti, &sj)
@@ -507,11 +523,27 @@ struct InputKeys {
 impl InputKeys {
     const FILTERED: usize = 256;
 
+    /// Empties the set. Only the filter words the keys set are zeroed: an attempt has a
+    /// few inputs, and zeroing all 64 words cost more than drawing them.
     fn clear(&mut self) {
-        self.filter.clear();
-        self.filter.resize(64, 0);
+        if self.filter.len() == 64 {
+            for &key in &self.keys {
+                self.filter[Self::slot(key).0] = 0;
+            }
+        } else {
+            self.filter = vec![0; 64];
+        }
         self.keys.clear();
-        self.set.clear();
+        if !self.set.is_empty() {
+            self.set.clear();
+        }
+    }
+
+    /// The filter word and bit of `key`.
+    #[inline]
+    fn slot(key: u64) -> (usize, u64) {
+        let bit = (key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 52) as usize;
+        (bit / 64, 1 << (bit % 64))
     }
 
     /// Adds `key`; false when it was already there.
@@ -526,8 +558,7 @@ impl InputKeys {
                 true
             };
         }
-        let bit = (key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 52) as usize;
-        let (word, mask) = (bit / 64, 1u64 << (bit % 64));
+        let (word, mask) = Self::slot(key);
         if self.filter[word] & mask != 0 && self.keys.contains(&key) {
             return false;
         }
@@ -610,7 +641,7 @@ fn sample_rule(sampler: &Sampler, rng: &mut Draws, scratch: &mut Scratch) -> Opt
     let a_len = sampler.rule_len.sample(rng);
     let b_len = sampler.rule_len.sample(rng);
     let Scratch { joined, sides, .. } = scratch;
-    let (from, to) = distinct_window(rng, joined, a_len)?;
+    let (from, to) = distinct_window(rng, letters, joined, a_len)?;
     let start = sides.len();
     sides.extend_from_slice(&joined[from as usize..to as usize]);
     let mid = sides.len();
@@ -634,12 +665,17 @@ fn sample_rule(sampler: &Sampler, rng: &mut Draws, scratch: &mut Scratch) -> Opt
 /// each distinct text is then equally likely, with no set built. Expected draws: windows
 /// / distinct texts (about 2 on the presets). Single letters are drawn straight from the
 /// set of letters present.
-fn distinct_window(rng: &mut Draws, codes: &[u8], k: usize) -> Option<(u32, u32)> {
+fn distinct_window(
+    rng: &mut Draws,
+    letters: &Letters,
+    codes: &[u8],
+    k: usize,
+) -> Option<(u32, u32)> {
     if k == 0 || codes.len() < k {
         return None;
     }
     if k == 1 {
-        let present = letters_present(codes);
+        let present = letters_present(codes, letters);
         let count: u32 = present.iter().map(|w| w.count_ones()).sum();
         if count == 0 {
             return None;
@@ -683,8 +719,8 @@ fn distinct_window(rng: &mut Draws, codes: &[u8], k: usize) -> Option<(u32, u32)
 }
 
 /// The set of letter codes in `codes` (the separator left out), as four 64-bit words.
-fn letters_present(codes: &[u8]) -> [u64; 4] {
-    if codes.iter().all(|&c| c < 63 || c == SEP_CODE) {
+fn letters_present(codes: &[u8], letters: &Letters) -> [u64; 4] {
+    if letters.by_code.len() <= 63 {
         // The common case, alphabets of up to 63 letters: one word, in a register; the
         // separator lands on bit 63, which no letter has.
         let set = codes.iter().fold(0u64, |set, &c| set | 1 << (c & 63));
@@ -878,7 +914,7 @@ mod tests {
         let n = 20_000;
         let hits = (0..n)
             .filter(|_| {
-                let (s, e) = distinct_window(&mut rng, &codes, k).unwrap();
+                let (s, e) = distinct_window(&mut rng, &letters, &codes, k).unwrap();
                 letters.text(&codes[s as usize..e as usize]) == wanted
             })
             .count();
@@ -906,10 +942,12 @@ mod tests {
     #[test]
     fn single_letters_are_uniform_over_large_alphabets() {
         let mut rng = Draws::new(Xoshiro256PlusPlus::seed_from_u64(9), LetterCode::new(1));
+        let alphabet: Vec<char> = ('\u{100}'..).take(255).collect();
+        let letters = Letters::new(&alphabet);
         let codes = [0, 0, 0, 70, SEP_CODE, 130, 130, 254, 63];
         let mut seen = std::collections::BTreeMap::new();
         for _ in 0..30_000 {
-            let (s, e) = distinct_window(&mut rng, &codes, 1).unwrap();
+            let (s, e) = distinct_window(&mut rng, &letters, &codes, 1).unwrap();
             assert_eq!(e, s + 1);
             *seen.entry(codes[s as usize]).or_insert(0) += 1;
         }
@@ -928,14 +966,18 @@ mod tests {
     fn windows_that_do_not_fit_are_never_drawn() {
         let mut rng = Draws::new(Xoshiro256PlusPlus::seed_from_u64(3), LetterCode::new(1));
         for joined in ["ab\nc", "éb\nc"] {
-            let (_, codes) = coded(joined);
-            assert_eq!(distinct_window(&mut rng, &codes, 3), None, "{joined:?}");
+            let (letters, codes) = coded(joined);
+            assert_eq!(
+                distinct_window(&mut rng, &letters, &codes, 3),
+                None,
+                "{joined:?}"
+            );
         }
         for joined in ["ab\nc\nxyz", "ab\nc\nxyé"] {
             let (letters, codes) = coded(joined);
             let allowed = window_texts(joined, 2);
             for _ in 0..200 {
-                let (s, e) = distinct_window(&mut rng, &codes, 2).unwrap();
+                let (s, e) = distinct_window(&mut rng, &letters, &codes, 2).unwrap();
                 let text = letters.text(&codes[s as usize..e as usize]);
                 assert!(allowed.contains(&text), "{text}");
             }
