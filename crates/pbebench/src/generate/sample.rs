@@ -11,7 +11,6 @@ use crate::relations::{
     Category, RelationMode, ShapeHead,
 };
 use crate::rule::{replace_bytes, Cascade, Rule};
-use rand::distr::{Distribution, Uniform};
 use rand::{Rng, RngCore, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rustc_hash::FxHashSet;
@@ -36,7 +35,7 @@ enum Purpose {
 /// unrelated from their first draw. (A stream is set up in a few nanoseconds: a lite
 /// attempt takes about a microsecond in all, and the keyed ChaCha8 stream used before
 /// cost a tenth of it.)
-fn stream(seed: u64, block: u64, attempt: u64, purpose: Purpose, letters: LetterCode) -> Draws {
+fn stream(seed: u64, block: u64, attempt: u64, purpose: Purpose, codes: DrawCodes) -> Draws {
     let mut state = [0u8; 32];
     for (k, word) in spread([seed, block, attempt, purpose as u64])
         .into_iter()
@@ -44,7 +43,7 @@ fn stream(seed: u64, block: u64, attempt: u64, purpose: Purpose, letters: Letter
     {
         state[k * 8..k * 8 + 8].copy_from_slice(&word.to_le_bytes());
     }
-    Draws::new(Xoshiro256PlusPlus::from_seed(state), letters)
+    Draws::new(Xoshiro256PlusPlus::from_seed(state), codes)
 }
 
 /// A one-to-one map of four words to four words in which every output word depends on
@@ -72,52 +71,134 @@ fn mix(x: u64) -> u64 {
     z ^ (z >> 31)
 }
 
-/// A random stream that also draws letters cheaply: one 64-bit word gives several letters
-/// at once, as the base-|Σ| digits of a number uniform over [0, |Σ|^d) (see
-/// [`LetterCode`]), so letters stay exactly uniform and independent at about one multiply
-/// each.
+/// A random stream that also draws letters and lengths cheaply: one 64-bit word gives
+/// several of them at once, as the base-n digits of a number uniform over [0, n^d) (see
+/// [`LetterCode`]), so they stay exactly uniform and independent at about one multiply
+/// each. Letters, input lengths and rule lengths each cut their own words.
 pub(super) struct Draws {
     rng: Xoshiro256PlusPlus,
-    /// The digits not yet used, as a 64-bit fraction (see [`LetterCode::digit`]).
-    word: u64,
-    digits_left: u32,
-    code: LetterCode,
+    letters: Digits,
+    input_len: Digits,
+    rule_len: Digits,
+    /// The shortest input and rule lengths: the digits are added to them.
+    least: (usize, usize),
+}
+
+/// How a [`Draws`] cuts its words, made once per run: the codes of the alphabet and of
+/// the input and rule length ranges.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct DrawCodes {
+    letters: LetterCode,
+    input_len: (usize, LetterCode),
+    rule_len: (usize, LetterCode),
+}
+
+impl DrawCodes {
+    /// The codes for validated parameters.
+    pub(super) fn new(p: &GenParams) -> Self {
+        let range = |(lo, hi): (usize, usize)| (lo, LetterCode::new(hi - lo + 1));
+        DrawCodes {
+            letters: LetterCode::new(p.alphabet.len()),
+            input_len: range(p.input_len),
+            rule_len: range(p.rule_len),
+        }
+    }
 }
 
 impl Draws {
-    fn new(rng: Xoshiro256PlusPlus, code: LetterCode) -> Self {
+    fn new(rng: Xoshiro256PlusPlus, codes: DrawCodes) -> Self {
         Draws {
             rng,
-            word: 0,
-            digits_left: 0,
-            code,
+            letters: Digits::new(codes.letters),
+            input_len: Digits::new(codes.input_len.1),
+            rule_len: Digits::new(codes.rule_len.1),
+            least: (codes.input_len.0, codes.rule_len.0),
         }
     }
 
-    /// A letter of `alphabet` (the alphabet of the stream's [`LetterCode`]), uniformly.
+    /// A letter of `alphabet` (the alphabet of the stream's codes), uniformly.
     #[inline]
     fn letter<T: Copy>(&mut self, alphabet: &[T]) -> T {
-        debug_assert_eq!(alphabet.len() as u64, self.code.n);
+        debug_assert_eq!(alphabet.len() as u64, self.letters.code.n);
         alphabet[self.letter_index()]
     }
 
-    /// An index in `0..n` for the stream's n-letter code, uniformly; independent of every
-    /// other draw.
+    /// An index in `0..n` for the stream's n-letter alphabet, uniformly; independent of
+    /// every other draw.
     #[inline]
     fn letter_index(&mut self) -> usize {
-        if self.digits_left == 0 {
-            self.next_word();
+        self.letters.next(&mut self.rng)
+    }
+
+    /// `len` (at most 8) letters drawn uniformly, mapped through `table` (one byte per
+    /// letter of the alphabet), as the bytes of one word from the lowest: the same draws as
+    /// `len` calls of [`Draws::letter_index`], with the digit state kept in registers.
+    #[inline]
+    fn letters_word(&mut self, len: usize, table: &[u8]) -> u64 {
+        debug_assert!(len <= 8);
+        let digits = &mut self.letters;
+        let (mut word, mut left) = (digits.word, digits.left);
+        let mut out = 0u64;
+        for i in 0..len {
+            if left == 0 {
+                word = digits.code.accept::<64>(&mut || self.rng.next_u64());
+                left = digits.code.digits;
+            }
+            left -= 1;
+            let (digit, rest) = digits.code.digit::<64>(word);
+            word = rest;
+            out |= (table[digit as usize] as u64) << (8 * i);
         }
-        self.digits_left -= 1;
+        (digits.word, digits.left) = (word, left);
+        out
+    }
+
+    /// An input length, uniform over the parameters' range.
+    #[inline]
+    fn input_len(&mut self) -> usize {
+        self.least.0 + self.input_len.next(&mut self.rng)
+    }
+
+    /// A rule side's length, uniform over the parameters' range.
+    #[inline]
+    fn rule_len(&mut self) -> usize {
+        self.least.1 + self.rule_len.next(&mut self.rng)
+    }
+}
+
+/// A supply of base-n digits cut from random words by a [`LetterCode`].
+struct Digits {
+    code: LetterCode,
+    /// The digits not yet used, as a 64-bit fraction (see [`LetterCode::digit`]).
+    word: u64,
+    left: u32,
+}
+
+impl Digits {
+    fn new(code: LetterCode) -> Self {
+        Digits {
+            code,
+            word: 0,
+            left: 0,
+        }
+    }
+
+    /// The next digit, drawing a new word from `rng` when none is left.
+    #[inline]
+    fn next(&mut self, rng: &mut Xoshiro256PlusPlus) -> usize {
+        if self.left == 0 {
+            self.refill(rng);
+        }
+        self.left -= 1;
         let (digit, rest) = self.code.digit::<64>(self.word);
         self.word = rest;
         digit as usize
     }
 
     #[inline(never)]
-    fn next_word(&mut self) {
-        self.word = self.code.accept::<64>(&mut || self.rng.next_u64());
-        self.digits_left = self.code.digits;
+    fn refill(&mut self, rng: &mut Xoshiro256PlusPlus) {
+        self.word = self.code.accept::<64>(&mut || rng.next_u64());
+        self.left = self.code.digits;
     }
 }
 
@@ -204,7 +285,6 @@ impl RngCore for Draws {
 /// doing so on the letters, as the map is one-to-one; letters become text again only for
 /// the few candidates that are kept.
 pub(super) struct Letters {
-    code: LetterCode,
     /// The letter of each code.
     by_code: Vec<char>,
     /// The code of each letter of the alphabet in the order given (the order draws use).
@@ -224,7 +304,6 @@ impl Letters {
         assert!(by_code.len() < SEP_CODE as usize + 1, "at most 255 letters");
         let code_of = |c: &char| by_code.binary_search(c).expect("a letter of the alphabet") as u8;
         Letters {
-            code: LetterCode::new(alphabet.len()),
             of_draw: alphabet.iter().map(code_of).collect(),
             by_code,
         }
@@ -249,23 +328,18 @@ impl Letters {
 }
 
 /// What sampling needs of the parameters, made once per run: the letter codes and the
-/// length distributions (their thresholds computed once, not per draw).
+/// codes its random streams cut their words with.
 pub(super) struct Sampler {
     pub letters: Letters,
-    input_len: Uniform<usize>,
-    rule_len: Uniform<usize>,
+    codes: DrawCodes,
 }
 
 impl Sampler {
     /// The sampler for validated parameters.
     pub(super) fn new(p: &GenParams) -> Self {
-        let uniform = |(lo, hi): (usize, usize)| {
-            Uniform::new_inclusive(lo, hi).expect("validated parameters have lo <= hi")
-        };
         Sampler {
             letters: Letters::new(&p.alphabet),
-            input_len: uniform(p.input_len),
-            rule_len: uniform(p.rule_len),
+            codes: DrawCodes::new(p),
         }
     }
 }
@@ -412,7 +486,7 @@ pub(super) fn sample_into(
     scratch: &mut Scratch,
 ) -> (Result<Category, Rejection>, f64) {
     let letters = &sampler.letters;
-    let mut rng = stream(p.seed, block, attempt, Purpose::Candidate, letters.code);
+    let mut rng = stream(p.seed, block, attempt, Purpose::Candidate, sampler.codes);
     let target = lengths[rng.random_range(0..lengths.len())];
     sample_joined_inputs(p, sampler, &mut rng, scratch);
     scratch.joined.clone_from(&scratch.inputs);
@@ -586,8 +660,7 @@ fn input_key(s: &[u8]) -> u64 {
 
 /// Appends one random input to `out`: length ~ Unif{l_min..l_max}, letters ~ Unif(Σ).
 fn draw_input(p: &GenParams, rng: &mut Draws, out: &mut String) {
-    let len = rng.random_range(p.input_len.0..=p.input_len.1);
-    for _ in 0..len {
+    for _ in 0..rng.input_len() {
         out.push(rng.letter(&p.alphabet));
     }
 }
@@ -596,6 +669,7 @@ fn draw_input(p: &GenParams, rng: &mut Draws, out: &mut String) {
 /// joined into `scratch.inputs`.
 fn sample_joined_inputs(p: &GenParams, sampler: &Sampler, rng: &mut Draws, scratch: &mut Scratch) {
     let Scratch { seen, inputs, .. } = scratch;
+    let of_draw = &sampler.letters.of_draw[..];
     seen.clear();
     inputs.clear();
     let mut count = 0;
@@ -605,11 +679,22 @@ fn sample_joined_inputs(p: &GenParams, sampler: &Sampler, rng: &mut Draws, scrat
             inputs.push(SEP_CODE);
         }
         let start = inputs.len();
-        let len = sampler.input_len.sample(rng);
-        for _ in 0..len {
-            inputs.push(sampler.letters.draw(rng));
-        }
-        if seen.insert(input_key(&inputs[start..])) {
+        let len = rng.input_len();
+        let key = if len <= 7 {
+            // Letters go into one word, which is also the input's key (see input_key),
+            // written out with one 8-byte copy and cut to length.
+            let word = rng.letters_word(len, of_draw);
+            inputs.extend_from_slice(&word.to_le_bytes());
+            inputs.truncate(start + len);
+            word | (len as u64) << 56
+        } else {
+            for _ in 0..len {
+                inputs.push(of_draw[rng.letter_index()]);
+            }
+            input_key(&inputs[start..])
+        };
+        debug_assert_eq!(key, input_key(&inputs[start..]));
+        if seen.insert(key) {
             count += 1;
         } else {
             inputs.truncate(before);
@@ -638,8 +723,8 @@ fn sample_inputs(p: &GenParams, rng: &mut Draws, count: usize, exclude: &[String
 /// `a`. None (and nothing appended) when no example is |a| letters long.
 fn sample_rule(sampler: &Sampler, rng: &mut Draws, scratch: &mut Scratch) -> Option<usize> {
     let letters = &sampler.letters;
-    let a_len = sampler.rule_len.sample(rng);
-    let b_len = sampler.rule_len.sample(rng);
+    let a_len = rng.rule_len();
+    let b_len = rng.rule_len();
     let Scratch { joined, sides, .. } = scratch;
     let (from, to) = distinct_window(rng, letters, joined, a_len)?;
     let start = sides.len();
@@ -779,8 +864,7 @@ pub(super) fn sample_heldout(
     if p.heldout == 0 {
         return (Vec::new(), Vec::new());
     }
-    let letters = LetterCode::new(p.alphabet.len());
-    let mut rng = stream(p.seed, block, attempt, Purpose::Heldout, letters);
+    let mut rng = stream(p.seed, block, attempt, Purpose::Heldout, DrawCodes::new(p));
     let distinct_inputs: f64 = (p.input_len.0..=p.input_len.1)
         .map(|l| (p.alphabet.len() as f64).powi(l as i32))
         .sum();
@@ -827,7 +911,7 @@ pub(super) fn sample_heldout(
             let source: Vec<char> = sources[rng.random_range(0..sources.len())]
                 .chars()
                 .collect();
-            let len = rng.random_range(p.input_len.0..=p.input_len.1);
+            let len = rng.input_len();
             let from = rng.random_range(0..source.len());
             let to = rng.random_range(from + 1..=source.len().min(from + len));
             let pad = len - (to - from);
@@ -881,6 +965,15 @@ pub(super) fn rules_fired(cascade: &Cascade, s: &str) -> Vec<usize> {
 mod tests {
     use super::*;
 
+    /// Codes for `letters` letters, inputs of 2 to 6 letters and rule sides of 1 to 3.
+    fn test_codes(letters: usize) -> DrawCodes {
+        DrawCodes {
+            letters: LetterCode::new(letters),
+            input_len: (2, LetterCode::new(5)),
+            rule_len: (1, LetterCode::new(3)),
+        }
+    }
+
     /// `text` (examples separated by newlines) in the codes of an alphabet of its letters.
     fn coded(text: &str) -> (Letters, Vec<u8>) {
         let mut alphabet: Vec<char> = text.chars().filter(|&c| c != SEP).collect();
@@ -909,7 +1002,7 @@ mod tests {
 
     /// Share of draws that give `wanted`, the rarest of two distinct substrings.
     fn share_of(joined: &str, k: usize, wanted: &str) -> f64 {
-        let mut rng = Draws::new(Xoshiro256PlusPlus::seed_from_u64(7), LetterCode::new(1));
+        let mut rng = Draws::new(Xoshiro256PlusPlus::seed_from_u64(7), test_codes(1));
         let (letters, codes) = coded(joined);
         let n = 20_000;
         let hits = (0..n)
@@ -941,7 +1034,7 @@ mod tests {
     /// each letter present is about equally likely, whatever its code.
     #[test]
     fn single_letters_are_uniform_over_large_alphabets() {
-        let mut rng = Draws::new(Xoshiro256PlusPlus::seed_from_u64(9), LetterCode::new(1));
+        let mut rng = Draws::new(Xoshiro256PlusPlus::seed_from_u64(9), test_codes(1));
         let alphabet: Vec<char> = ('\u{100}'..).take(255).collect();
         let letters = Letters::new(&alphabet);
         let codes = [0, 0, 0, 70, SEP_CODE, 130, 130, 254, 63];
@@ -964,7 +1057,7 @@ mod tests {
 
     #[test]
     fn windows_that_do_not_fit_are_never_drawn() {
-        let mut rng = Draws::new(Xoshiro256PlusPlus::seed_from_u64(3), LetterCode::new(1));
+        let mut rng = Draws::new(Xoshiro256PlusPlus::seed_from_u64(3), test_codes(1));
         for joined in ["ab\nc", "éb\nc"] {
             let (letters, codes) = coded(joined);
             assert_eq!(
@@ -1060,13 +1153,59 @@ mod tests {
 
     #[test]
     fn letters_cover_the_alphabet_evenly() {
-        let mut rng = Draws::new(Xoshiro256PlusPlus::seed_from_u64(5), LetterCode::new(52));
+        let mut rng = Draws::new(Xoshiro256PlusPlus::seed_from_u64(5), test_codes(52));
         let mut seen = [0usize; 52];
         for _ in 0..20_000 {
             seen[rng.letter_index()] += 1;
         }
         // Expected 384.6 each; 250–520 is more than 6 standard deviations either side.
         assert!(seen.iter().all(|&c| (250..=520).contains(&c)), "{seen:?}");
+    }
+
+    /// A word of letters is the same draws as letter by letter, across word refills.
+    #[test]
+    fn letter_words_are_the_same_draws_as_single_letters() {
+        let table: Vec<u8> = (0..52).map(|c| 200 - c).collect();
+        let (mut words, mut singles) = (
+            Draws::new(Xoshiro256PlusPlus::seed_from_u64(4), test_codes(52)),
+            Draws::new(Xoshiro256PlusPlus::seed_from_u64(4), test_codes(52)),
+        );
+        for round in 0..500 {
+            let len = round % 9;
+            let word = words.letters_word(len, &table);
+            let expected = (0..len).fold(0u64, |w, i| {
+                w | (table[singles.letter_index()] as u64) << (8 * i)
+            });
+            assert_eq!(word, expected, "round {round}");
+        }
+    }
+
+    /// Lengths cover their ranges evenly, ranges of one length included.
+    #[test]
+    fn lengths_cover_their_ranges_evenly() {
+        let mut rng = Draws::new(Xoshiro256PlusPlus::seed_from_u64(6), test_codes(3));
+        let (mut inputs, mut rules) = ([0usize; 7], [0usize; 4]);
+        for _ in 0..30_000 {
+            inputs[rng.input_len()] += 1;
+            rules[rng.rule_len()] += 1;
+        }
+        // Expected 6000 and 10000; the bounds are over 6 standard deviations away.
+        assert_eq!(inputs[..2], [0, 0]);
+        assert!(
+            inputs[2..].iter().all(|&c| (5500..=6500).contains(&c)),
+            "{inputs:?}"
+        );
+        assert_eq!(rules[0], 0);
+        assert!(
+            rules[1..].iter().all(|&c| (9400..=10600).contains(&c)),
+            "{rules:?}"
+        );
+        let one = DrawCodes {
+            input_len: (4, LetterCode::new(1)),
+            ..test_codes(3)
+        };
+        let mut rng = Draws::new(Xoshiro256PlusPlus::seed_from_u64(6), one);
+        assert!((0..100).all(|_| rng.input_len() == 4));
     }
 
     /// The filtered key set answers like a hash set, below and past the filter's limit,
@@ -1130,7 +1269,7 @@ mod tests {
 
     #[test]
     fn streams_differ_by_every_key_part() {
-        let draw = |s, b, a, p| stream(s, b, a, p, LetterCode::new(2)).random::<u64>();
+        let draw = |s, b, a, p| stream(s, b, a, p, test_codes(2)).random::<u64>();
         let base = draw(1, 2, 3, Purpose::Candidate);
         assert_ne!(base, draw(0, 2, 3, Purpose::Candidate));
         assert_ne!(base, draw(1, 0, 3, Purpose::Candidate));
