@@ -34,7 +34,8 @@ pub struct Args {
     /// Examples per instance (n).
     #[arg(long)]
     examples: Option<usize>,
-    /// Letters: "lite" (a–k, u–z), "full" (a–z, A–Z), or letters and ranges such as "a-ku-z".
+    /// Letters (2 to 255): "lite" (a–k, u–z), "full" (a–z, A–Z), or letters and ranges such
+    /// as "a-ku-z".
     #[arg(long)]
     alphabet: Option<String>,
     /// Input length range, e.g. 2..6.
