@@ -93,7 +93,7 @@ impl Rule {
 
     /// True when `s` contains the pattern, i.e. the rule would fire on `s`.
     pub fn fires_on(&self, s: &str) -> bool {
-        !self.is_identity() && s.contains(self.pattern.as_str())
+        !self.is_identity() && occurs(s.as_bytes(), self.pattern.as_bytes())
     }
 }
 
@@ -111,6 +111,28 @@ pub(crate) fn find_byte(hay: &[u8], from: usize, byte: u8) -> Option<usize> {
         memchr::memchr(byte, rest)
     };
     offset.map(|o| from + o)
+}
+
+/// True when `pattern` (never empty) occurs in `hay`: the search of [`replace_pieces`]
+/// stopped at the first match, cheaper than a general substring searcher's set-up on
+/// the benchmark's short strings. (A match of UTF-8 bytes is a match of characters.)
+pub(crate) fn occurs(hay: &[u8], pattern: &[u8]) -> bool {
+    match pattern.split_first() {
+        Some((&first, tail)) if pattern.len() <= NAIVE_MAX_PATTERN => {
+            let mut i = 0;
+            while let Some(at) = find_byte(hay, i, first) {
+                if at + pattern.len() > hay.len() {
+                    return false;
+                }
+                if tail.iter().zip(&hay[at + 1..]).all(|(p, h)| p == h) {
+                    return true;
+                }
+                i = at + 1;
+            }
+            false
+        }
+        _ => memchr::memmem::find(hay, pattern).is_some(),
+    }
 }
 
 /// `s.replace(pattern, replacement)` into `out` (cleared first), Python's semantics
@@ -363,6 +385,39 @@ mod tests {
                     assert_eq!(text(&out), expected, "{hay:?} {pat:?} {rep:?}");
                     assert_eq!(changed, text(hay).contains(&text(pat)));
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn occurs_is_str_contains() {
+        for hay in [
+            "",
+            "a",
+            "aaaa",
+            "abababab",
+            "xabcabcx",
+            "café café",
+            "ééé",
+            "aabbaabbaabbaabb",
+        ] {
+            for pat in [
+                "a",
+                "aa",
+                "ab",
+                "aba",
+                "é",
+                "éé",
+                "abcabcab",
+                "abababab",
+                "aabbaabbaabb",
+                "x",
+            ] {
+                assert_eq!(
+                    occurs(hay.as_bytes(), pat.as_bytes()),
+                    hay.contains(pat),
+                    "{hay:?} {pat:?}"
+                );
             }
         }
     }

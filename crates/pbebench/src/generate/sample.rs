@@ -703,18 +703,26 @@ fn sample_joined_inputs(p: &GenParams, sampler: &Sampler, rng: &mut Draws, scrat
 }
 
 /// `count` distinct random inputs (as [`draw_input`] draws them), none of them in
-/// `exclude`.
-fn sample_inputs(p: &GenParams, rng: &mut Draws, count: usize, exclude: &[String]) -> Vec<String> {
-    let mut seen: FxHashSet<u64> = exclude.iter().map(|s| input_key(s.as_bytes())).collect();
+/// `exclude`, and the [`input_key`]s of both.
+fn sample_inputs(
+    p: &GenParams,
+    rng: &mut Draws,
+    count: usize,
+    exclude: &[String],
+) -> (Vec<String>, FxHashSet<u64>) {
+    let mut seen = FxHashSet::with_capacity_and_hasher(count + exclude.len(), Default::default());
+    seen.extend(exclude.iter().map(|s| input_key(s.as_bytes())));
     let mut out = Vec::with_capacity(count);
+    // Room for the longest input, so that drawing its letters never reallocates.
+    let room = p.input_len.1 * p.alphabet.iter().map(|c| c.len_utf8()).max().unwrap_or(1);
     while out.len() < count {
-        let mut s = String::new();
+        let mut s = String::with_capacity(room);
         draw_input(p, rng, &mut s);
         if seen.insert(input_key(s.as_bytes())) {
             out.push(s);
         }
     }
-    out
+    (out, seen)
 }
 
 /// Draws a rule `a → b` and appends `a` then `b` to `scratch.sides`, returning where `b`
@@ -870,9 +878,10 @@ pub(super) fn sample_heldout(
         .sum();
     let available = (distinct_inputs - visible.len() as f64).max(0.0);
     let pool_size = (p.heldout * 20).max(400).min(available as usize);
-    let pool = sample_inputs(p, &mut rng, pool_size, visible);
+    let (pool, mut taken) = sample_inputs(p, &mut rng, pool_size, visible);
     // For each pool input, the set of rules that fire on it along the cascade.
-    let fired: Vec<Vec<usize>> = pool.iter().map(|s| rules_fired(cascade, s)).collect();
+    let mut runner = Fired::default();
+    let fired: Vec<Vec<usize>> = pool.iter().map(|s| runner.of(cascade, s)).collect();
     let mut covered = vec![false; cascade.len()];
     let mut chosen: Vec<usize> = Vec::new();
     while chosen.len() < p.heldout.min(pool.len()) {
@@ -893,7 +902,7 @@ pub(super) fn sample_heldout(
     // Rules no pool input reaches: splice a window of a visible input on which the rule
     // fires into random letters, keeping the input length in range.
     let mut pool = pool;
-    let visible_fired: Vec<Vec<usize>> = visible.iter().map(|s| rules_fired(cascade, s)).collect();
+    let visible_fired: Vec<Vec<usize>> = visible.iter().map(|s| runner.of(cascade, s)).collect();
     for rule in 0..cascade.len() {
         if covered[rule] || chosen.len() >= p.heldout {
             continue;
@@ -919,15 +928,16 @@ pub(super) fn sample_heldout(
             let mut s: String = (0..before).map(|_| rng.letter(&p.alphabet)).collect();
             s.extend(&source[from..to]);
             s.extend((0..pad - before).map(|_| rng.letter(&p.alphabet)));
-            if visible.contains(&s) || pool.contains(&s) {
-                continue;
+            if taken.contains(&input_key(s.as_bytes())) {
+                continue; // a visible input or one of the pool already
             }
-            let f = rules_fired(cascade, &s);
+            let f = runner.of(cascade, &s);
             if f.contains(&rule) {
                 for &r in &f {
                     covered[r] = true;
                 }
                 chosen.push(pool.len());
+                taken.insert(input_key(s.as_bytes()));
                 pool.push(s);
                 break;
             }
@@ -948,17 +958,34 @@ pub(super) fn sample_heldout(
 }
 
 /// Indices of the rules that change `s` as the cascade runs over it.
+#[cfg(test)]
 pub(super) fn rules_fired(cascade: &Cascade, s: &str) -> Vec<usize> {
-    let mut cur = s.to_owned();
-    let mut next = String::new();
-    let mut fired = Vec::new();
-    for (k, rule) in cascade.rules().iter().enumerate() {
-        if rule.apply_into(&cur, &mut next) {
-            std::mem::swap(&mut cur, &mut next);
-            fired.push(k);
+    Fired::default().of(cascade, s)
+}
+
+/// [`rules_fired`] for many strings, reusing its buffers.
+#[derive(Default)]
+struct Fired {
+    cur: String,
+    next: String,
+}
+
+impl Fired {
+    /// Indices of the rules that change `s` as the cascade runs over it. A rule is applied
+    /// only once it is known to fire (most do not, on random inputs).
+    fn of(&mut self, cascade: &Cascade, s: &str) -> Vec<usize> {
+        self.cur.clear();
+        self.cur.push_str(s);
+        let mut fired = Vec::new();
+        for (k, rule) in cascade.rules().iter().enumerate() {
+            if rule.fires_on(&self.cur) {
+                rule.apply_into(&self.cur, &mut self.next);
+                std::mem::swap(&mut self.cur, &mut self.next);
+                fired.push(k);
+            }
         }
+        fired
     }
-    fired
 }
 
 #[cfg(test)]
