@@ -1,9 +1,9 @@
 //! Sampling one candidate instance (inputs and a cascade) and its held-out examples.
 //!
-//! The examples of a candidate are kept joined in one string, separated by a byte that is
-//! never in the alphabet. A rule's pattern cannot contain the separator, so replacing in
-//! the joined string is exactly replacing in every example, and the whole cascade costs one
-//! substring scan per rule instead of one per example.
+//! The examples of a candidate are kept joined in one string of one-byte letter codes (see
+//! [`Letters`]), separated by a code no letter has. A rule's pattern cannot contain the
+//! separator, so replacing in the joined string is exactly replacing in every example, and
+//! the whole cascade costs one substring scan per rule instead of one per example.
 
 use super::{GenParams, Rejection};
 use crate::relations::{
