@@ -587,11 +587,20 @@ fn classify(
 /// A 4096-bit filter indexed by a hash of the key answers "not seen" for almost every new
 /// input with one bit test; only when its bit is already set are the keys compared. Past
 /// [`InputKeys::FILTERED`] inputs the filter would fill up, so a hash set takes over.
-#[derive(Default)]
 struct InputKeys {
-    filter: Vec<u64>,
+    filter: [u64; 64],
     keys: Vec<u64>,
     set: FxHashSet<u64>,
+}
+
+impl Default for InputKeys {
+    fn default() -> Self {
+        InputKeys {
+            filter: [0; 64],
+            keys: Vec::new(),
+            set: FxHashSet::default(),
+        }
+    }
 }
 
 impl InputKeys {
@@ -600,12 +609,8 @@ impl InputKeys {
     /// Empties the set. Only the filter words the keys set are zeroed: an attempt has a
     /// few inputs, and zeroing all 64 words cost more than drawing them.
     fn clear(&mut self) {
-        if self.filter.len() == 64 {
-            for &key in &self.keys {
-                self.filter[Self::slot(key).0] = 0;
-            }
-        } else {
-            self.filter = vec![0; 64];
+        for &key in &self.keys {
+            self.filter[Self::slot(key).0] = 0;
         }
         self.keys.clear();
         if !self.set.is_empty() {
@@ -617,7 +622,7 @@ impl InputKeys {
     #[inline]
     fn slot(key: u64) -> (usize, u64) {
         let bit = (key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 52) as usize;
-        (bit / 64, 1 << (bit % 64))
+        (bit / 64 % 64, 1 << (bit % 64))
     }
 
     /// Adds `key`; false when it was already there.
