@@ -410,7 +410,9 @@ impl SampledRule {
 impl Scratch {
     /// The sample left by [`sample_into`] as an owned candidate of `category`.
     pub fn candidate(&self, letters: &Letters, category: Category) -> Candidate {
-        let cascade = (self.rules.iter())
+        let cascade = self
+            .rules
+            .iter()
             .map(|r| {
                 let (a, b) = r.sides(&self.sides);
                 Rule::new(letters.text(a), letters.text(b))
