@@ -113,26 +113,40 @@ pub(crate) fn find_byte(hay: &[u8], from: usize, byte: u8) -> Option<usize> {
     offset.map(|o| from + o)
 }
 
-/// True when `pattern` (never empty) occurs in `hay`: the search of [`replace_pieces`]
-/// stopped at the first match, cheaper than a general substring searcher's set-up on
-/// the benchmark's short strings. (A match of UTF-8 bytes is a match of characters.)
+/// True when `pattern` (never empty) occurs in `hay`: the search [`replace_pieces`] uses,
+/// stopped at the first match (cheaper than a general substring searcher's set-up on the
+/// benchmark's short strings). A match of UTF-8 bytes is a match of characters.
 pub(crate) fn occurs(hay: &[u8], pattern: &[u8]) -> bool {
-    match pattern.split_first() {
-        Some((&first, tail)) if pattern.len() <= NAIVE_MAX_PATTERN => {
-            let mut i = 0;
-            while let Some(at) = find_byte(hay, i, first) {
-                if at + pattern.len() > hay.len() {
-                    return false;
-                }
-                if tail.iter().zip(&hay[at + 1..]).all(|(p, h)| p == h) {
-                    return true;
-                }
-                i = at + 1;
-            }
-            false
-        }
-        _ => memchr::memmem::find(hay, pattern).is_some(),
+    if naive(pattern) {
+        naive_find(hay, pattern, 0).is_some()
+    } else {
+        memchr::memmem::find(hay, pattern).is_some()
     }
+}
+
+/// Whether `pat` is searched by [`naive_find`] (1 to [`NAIVE_MAX_PATTERN`] bytes), not by
+/// memchr's substring searcher.
+fn naive(pat: &[u8]) -> bool {
+    (1..=NAIVE_MAX_PATTERN).contains(&pat.len())
+}
+
+/// The first match of `pat` (1 to [`NAIVE_MAX_PATTERN`] bytes) in `hay` at or after
+/// `from`: candidate starts are found by [`find_byte`], then checked byte by byte (a call
+/// to memcmp costs more than these few comparisons).
+#[inline]
+fn naive_find(hay: &[u8], pat: &[u8], from: usize) -> Option<usize> {
+    let (&first, tail) = pat.split_first().expect("patterns are never empty");
+    let mut i = from;
+    while let Some(at) = find_byte(hay, i, first) {
+        if at + pat.len() > hay.len() {
+            return None;
+        }
+        if tail.iter().zip(&hay[at + 1..]).all(|(p, h)| p == h) {
+            return Some(at);
+        }
+        i = at + 1;
+    }
+    None
 }
 
 /// `s.replace(pattern, replacement)` into `out` (cleared first), Python's semantics
@@ -170,24 +184,14 @@ pub(crate) fn replace_bytes(
 fn replace_pieces(hay: &[u8], pat: &[u8], mut piece: impl FnMut(Option<(usize, usize)>)) -> bool {
     let mut last = 0;
     let mut changed = false;
-    let naive = pat.split_first().filter(|_| pat.len() <= NAIVE_MAX_PATTERN);
-    if let Some((&first, tail)) = naive {
-        // Candidate starts are found by `find_byte`, then checked byte by byte: a call to
-        // memcmp costs more than these few comparisons.
+    if naive(pat) {
         let mut i = 0;
-        while let Some(at) = find_byte(hay, i, first) {
-            if at + pat.len() > hay.len() {
-                break;
-            }
-            if tail.iter().zip(&hay[at + 1..]).all(|(p, h)| p == h) {
-                piece(Some((last, at)));
-                piece(None);
-                i = at + pat.len();
-                last = i;
-                changed = true;
-            } else {
-                i = at + 1;
-            }
+        while let Some(at) = naive_find(hay, pat, i) {
+            piece(Some((last, at)));
+            piece(None);
+            i = at + pat.len();
+            last = i;
+            changed = true;
         }
     } else {
         for start in memchr::memmem::find_iter(hay, pat) {

@@ -281,9 +281,9 @@ impl RngCore for Draws {
 /// The alphabet as one-byte letter codes, in which candidates are sampled.
 ///
 /// Code c is the c-th letter of the alphabet in `char` order, so codes order like the
-/// letters they stand for; [`SEP_CODE`] separates examples. Replacing, matching and comparing codes is exactly
-/// doing so on the letters, as the map is one-to-one; letters become text again only for
-/// the few candidates that are kept.
+/// letters they stand for; [`SEP_CODE`] separates examples. Replacing, matching and
+/// comparing codes is exactly doing so on the letters, as the map is one-to-one; letters
+/// become text again only for the few candidates that are kept.
 pub(super) struct Letters {
     /// The letter of each code.
     by_code: Vec<char>,
@@ -301,7 +301,7 @@ impl Letters {
     pub(super) fn new(alphabet: &[char]) -> Self {
         let mut by_code = alphabet.to_vec();
         by_code.sort_unstable();
-        assert!(by_code.len() < SEP_CODE as usize + 1, "at most 255 letters");
+        assert!(by_code.len() <= SEP_CODE as usize, "at most 255 letters");
         let code_of = |c: &char| by_code.binary_search(c).expect("a letter of the alphabet") as u8;
         Letters {
             of_draw: alphabet.iter().map(code_of).collect(),
@@ -696,7 +696,7 @@ fn sample_joined_inputs(p: &GenParams, sampler: &Sampler, rng: &mut Draws, scrat
             word | (len as u64) << 56
         } else {
             for _ in 0..len {
-                inputs.push(of_draw[rng.letter_index()]);
+                inputs.push(sampler.letters.draw(rng));
             }
             input_key(&inputs[start..])
         };
@@ -935,7 +935,8 @@ pub(super) fn sample_heldout(
             let mut s: String = (0..before).map(|_| rng.letter(&p.alphabet)).collect();
             s.extend(&source[from..to]);
             s.extend((0..pad - before).map(|_| rng.letter(&p.alphabet)));
-            if taken.contains(&input_key(s.as_bytes())) {
+            let key = input_key(s.as_bytes());
+            if taken.contains(&key) {
                 continue; // a visible input or one of the pool already
             }
             let f = runner.of(cascade, &s);
@@ -944,7 +945,7 @@ pub(super) fn sample_heldout(
                     covered[r] = true;
                 }
                 chosen.push(pool.len());
-                taken.insert(input_key(s.as_bytes()));
+                taken.insert(key);
                 pool.push(s);
                 break;
             }
