@@ -195,9 +195,7 @@ impl DatasetReader {
             index: 0,
         })
     }
-}
 
-impl DatasetReader {
     /// The line number (from 1) of the item `next` returned last; blank lines are skipped
     /// but counted.
     pub fn line(&self) -> usize {
