@@ -260,7 +260,8 @@ fn run_block(
     let mut accepted = 0usize;
     let mut t: u64 = 0;
     let mut last_accept: u64 = 0;
-    let mut reasons: BTreeMap<Rejection, u64> = BTreeMap::new();
+    // Counts by reason (`Rejection as usize`): a map costs too much per attempt.
+    let mut reasons = [0u64; Rejection::ALL.len()];
     let batch = (rayon::current_num_threads() as u64 * 64).max(64);
     // Stop only past the point where the block can no longer end: how long to wait
     // without any acceptance after patience is exhausted.
@@ -313,21 +314,21 @@ fn run_block(
             let cand = match outcome {
                 Ok(cand) => cand,
                 Err(r) => {
-                    *reasons.entry(r).or_default() += 1;
+                    reasons[r as usize] += 1;
                     continue;
                 }
             };
             let c = cand.category.index();
             let patient = attempt < p.patience;
             if patient && quotas[c] == 0 {
-                *reasons.entry(Rejection::QuotaFull).or_default() += 1;
+                reasons[Rejection::QuotaFull as usize] += 1;
                 continue;
             }
             // Checked after the quota, so that only candidates that would be accepted pay
             // for hashing; a rejected duplicate is counted as such only then.
             let sig = signature(&cand);
             if seen.contains(&sig) {
-                *reasons.entry(Rejection::Duplicate).or_default() += 1;
+                reasons[Rejection::Duplicate as usize] += 1;
                 continue;
             }
             if patient {
@@ -351,7 +352,9 @@ fn run_block(
         }
         progress.update(stats.accepted, (hi - lo) as u64, stats.attempts);
         if accepted < needed && t >= p.patience && t - last_accept.max(p.patience) > stall_limit {
-            let mut why: Vec<String> = reasons.iter().map(|(r, n)| format!("{r:?}: {n}")).collect();
+            let mut why: Vec<String> = counted(&reasons)
+                .map(|(r, n)| format!("{r:?}: {n}"))
+                .collect();
             why.sort();
             return Err(GenerateError::Stalled(format!(
                 "generation cannot progress: block with cascade lengths {:?} accepted {accepted} of {} \
@@ -363,10 +366,18 @@ fn run_block(
             )));
         }
     }
-    for (r, n) in reasons {
+    for (r, n) in counted(&reasons) {
         *stats.rejections.entry(r).or_default() += n;
     }
     Ok(())
+}
+
+/// The reasons with a nonzero count in `counts` (indexed by `Rejection as usize`).
+fn counted(counts: &[u64; Rejection::ALL.len()]) -> impl Iterator<Item = (Rejection, u64)> + '_ {
+    Rejection::ALL
+        .into_iter()
+        .map(|r| (r, counts[r as usize]))
+        .filter(|&(_, n)| n > 0)
 }
 
 thread_local! {

@@ -134,7 +134,7 @@ impl Draws {
     /// letter of the alphabet), as the bytes of one word from the lowest: the same draws as
     /// `len` calls of [`Draws::letter_index`], with the digit state kept in registers.
     #[inline]
-    fn letters_word(&mut self, len: usize, table: &[u8]) -> u64 {
+    fn letters_word(&mut self, len: usize, table: &[u8; 256]) -> u64 {
         debug_assert!(len <= 8);
         let digits = &mut self.letters;
         let (mut word, mut left) = (digits.word, digits.left);
@@ -147,7 +147,7 @@ impl Draws {
             left -= 1;
             let (digit, rest) = digits.code.digit::<64>(word);
             word = rest;
-            out |= (table[digit as usize] as u64) << (8 * i);
+            out |= (table[digit as usize % 256] as u64) << (8 * i);
         }
         (digits.word, digits.left) = (word, left);
         out
@@ -288,7 +288,8 @@ pub(super) struct Letters {
     /// The letter of each code.
     by_code: Vec<char>,
     /// The code of each letter of the alphabet in the order given (the order draws use).
-    of_draw: Vec<u8>,
+    /// (A full 256-entry table, so that a digit indexes it with no bounds check.)
+    of_draw: [u8; 256],
 }
 
 /// The code that separates examples in a joined code string: no letter has it, as
@@ -304,7 +305,7 @@ impl Letters {
         assert!(by_code.len() <= SEP_CODE as usize, "at most 255 letters");
         let code_of = |c: &char| by_code.binary_search(c).expect("a letter of the alphabet") as u8;
         Letters {
-            of_draw: alphabet.iter().map(code_of).collect(),
+            of_draw: std::array::from_fn(|k| alphabet.get(k).map_or(SEP_CODE, code_of)),
             by_code,
         }
     }
@@ -312,7 +313,8 @@ impl Letters {
     /// A letter drawn uniformly, as its code.
     #[inline]
     fn draw(&self, rng: &mut Draws) -> u8 {
-        self.of_draw[rng.letter_index()]
+        // (`% 256` never changes the index; it lets the compiler drop the bounds check.)
+        self.of_draw[rng.letter_index() % 256]
     }
 
     /// The text of `codes`, examples separated by [`SEP`].
@@ -676,37 +678,40 @@ fn draw_input(p: &GenParams, rng: &mut Draws, out: &mut String) {
 /// joined into `scratch.inputs`.
 fn sample_joined_inputs(p: &GenParams, sampler: &Sampler, rng: &mut Draws, scratch: &mut Scratch) {
     let Scratch { seen, inputs, .. } = scratch;
-    let of_draw = &sampler.letters.of_draw[..];
+    let of_draw = &sampler.letters.of_draw;
     seen.clear();
+    // Written in place into room for the longest inputs (and a word past them), so that
+    // no write checks for growth; a rejected duplicate is simply overwritten.
     inputs.clear();
+    inputs.resize(p.examples * (p.input_len.1 + 1) + 8, SEP_CODE);
+    let mut end = 0;
     let mut count = 0;
     while count < p.examples {
-        let before = inputs.len();
-        if count > 0 {
-            inputs.push(SEP_CODE);
-        }
-        let start = inputs.len();
+        let start = end + (count > 0) as usize;
         let len = rng.input_len();
         let key = if len <= 7 {
             // Letters go into one word, which is also the input's key (see input_key),
-            // written out with one 8-byte copy and cut to length.
+            // written out with one 8-byte copy (the separator before it goes in once the
+            // input is kept).
             let word = rng.letters_word(len, of_draw);
-            inputs.extend_from_slice(&word.to_le_bytes());
-            inputs.truncate(start + len);
+            inputs[start..start + 8].copy_from_slice(&word.to_le_bytes());
             word | (len as u64) << 56
         } else {
-            for _ in 0..len {
-                inputs.push(sampler.letters.draw(rng));
+            for code in &mut inputs[start..start + len] {
+                *code = sampler.letters.draw(rng);
             }
-            input_key(&inputs[start..])
+            input_key(&inputs[start..start + len])
         };
-        debug_assert_eq!(key, input_key(&inputs[start..]));
+        debug_assert_eq!(key, input_key(&inputs[start..start + len]));
         if seen.insert(key) {
+            if count > 0 {
+                inputs[end] = SEP_CODE;
+            }
+            end = start + len;
             count += 1;
-        } else {
-            inputs.truncate(before);
         }
     }
+    inputs.truncate(end);
 }
 
 /// `count` distinct random inputs (as [`draw_input`] draws them), none of them in
@@ -835,35 +840,50 @@ fn letters_present(codes: &[u8], letters: &Letters) -> [u64; 4] {
 
 /// How many windows of `bytes` (overlapping ones included) hold `text`.
 ///
-/// One letter: a branch-free count, which compiles to vector code. Longer texts: in long
-/// strings, find the first letter with SIMD (memchr) and check the rest, as matches are
-/// rare; in short ones, a branch-free count again.
+/// One letter: a branch-free count, which compiles to vector code. Longer texts: in short
+/// strings, eight window starts at a time ([`count_short`]); in long ones, find the first
+/// letter with SIMD (memchr) and check the rest, as matches are rare.
+#[inline(never)]
 fn count_windows(bytes: &[u8], text: &[u8]) -> usize {
     let (&first, tail) = text.split_first().expect("windows are never empty");
     if tail.is_empty() {
         return bytes.iter().filter(|&&x| x == first).count();
     }
+    if bytes.len() <= SHORT && text.len() <= 8 {
+        return count_short(bytes, text);
+    }
     let fits = |at: usize| bytes.len() - at > tail.len();
     let rest_matches = |at: usize| tail.iter().zip(&bytes[at + 1..]).all(|(t, b)| t == b);
-    if bytes.len() >= 64 {
-        return memchr::memchr_iter(first, bytes)
-            .filter(|&at| fits(at) && rest_matches(at))
-            .count();
+    memchr::memchr_iter(first, bytes)
+        .filter(|&at| fits(at) && rest_matches(at))
+        .count()
+}
+
+/// Strings up to this long are searched eight positions at a time ([`count_short`]).
+const SHORT: usize = 64;
+
+/// [`count_windows`] for a string of at most [`SHORT`] bytes and a text of 2 to 8: the
+/// string is copied into a buffer padded with [`SEP_CODE`] (which no text holds, so no
+/// window reaching the padding matches), and each word of eight window starts is
+/// compared at once: its bytes are zero in the XOR of the shifted words with the text's
+/// letters exactly where a window matches.
+fn count_short(bytes: &[u8], text: &[u8]) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const LOW7: u64 = 0x7F7F_7F7F_7F7F_7F7F;
+    let mut buf = [SEP_CODE; SHORT + 16];
+    buf[..bytes.len()].copy_from_slice(bytes);
+    let word = |at: usize| u64::from_le_bytes(buf[at..at + 8].try_into().expect("8 bytes"));
+    // Per byte lane, how many windows starting there match (at most 8 words: no carry).
+    let mut lanes = 0u64;
+    for start in (0..bytes.len()).step_by(8) {
+        let diff = text.iter().enumerate().fold(0, |diff, (j, &c)| {
+            diff | word(start + j) ^ (c as u64).wrapping_mul(ONES)
+        });
+        // The high bit of each byte that is zero in `diff` (exact: no borrow between bytes).
+        let zero = !((diff & LOW7).wrapping_add(LOW7) | diff) & !LOW7;
+        lanes += zero >> 7;
     }
-    match *tail {
-        [b] => bytes
-            .iter()
-            .zip(&bytes[1..])
-            .filter(|(&x, &y)| x == first && y == b)
-            .count(),
-        [b, c] => bytes
-            .iter()
-            .zip(&bytes[1..])
-            .zip(&bytes[2..])
-            .filter(|((&x, &y), &z)| x == first && y == b && z == c)
-            .count(),
-        _ => bytes.windows(text.len()).filter(|w| *w == text).count(),
-    }
+    (lanes.wrapping_mul(ONES) >> 56) as usize
 }
 
 /// `h` held-out inputs (distinct from the visible ones and each other) and their outputs,
@@ -1125,11 +1145,30 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+
+        /// Every path of the count (one letter, short strings a word at a time, long ones)
+        /// against a plain count, on strings over three letters and the separator, where
+        /// windows overlap and repeat often.
+        #[test]
+        fn window_counts_are_plain_counts(
+            codes in proptest::collection::vec(
+                proptest::prop_oneof![4 => 0u8..3, 1 => proptest::strategy::Just(SEP_CODE)],
+                0..100,
+            ),
+            text in proptest::collection::vec(0u8..3, 1..10),
+        ) {
+            let expected = codes.windows(text.len()).filter(|w| *w == &text[..]).count();
+            proptest::prop_assert_eq!(count_windows(&codes, &text), expected);
+        }
+    }
+
     #[test]
     fn codes_keep_the_letters_and_their_order() {
         let letters = Letters::new(&['z', 'é', 'a', 'ʔ', 'b']);
         assert_eq!(letters.by_code, vec!['a', 'b', 'z', 'é', 'ʔ']);
-        assert_eq!(letters.of_draw, vec![2, 3, 0, 4, 1]);
+        assert_eq!(letters.of_draw[..5], [2, 3, 0, 4, 1]);
         assert_eq!(letters.text(&[0, SEP_CODE, 4, 3]), "a\nʔé");
     }
 
@@ -1200,7 +1239,7 @@ mod tests {
     /// A word of letters is the same draws as letter by letter, across word refills.
     #[test]
     fn letter_words_are_the_same_draws_as_single_letters() {
-        let table: Vec<u8> = (0..52).map(|c| 200 - c).collect();
+        let table: [u8; 256] = std::array::from_fn(|c| 200u8.wrapping_sub(c as u8));
         let (mut words, mut singles) = (
             Draws::new(Xoshiro256PlusPlus::seed_from_u64(4), test_codes(52)),
             Draws::new(Xoshiro256PlusPlus::seed_from_u64(4), test_codes(52)),

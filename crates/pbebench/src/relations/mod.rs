@@ -250,17 +250,17 @@ pub(crate) fn category_by(
 ) -> Option<Category> {
     let (mut f, mut b, mut cf, mut cb) = (false, false, false, false);
     // Short cascades have few pairs anyway: building the table would cost more.
-    let indexed = (8..=64).contains(&n);
-    let mut patterns_in_bucket = [0u64; 64];
-    if indexed {
+    let patterns_in_bucket = (8..=64).contains(&n).then(|| {
+        let mut table = [0u64; 64];
         for j in 0..n {
             for bucket in bits(masks(j).0) {
-                patterns_in_bucket[bucket] |= 1 << j;
+                table[bucket] |= 1 << j;
             }
         }
-    }
+        table
+    });
     let touching =
-        |mask: u64| bits(mask).fold(0u64, |rules, bucket| rules | patterns_in_bucket[bucket]);
+        |table: &[u64; 64], mask: u64| bits(mask).fold(0u64, |rules, bucket| rules | table[bucket]);
     for i in 0..n {
         let (mask_si, mask_ti) = masks(i);
         // Decides the pair (i, j) for the flags still unset. Some(gave up) once the search
@@ -287,13 +287,13 @@ pub(crate) fn category_by(
             }
             (f && b && cf && cb).then_some(false)
         };
-        let over = if indexed {
+        let over = if let Some(table) = &patterns_in_bucket {
             let fed = if mask_ti == 0 {
                 u64::MAX
             } else {
-                touching(mask_ti)
+                touching(table, mask_ti)
             };
-            let reachable = (fed | touching(mask_si)) & !(1 << i);
+            let reachable = (fed | touching(table, mask_si)) & !(1 << i);
             bits(reachable).filter(|&j| j < n).find_map(&mut visit)
         } else {
             (0..n).filter(|&j| j != i).find_map(&mut visit)
