@@ -169,10 +169,30 @@ pub(crate) fn replace_bytes(
     replacement: &[u8],
     out: &mut Vec<u8>,
 ) -> bool {
+    replace_bytes_noting(s, pattern, replacement, out, |_| {})
+}
+
+/// [`replace_bytes`] that also calls `matched(at)` with the start of each match it
+/// replaces, in order.
+#[inline]
+pub(crate) fn replace_bytes_noting(
+    s: &[u8],
+    pattern: &[u8],
+    replacement: &[u8],
+    out: &mut Vec<u8>,
+    mut matched: impl FnMut(usize),
+) -> bool {
     out.clear();
+    let mut kept_to = 0;
     replace_pieces(s, pattern, |piece| match piece {
-        Some((from, to)) => out.extend_from_slice(&s[from..to]),
-        None => out.extend_from_slice(replacement),
+        Some((from, to)) => {
+            out.extend_from_slice(&s[from..to]);
+            kept_to = to;
+        }
+        None => {
+            matched(kept_to);
+            out.extend_from_slice(replacement);
+        }
     })
 }
 

@@ -341,7 +341,7 @@ fn run_block(
             accepted += 1;
             last_accept = attempt;
             if index >= lo {
-                let inst = finish_instance(p, block, attempt, index, cand);
+                let inst = finish_instance(p, &sampler, block, attempt, index, cand);
                 let changed = inst.examples_changed_per_rule();
                 stats.record_accept(&inst, &changed);
                 sink(inst).map_err(GenerateError::Sink)?;
@@ -393,6 +393,7 @@ fn block_key(block: &Block) -> u64 {
 /// (drawn from their own stream, so they never change the visible part).
 fn finish_instance(
     p: &GenParams,
+    sampler: &Sampler,
     block: &Block,
     attempt: u64,
     index: usize,
@@ -402,7 +403,7 @@ fn finish_instance(
     let cascade = Cascade::new(cand.cascade);
     let relations = Relations::of(&cascade, p.relations);
     let (heldout_inputs, heldout_outputs) =
-        sample_heldout(p, block_key(block), attempt, &inputs, &cascade);
+        sample_heldout(p, sampler, block_key(block), attempt, &inputs, &cascade);
     let cascade_len = cascade.len();
     Instance {
         id: format!("{}-s{}-{:05}", p.name, p.seed, index),

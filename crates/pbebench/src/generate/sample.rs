@@ -10,7 +10,7 @@ use crate::relations::{
     by_shape, category_by, interaction_uncached, memo_miss_seconds, wanted_uncached, with_memo,
     Category, RelationMode, ShapeHead,
 };
-use crate::rule::{replace_bytes, Cascade, Rule};
+use crate::rule::{replace_bytes, replace_bytes_noting, Cascade, Rule};
 use rand::{Rng, RngCore, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rustc_hash::FxHashSet;
@@ -315,6 +315,16 @@ impl Letters {
     fn draw(&self, rng: &mut Draws) -> u8 {
         // (`% 256` never changes the index; it lets the compiler drop the bounds check.)
         self.of_draw[rng.letter_index() % 256]
+    }
+
+    /// The codes of `text`, whose letters are all in the alphabet.
+    fn codes(&self, text: &str) -> Vec<u8> {
+        text.chars()
+            .map(|c| {
+                let code = self.by_code.binary_search(&c);
+                code.expect("a letter of the alphabet") as u8
+            })
+            .collect()
     }
 
     /// The text of `codes`, examples separated by [`SEP`].
@@ -667,15 +677,8 @@ fn input_key(s: &[u8]) -> u64 {
     1 << 63 | rustc_hash::FxBuildHasher.hash_one(s)
 }
 
-/// Appends one random input to `out`: length ~ Unif{l_min..l_max}, letters ~ Unif(Σ).
-fn draw_input(p: &GenParams, rng: &mut Draws, out: &mut String) {
-    for _ in 0..rng.input_len() {
-        out.push(rng.letter(&p.alphabet));
-    }
-}
-
-/// The visible inputs of an attempt (as [`draw_input`] draws them, in codes), distinct,
-/// joined into `scratch.inputs`.
+/// The visible inputs of an attempt, distinct, each of length ~ Unif{l_min..l_max} with
+/// letters ~ Unif(Σ), joined in codes into `scratch.inputs`.
 fn sample_joined_inputs(p: &GenParams, sampler: &Sampler, rng: &mut Draws, scratch: &mut Scratch) {
     let Scratch { seen, inputs, .. } = scratch;
     let of_draw = &sampler.letters.of_draw;
@@ -714,27 +717,41 @@ fn sample_joined_inputs(p: &GenParams, sampler: &Sampler, rng: &mut Draws, scrat
     inputs.truncate(end);
 }
 
-/// `count` distinct random inputs (as [`draw_input`] draws them), none of them in
-/// `exclude`, and the [`input_key`]s of both.
-fn sample_inputs(
+/// `count` distinct random inputs (drawn as [`sample_joined_inputs`] draws them), none of whose
+/// [`input_key`]s is in `taken`, joined, and where each starts; their keys are added to
+/// `taken`.
+fn sample_pool(
     p: &GenParams,
+    letters: &Letters,
     rng: &mut Draws,
     count: usize,
-    exclude: &[String],
-) -> (Vec<String>, FxHashSet<u64>) {
-    let mut seen = FxHashSet::with_capacity_and_hasher(count + exclude.len(), Default::default());
-    seen.extend(exclude.iter().map(|s| input_key(s.as_bytes())));
-    let mut out = Vec::with_capacity(count);
-    // Room for the longest input, so that drawing its letters never reallocates.
-    let room = p.input_len.1 * p.alphabet.iter().map(|c| c.len_utf8()).max().unwrap_or(1);
-    while out.len() < count {
-        let mut s = String::with_capacity(room);
-        draw_input(p, rng, &mut s);
-        if seen.insert(input_key(s.as_bytes())) {
-            out.push(s);
+    taken: &mut FxHashSet<u64>,
+) -> (Vec<u8>, Vec<usize>) {
+    let mut joined = Vec::with_capacity(count * (p.input_len.1 + 1) + 8);
+    let mut starts = Vec::with_capacity(count);
+    while starts.len() < count {
+        let before = joined.len();
+        if !starts.is_empty() {
+            joined.push(SEP_CODE);
+        }
+        let start = joined.len();
+        let len = rng.input_len();
+        if len <= 7 {
+            // The same draws as letter by letter (see Draws::letters_word).
+            let word = rng.letters_word(len, &letters.of_draw);
+            joined.extend_from_slice(&word.to_le_bytes()[..len]);
+        } else {
+            for _ in 0..len {
+                joined.push(letters.draw(rng));
+            }
+        }
+        if taken.insert(input_key(&joined[start..])) {
+            starts.push(start);
+        } else {
+            joined.truncate(before);
         }
     }
-    (out, seen)
+    (joined, starts)
 }
 
 /// Draws a rule `a → b` and appends `a` then `b` to `scratch.sides`, returning where `b`
@@ -891,6 +908,7 @@ fn count_short(bytes: &[u8], text: &[u8]) -> usize {
 /// at least one where the pool allows. Drawn from the attempt's own held-out stream.
 pub(super) fn sample_heldout(
     p: &GenParams,
+    sampler: &Sampler,
     block: u64,
     attempt: u64,
     visible: &[String],
@@ -899,28 +917,41 @@ pub(super) fn sample_heldout(
     if p.heldout == 0 {
         return (Vec::new(), Vec::new());
     }
-    let mut rng = stream(p.seed, block, attempt, Purpose::Heldout, DrawCodes::new(p));
+    let letters = &sampler.letters;
+    let mut rng = stream(p.seed, block, attempt, Purpose::Heldout, sampler.codes);
     let distinct_inputs: f64 = (p.input_len.0..=p.input_len.1)
         .map(|l| (p.alphabet.len() as f64).powi(l as i32))
         .sum();
     let available = (distinct_inputs - visible.len() as f64).max(0.0);
     let pool_size = (p.heldout * 20).max(400).min(available as usize);
-    let (pool, mut taken) = sample_inputs(p, &mut rng, pool_size, visible);
+    // Room for the splices too, and twice that, so that the set never grows and its probes
+    // stay short.
+    let mut taken = FxHashSet::with_capacity_and_hasher(
+        2 * (visible.len() + pool_size + cascade.len()),
+        Default::default(),
+    );
+    taken.extend(visible.iter().map(|s| input_key(&letters.codes(s))));
+    let (pool_codes, starts) = sample_pool(p, letters, &mut rng, pool_size, &mut taken);
+    let pool: Vec<&[u8]> = (starts.iter().enumerate())
+        .map(|(k, &start)| {
+            let end = starts.get(k + 1).map_or(pool_codes.len(), |&next| next - 1);
+            &pool_codes[start..end]
+        })
+        .collect();
     // For each pool input, the set of rules that fire on it along the cascade.
-    let mut runner = Fired::default();
-    let fired: Vec<Vec<usize>> = pool.iter().map(|s| runner.of(cascade, s)).collect();
-    let mut covered = vec![false; cascade.len()];
+    let fired = RuleSets::of_pool(cascade, letters, &pool_codes, pool.len());
+    let mut covered = RuleSets::new(1, cascade.len());
     let mut chosen: Vec<usize> = Vec::new();
+    // Greedy cover: the input that fires the most rules not yet covered, the first drawn
+    // among equals. Only inputs that fire some rule can gain, and a chosen one gains
+    // nothing more, so neither the others nor the chosen need looking at.
+    let firing: Vec<usize> = (0..pool.len()).filter(|&k| fired.any(k)).collect();
     while chosen.len() < p.heldout.min(pool.len()) {
-        let gain = |k: usize| fired[k].iter().filter(|&&r| !covered[r]).count();
-        let best = (0..pool.len())
-            .filter(|k| !chosen.contains(k))
-            .max_by_key(|&k| (gain(k), std::cmp::Reverse(k)));
+        let gain = |k: usize| fired.count_new(k, &covered);
+        let best = (firing.iter().copied()).max_by_key(|&k| (gain(k), std::cmp::Reverse(k)));
         match best {
             Some(k) if gain(k) > 0 => {
-                for &r in &fired[k] {
-                    covered[r] = true;
-                }
+                covered.add(0, fired.rules(k));
                 chosen.push(k);
             }
             _ => break,
@@ -928,10 +959,11 @@ pub(super) fn sample_heldout(
     }
     // Rules no pool input reaches: splice a window of a visible input on which the rule
     // fires into random letters, keeping the input length in range.
-    let mut pool = pool;
+    let mut spliced: Vec<String> = Vec::new();
+    let mut runner = Fired::default();
     let visible_fired: Vec<Vec<usize>> = visible.iter().map(|s| runner.of(cascade, s)).collect();
     for rule in 0..cascade.len() {
-        if covered[rule] || chosen.len() >= p.heldout {
+        if covered.has(0, rule) || chosen.len() >= p.heldout {
             continue;
         }
         let sources: Vec<&String> = visible
@@ -955,34 +987,125 @@ pub(super) fn sample_heldout(
             let mut s: String = (0..before).map(|_| rng.letter(&p.alphabet)).collect();
             s.extend(&source[from..to]);
             s.extend((0..pad - before).map(|_| rng.letter(&p.alphabet)));
-            let key = input_key(s.as_bytes());
+            let key = input_key(&letters.codes(&s));
             if taken.contains(&key) {
                 continue; // a visible input or one of the pool already
             }
             let f = runner.of(cascade, &s);
             if f.contains(&rule) {
                 for &r in &f {
-                    covered[r] = true;
+                    covered.set(0, r);
                 }
-                chosen.push(pool.len());
+                chosen.push(pool.len() + spliced.len());
                 taken.insert(key);
-                pool.push(s);
+                spliced.push(s);
                 break;
             }
         }
     }
     // Fill up with the rest of the pool in draw order.
-    for k in 0..pool.len() {
-        if chosen.len() >= p.heldout.min(pool.len()) {
+    let total = pool.len() + spliced.len();
+    for k in 0..total {
+        if chosen.len() >= p.heldout.min(total) {
             break;
         }
         if !chosen.contains(&k) {
             chosen.push(k);
         }
     }
-    let inputs: Vec<String> = chosen.iter().map(|&k| pool[k].clone()).collect();
+    let inputs: Vec<String> = chosen
+        .iter()
+        .map(|&k| match pool.get(k) {
+            Some(codes) => letters.text(codes),
+            None => spliced[k - pool.len()].clone(),
+        })
+        .collect();
     let outputs = cascade.apply_all(&inputs);
     (inputs, outputs)
+}
+
+/// A set of rule indices for each of a number of inputs, as bits.
+struct RuleSets {
+    /// 64-bit words per set.
+    words: usize,
+    bits: Vec<u64>,
+}
+
+impl RuleSets {
+    /// `sets` empty sets of rules of a cascade of `rules` rules.
+    fn new(sets: usize, rules: usize) -> Self {
+        let words = rules.div_ceil(64).max(1);
+        RuleSets {
+            words,
+            bits: vec![0; sets * words],
+        }
+    }
+
+    /// For each of the `count` inputs joined in `pool` (codes of `letters`), the rules of
+    /// `cascade` that fire on it as the cascade runs: each rule is applied once to the
+    /// whole joined pool, and each match it replaces is charged to the input it lies in
+    /// (found by counting separators since the previous match). A rule fires on an input
+    /// exactly when its pattern occurs there, which is when it has a match there.
+    fn of_pool(cascade: &Cascade, letters: &Letters, pool: &[u8], count: usize) -> Self {
+        let mut sets = RuleSets::new(count, cascade.len());
+        let (mut cur, mut next) = (pool.to_vec(), Vec::new());
+        for (r, rule) in cascade.rules().iter().enumerate() {
+            if rule.is_identity() {
+                continue; // fires on nothing (Rule::fires_on)
+            }
+            let (a, b) = (
+                letters.codes(rule.pattern()),
+                letters.codes(rule.replacement()),
+            );
+            let (mut input, mut counted_to) = (0, 0);
+            let changed = replace_bytes_noting(&cur, &a, &b, &mut next, |at| {
+                input += cur[counted_to..at]
+                    .iter()
+                    .filter(|&&c| c == SEP_CODE)
+                    .count();
+                counted_to = at;
+                sets.set(input, r);
+            });
+            if changed {
+                std::mem::swap(&mut cur, &mut next);
+            }
+        }
+        sets
+    }
+
+    fn set(&mut self, set: usize, rule: usize) {
+        self.bits[set * self.words + rule / 64] |= 1 << (rule % 64);
+    }
+
+    fn has(&self, set: usize, rule: usize) -> bool {
+        self.bits[set * self.words + rule / 64] & 1 << (rule % 64) != 0
+    }
+
+    /// Whether set `set` holds any rule.
+    fn any(&self, set: usize) -> bool {
+        self.rules(set).iter().any(|&word| word != 0)
+    }
+
+    /// The words of set `set`.
+    fn rules(&self, set: usize) -> &[u64] {
+        &self.bits[set * self.words..(set + 1) * self.words]
+    }
+
+    /// Adds the rules in `rules` (words as [`RuleSets::rules`] gives) to set `set`.
+    fn add(&mut self, set: usize, rules: &[u64]) {
+        for (word, &add) in self.bits[set * self.words..].iter_mut().zip(rules) {
+            *word |= add;
+        }
+    }
+
+    /// How many rules of set `set` are not in the single set of `other`.
+    fn count_new(&self, set: usize, other: &RuleSets) -> u32 {
+        self.rules(set)
+            .iter()
+            .zip(other.rules(0))
+            .map(|(&mine, &theirs)| (mine & !theirs).count_ones())
+            .sum()
+    }
 }
 
 /// Indices of the rules that change `s` as the cascade runs over it.
@@ -1161,6 +1284,31 @@ mod tests {
         ) {
             let expected = codes.windows(text.len()).filter(|w| *w == &text[..]).count();
             proptest::prop_assert_eq!(count_windows(&codes, &text), expected);
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(500))]
+
+        /// The rules that fire on each input of a joined pool, found by running the cascade
+        /// once over the pool, are those found by running it over each input alone.
+        #[test]
+        fn pool_rule_sets_are_per_input_rule_sets(
+            inputs in proptest::collection::vec("[abc]{0,7}", 0..30),
+            rules in proptest::collection::vec(("[abc]{1,3}", "[abc]{0,3}"), 1..70),
+        ) {
+            let letters = Letters::new(&['a', 'b', 'c']);
+            let cascade = Cascade::new(
+                rules.into_iter().map(|(a, b)| Rule::new(a, b).unwrap()).collect(),
+            );
+            let coded: Vec<Vec<u8>> = inputs.iter().map(|s| letters.codes(s)).collect();
+            let pool = coded.join(&SEP_CODE);
+            let sets = RuleSets::of_pool(&cascade, &letters, &pool, inputs.len());
+            for (k, input) in inputs.iter().enumerate() {
+                let expected = rules_fired(&cascade, input);
+                let got: Vec<usize> = (0..cascade.len()).filter(|&r| sets.has(k, r)).collect();
+                proptest::prop_assert_eq!(got, expected, "input {}", input);
+            }
         }
     }
 
