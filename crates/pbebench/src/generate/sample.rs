@@ -736,16 +736,19 @@ fn sample_pool(
         }
         let start = joined.len();
         let len = rng.input_len();
-        if len <= 7 {
-            // The same draws as letter by letter (see Draws::letters_word).
+        let key = if len <= 7 {
+            // The same draws as letter by letter (see Draws::letters_word), and the key.
             let word = rng.letters_word(len, &letters.of_draw);
             joined.extend_from_slice(&word.to_le_bytes()[..len]);
+            word | (len as u64) << 56
         } else {
             for _ in 0..len {
                 joined.push(letters.draw(rng));
             }
-        }
-        if taken.insert(input_key(&joined[start..])) {
+            input_key(&joined[start..])
+        };
+        debug_assert_eq!(key, input_key(&joined[start..]));
+        if taken.insert(key) {
             starts.push(start);
         } else {
             joined.truncate(before);
