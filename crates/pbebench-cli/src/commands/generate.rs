@@ -145,6 +145,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let threads = args.threads.unwrap_or(0);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
+        .use_current_thread()
         .build()
         .context("starting worker threads")?;
     let (lo, hi) = params.shard_range();
