@@ -1283,36 +1283,33 @@ mod tests {
         }
     }
 
+    /// Joined codes over `letters` letters, a fifth of them separators.
+    fn joined_codes(
+        letters: u8,
+        most: usize,
+    ) -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
+        use proptest::prelude::*;
+        prop::collection::vec(prop_oneof![4 => 0..letters, 1 => Just(SEP_CODE)], 0..most)
+    }
+
     proptest::proptest! {
-        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(1000))]
 
         /// Every path of the count (one letter, short strings a word at a time, long ones)
         /// against a plain count, on strings over three letters and the separator, where
         /// windows overlap and repeat often.
         #[test]
         fn window_counts_are_plain_counts(
-            codes in proptest::collection::vec(
-                proptest::prop_oneof![4 => 0u8..3, 1 => proptest::strategy::Just(SEP_CODE)],
-                0..100,
-            ),
+            codes in joined_codes(3, 100),
             text in proptest::collection::vec(0u8..3, 1..10),
         ) {
             let expected = codes.windows(text.len()).filter(|w| *w == &text[..]).count();
             proptest::prop_assert_eq!(count_windows(&codes, &text), expected);
         }
-    }
-
-    proptest::proptest! {
-        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(500))]
 
         /// The letters present, for every remainder of the four-byte chunks.
         #[test]
-        fn letters_present_is_the_set_of_codes(
-            codes in proptest::collection::vec(
-                proptest::prop_oneof![4 => 0u8..52, 1 => proptest::strategy::Just(SEP_CODE)],
-                0..40,
-            ),
-        ) {
+        fn letters_present_is_the_set_of_codes(codes in joined_codes(52, 40)) {
             let alphabet: Vec<char> = ('\u{100}'..).take(52).collect();
             let expected = codes
                 .iter()
