@@ -130,9 +130,10 @@ impl Draws {
         self.letters.next(&mut self.rng)
     }
 
-    /// `len` (at most 8) letters drawn uniformly, mapped through `table` (one byte per
-    /// letter of the alphabet), as the bytes of one word from the lowest: the same draws as
-    /// `len` calls of [`Draws::letter_index`], with the digit state kept in registers.
+    /// `len` (at most 8) letters drawn uniformly, mapped through `table` (the code of each
+    /// draw index, as [`Letters`] keeps them), as the bytes of one word from the lowest:
+    /// the same draws as `len` calls of [`Draws::letter_index`], with the digit state kept
+    /// in registers.
     #[inline]
     fn letters_word(&mut self, len: usize, table: &[u8; 256]) -> u64 {
         debug_assert!(len <= 8);
@@ -717,9 +718,9 @@ fn sample_joined_inputs(p: &GenParams, sampler: &Sampler, rng: &mut Draws, scrat
     inputs.truncate(end);
 }
 
-/// `count` distinct random inputs (drawn as [`sample_joined_inputs`] draws them), none of whose
-/// [`input_key`]s is in `taken`, joined, and where each starts; their keys are added to
-/// `taken`.
+/// `count` distinct random inputs, drawn as [`sample_joined_inputs`] draws them, none of
+/// whose [`input_key`]s is in `taken`: joined, and where each starts. Their keys are added
+/// to `taken`.
 fn sample_pool(
     p: &GenParams,
     letters: &Letters,
@@ -939,10 +940,9 @@ pub(super) fn sample_heldout(
         .sum();
     let available = (distinct_inputs - visible.len() as f64).max(0.0);
     let pool_size = (p.heldout * 20).max(400).min(available as usize);
-    // Room for the splices too, and twice that, so that the set never grows and its probes
-    // stay short.
+    // Room for the splices too, so that the set never grows.
     let mut taken = FxHashSet::with_capacity_and_hasher(
-        2 * (visible.len() + pool_size + cascade.len()),
+        visible.len() + pool_size + cascade.len(),
         Default::default(),
     );
     taken.extend(visible.iter().map(|s| input_key(&letters.codes(s))));
