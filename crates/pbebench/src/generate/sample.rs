@@ -304,11 +304,21 @@ impl Letters {
         let mut by_code = alphabet.to_vec();
         by_code.sort_unstable();
         assert!(by_code.len() <= SEP_CODE as usize, "at most 255 letters");
-        let code_of = |c: &char| by_code.binary_search(c).expect("a letter of the alphabet") as u8;
-        Letters {
-            of_draw: std::array::from_fn(|k| alphabet.get(k).map_or(SEP_CODE, code_of)),
+        let mut letters = Letters {
             by_code,
+            of_draw: [SEP_CODE; 256],
+        };
+        for (k, &c) in alphabet.iter().enumerate() {
+            letters.of_draw[k] = letters.code(c);
         }
+        letters
+    }
+
+    /// The code of `c`, a letter of the alphabet.
+    fn code(&self, c: char) -> u8 {
+        self.by_code
+            .binary_search(&c)
+            .expect("a letter of the alphabet") as u8
     }
 
     /// A letter drawn uniformly, as its code.
@@ -320,12 +330,7 @@ impl Letters {
 
     /// The codes of `text`, whose letters are all in the alphabet.
     fn codes(&self, text: &str) -> Vec<u8> {
-        text.chars()
-            .map(|c| {
-                let code = self.by_code.binary_search(&c);
-                code.expect("a letter of the alphabet") as u8
-            })
-            .collect()
+        text.chars().map(|c| self.code(c)).collect()
     }
 
     /// The text of `codes`, examples separated by [`SEP`].
