@@ -950,7 +950,8 @@ pub(super) fn sample_heldout(
         visible.len() + pool_size + cascade.len(),
         Default::default(),
     );
-    taken.extend(visible.iter().map(|s| input_key(&letters.codes(s))));
+    let visible_codes: Vec<Vec<u8>> = visible.iter().map(|s| letters.codes(s)).collect();
+    taken.extend(visible_codes.iter().map(|codes| input_key(codes)));
     let (pool_codes, starts) = sample_pool(p, letters, &mut rng, pool_size, &mut taken);
     let pool: Vec<&[u8]> = (starts.iter().enumerate())
         .map(|(k, &start)| {
@@ -959,7 +960,8 @@ pub(super) fn sample_heldout(
         })
         .collect();
     // For each pool input, the set of rules that fire on it along the cascade.
-    let fired = RuleSets::of_pool(cascade, letters, &pool_codes, pool.len());
+    let rules = coded_rules(cascade, letters);
+    let fired = RuleSets::of_pool(&rules, &pool_codes, pool.len());
     let mut covered = RuleSets::new(1, cascade.len());
     let mut chosen: Vec<usize> = Vec::new();
     // Greedy cover: the input that fires the most rules not yet covered, the first drawn
@@ -980,17 +982,14 @@ pub(super) fn sample_heldout(
     // Rules no pool input reaches: splice a window of a visible input on which the rule
     // fires into random letters, keeping the input length in range.
     let mut spliced: Vec<String> = Vec::new();
-    let mut runner = Fired::default();
-    let visible_fired: Vec<Vec<usize>> = visible.iter().map(|s| runner.of(cascade, s)).collect();
+    let visible_fired = RuleSets::of_pool(&rules, &visible_codes.join(&SEP_CODE), visible.len());
     for rule in 0..cascade.len() {
         if covered.has(0, rule) || chosen.len() >= p.heldout {
             continue;
         }
-        let sources: Vec<&String> = visible
-            .iter()
-            .zip(&visible_fired)
-            .filter(|(_, f)| f.contains(&rule))
-            .map(|(v, _)| v)
+        let sources: Vec<&String> = (visible.iter().enumerate())
+            .filter(|&(k, _)| visible_fired.has(k, rule))
+            .map(|(_, v)| v)
             .collect();
         if sources.is_empty() {
             continue;
@@ -1007,15 +1006,14 @@ pub(super) fn sample_heldout(
             let mut s: String = (0..before).map(|_| rng.letter(&p.alphabet)).collect();
             s.extend(&source[from..to]);
             s.extend((0..pad - before).map(|_| rng.letter(&p.alphabet)));
-            let key = input_key(&letters.codes(&s));
+            let codes = letters.codes(&s);
+            let key = input_key(&codes);
             if taken.contains(&key) {
                 continue; // a visible input or one of the pool already
             }
-            let f = runner.of(cascade, &s);
-            if f.contains(&rule) {
-                for &r in &f {
-                    covered.set(0, r);
-                }
+            let fired = RuleSets::of_pool(&rules, &codes, 1);
+            if fired.has(0, rule) {
+                covered.add(0, fired.rules(0));
                 chosen.push(pool.len() + spliced.len());
                 taken.insert(key);
                 spliced.push(s);
@@ -1044,6 +1042,21 @@ pub(super) fn sample_heldout(
     (inputs, outputs)
 }
 
+/// The rules of `cascade` in the codes of `letters`, None for a rule whose two sides are
+/// equal.
+fn coded_rules(cascade: &Cascade, letters: &Letters) -> Vec<Option<(Vec<u8>, Vec<u8>)>> {
+    (cascade.rules().iter())
+        .map(|rule| {
+            (!rule.is_identity()).then(|| {
+                (
+                    letters.codes(rule.pattern()),
+                    letters.codes(rule.replacement()),
+                )
+            })
+        })
+        .collect()
+}
+
 /// A set of rule indices for each of a number of inputs, as bits.
 struct RuleSets {
     /// 64-bit words per set.
@@ -1061,24 +1074,20 @@ impl RuleSets {
         }
     }
 
-    /// For each of the `count` inputs joined in `pool` (codes of `letters`), the rules of
-    /// `cascade` that fire on it as the cascade runs: each rule is applied once to the
-    /// whole joined pool, and each match it replaces is charged to the input it lies in
-    /// (found by counting separators since the previous match). A rule fires on an input
-    /// exactly when its pattern occurs there, which is when it has a match there.
-    fn of_pool(cascade: &Cascade, letters: &Letters, pool: &[u8], count: usize) -> Self {
-        let mut sets = RuleSets::new(count, cascade.len());
+    /// For each of the `count` inputs joined in `pool`, the rules (from [`coded_rules`])
+    /// that fire on it as the cascade runs: each rule is applied once to the whole joined
+    /// pool, and each match it replaces is charged to the input it lies in (found by
+    /// counting separators since the previous match). A rule fires on an input exactly when
+    /// its pattern occurs there, which is when it has a match there.
+    fn of_pool(rules: &[Option<(Vec<u8>, Vec<u8>)>], pool: &[u8], count: usize) -> Self {
+        let mut sets = RuleSets::new(count, rules.len());
         let (mut cur, mut next) = (pool.to_vec(), Vec::new());
-        for (r, rule) in cascade.rules().iter().enumerate() {
-            if rule.is_identity() {
-                continue; // fires on nothing (Rule::fires_on)
-            }
-            let (a, b) = (
-                letters.codes(rule.pattern()),
-                letters.codes(rule.replacement()),
-            );
+        for (r, rule) in rules.iter().enumerate() {
+            let Some((a, b)) = rule else {
+                continue; // an identity fires on nothing (Rule::fires_on)
+            };
             let (mut input, mut counted_to) = (0, 0);
-            let changed = replace_bytes_noting(&cur, &a, &b, &mut next, |at| {
+            let changed = replace_bytes_noting(&cur, a, b, &mut next, |at| {
                 input += cur[counted_to..at]
                     .iter()
                     .filter(|&&c| c == SEP_CODE)
@@ -1128,35 +1137,19 @@ impl RuleSets {
     }
 }
 
-/// Indices of the rules that change `s` as the cascade runs over it.
+/// Indices of the rules that change `s` as the cascade runs over it, found on the text
+/// itself: the reference the tests hold [`RuleSets::of_pool`] to.
 #[cfg(test)]
 pub(super) fn rules_fired(cascade: &Cascade, s: &str) -> Vec<usize> {
-    Fired::default().of(cascade, s)
-}
-
-/// [`rules_fired`] for many strings, reusing its buffers.
-#[derive(Default)]
-struct Fired {
-    cur: String,
-    next: String,
-}
-
-impl Fired {
-    /// Indices of the rules that change `s` as the cascade runs over it. A rule is applied
-    /// only once it is known to fire (most do not, on random inputs).
-    fn of(&mut self, cascade: &Cascade, s: &str) -> Vec<usize> {
-        self.cur.clear();
-        self.cur.push_str(s);
-        let mut fired = Vec::new();
-        for (k, rule) in cascade.rules().iter().enumerate() {
-            if rule.fires_on(&self.cur) {
-                rule.apply_into(&self.cur, &mut self.next);
-                std::mem::swap(&mut self.cur, &mut self.next);
-                fired.push(k);
-            }
+    let (mut cur, mut next) = (s.to_owned(), String::new());
+    let mut fired = Vec::new();
+    for (k, rule) in cascade.rules().iter().enumerate() {
+        if rule.apply_into(&cur, &mut next) {
+            std::mem::swap(&mut cur, &mut next);
+            fired.push(k);
         }
-        fired
     }
+    fired
 }
 
 #[cfg(test)]
@@ -1337,7 +1330,7 @@ mod tests {
             );
             let coded: Vec<Vec<u8>> = inputs.iter().map(|s| letters.codes(s)).collect();
             let pool = coded.join(&SEP_CODE);
-            let sets = RuleSets::of_pool(&cascade, &letters, &pool, inputs.len());
+            let sets = RuleSets::of_pool(&coded_rules(&cascade, &letters), &pool, inputs.len());
             for (k, input) in inputs.iter().enumerate() {
                 let expected = rules_fired(&cascade, input);
                 let got: Vec<usize> = (0..cascade.len()).filter(|&r| sets.has(k, r)).collect();
