@@ -852,10 +852,9 @@ fn distinct_window(
 /// The set of letter codes in `codes` (the separator left out), as four 64-bit words.
 fn letters_present(codes: &[u8], letters: &Letters) -> [u64; 4] {
     if letters.by_code.len() <= 63 {
-        // The common case, alphabets of up to 63 letters: one word, in a register; the
-        // separator lands on bit 63, which no letter has.
-        // Four sets, one per byte of each 4-byte chunk, so that the shifts do not wait
-        // on each other.
+        // The common case, alphabets of up to 63 letters: one word (the separator lands on
+        // bit 63, which no letter has), built as four, one per byte of each 4-byte chunk,
+        // so that the shifts do not wait on each other.
         let mut chunks = codes.chunks_exact(4);
         let mut sets = chunks.by_ref().fold([0u64; 4], |mut sets, chunk| {
             for (set, &c) in sets.iter_mut().zip(chunk) {
