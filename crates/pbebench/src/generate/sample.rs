@@ -7,8 +7,8 @@
 
 use super::{GenParams, Rejection};
 use crate::relations::{
-    by_shape, category_by, interaction_uncached, memo_miss_seconds, wanted_uncached, with_memo,
-    Category, RelationMode, ShapeHead,
+    by_shape, category_by, interaction_uncached, memo_miss_seconds, paper, wanted_uncached,
+    with_memo, Category, RelationMode, ShapeHead,
 };
 use crate::rule::{replace_bytes, replace_bytes_noting, Cascade, Rule};
 use rand::{Rng, RngCore, SeedableRng};
@@ -584,6 +584,14 @@ fn classify(
             |i, j, want| {
                 let (si, ti) = rules[i].sides(sides);
                 let sj = rules[j].sides(sides).0;
+                if mode == RelationMode::Paper {
+                    // The formula on a few letters costs less than finding its shape in the
+                    // memo; it reads letters as they are, and codes are letters one-to-one.
+                    return (
+                        want.feeds && paper::feeds_in(si, ti, sj),
+                        want.bleeds && paper::bleeds_in(si, ti, sj),
+                    );
+                }
                 let texts = || [si, ti, sj].map(|codes| letters.text(codes));
                 let head = *heads[i].get_or_insert_with(|| ShapeHead::of(si, ti));
                 match head.and_then(|head| head.key(sj)) {

@@ -185,3 +185,29 @@ fn kl_is_zero_only_for_balance() {
         * ((1.0f64 / 16.0 / (17.0 / 32.0)).ln() + 15.0 * (1.0f64 / 16.0 / (1.0 / 32.0)).ln());
     assert!((kl_from_uniform(&one) - expected).abs() < 1e-12);
 }
+
+#[test]
+fn paper_categories_are_those_of_the_text_classifier() {
+    // The generator reads the paper's formula off letter codes, without the memo; the
+    // texts' classifier must agree, for byte letters and for multi-byte ones.
+    for alphabet in ["abcdefghijkuvwxyz", "αβγδεζʔŋː"] {
+        let mut p = small(Balance::Category);
+        p.relations = RelationMode::Paper;
+        p.alphabet = alphabet.chars().collect();
+        p.cascade_lens = vec![2, 3, 4, 5];
+        p.size = 64;
+        let (lines, _) = run(&p, 1);
+        assert_eq!(lines.len(), 64);
+        for line in &lines {
+            let inst: Instance = serde_json::from_str(line).unwrap();
+            let rel = Relations::of(inst.cascade.as_ref().unwrap(), RelationMode::Paper);
+            assert_eq!(
+                Some(rel.category()),
+                inst.category,
+                "{alphabet}: {}",
+                inst.id
+            );
+            assert_eq!(rel.interactions(), inst.interactions);
+        }
+    }
+}

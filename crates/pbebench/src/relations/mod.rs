@@ -287,16 +287,28 @@ pub(crate) fn category_by(
             }
             (f && b && cf && cb).then_some(false)
         };
-        let over = if let Some(table) = &patterns_in_bucket {
+        // The rules j that rule i may feed or bleed at all (sharing a letter), as a set.
+        let reachable = if let Some(table) = &patterns_in_bucket {
             let fed = if mask_ti == 0 {
                 u64::MAX
             } else {
                 touching(table, mask_ti)
             };
-            let reachable = (fed | touching(table, mask_si)) & !(1 << i);
-            bits(reachable).filter(|&j| j < n).find_map(&mut visit)
+            Some(fed | touching(table, mask_si))
         } else {
-            (0..n).filter(|&j| j != i).find_map(&mut visit)
+            (n <= 64).then(|| {
+                let touches = |j: usize| {
+                    let mask_sj = masks(j).0;
+                    mask_ti == 0 || (mask_ti | mask_si) & mask_sj != 0
+                };
+                (0..n).fold(0u64, |set, j| set | (touches(j) as u64) << j)
+            })
+        };
+        let over = match reachable {
+            Some(set) => bits(set & !(1 << i))
+                .filter(|&j| j < n)
+                .find_map(&mut visit),
+            None => (0..n).filter(|&j| j != i).find_map(&mut visit),
         };
         match over {
             Some(true) => return None,

@@ -16,49 +16,99 @@
 
 /// `feeds(si→ti, sj→·)` by the paper's formula.
 pub fn feeds(si: &str, ti: &str, sj: &str) -> bool {
-    if si == ti {
-        return false;
-    }
-    let deletion = ti.is_empty() && sj.chars().count() > 1;
-    let containment = !ti.is_empty() && sj.contains(ti) && !si.contains(ti);
-    let subsumption = ti.contains(sj) && count(ti, sj) > count(si, sj);
-    let completion = completes(ti, sj, si);
-    deletion || containment || subsumption || completion
+    on_letters(si, ti, sj, feeds_in, feeds_in)
 }
 
 /// `bleeds(si→ti, sj→·)` by the paper's formula (Theorem 4: feeds with the first rule reversed).
 pub fn bleeds(si: &str, ti: &str, sj: &str) -> bool {
+    on_letters(si, ti, sj, bleeds_in, bleeds_in)
+}
+
+/// `relation(si, ti, sj)` over letters: bytes when all three are ASCII (a byte is then a
+/// letter), else `char`s.
+fn on_letters(
+    si: &str,
+    ti: &str,
+    sj: &str,
+    bytes: fn(&[u8], &[u8], &[u8]) -> bool,
+    chars: fn(&[char], &[char], &[char]) -> bool,
+) -> bool {
+    if si.is_ascii() && ti.is_ascii() && sj.is_ascii() {
+        return bytes(si.as_bytes(), ti.as_bytes(), sj.as_bytes());
+    }
+    let [si, ti, sj] = [si, ti, sj].map(|s| s.chars().collect::<Vec<char>>());
+    chars(&si, &ti, &sj)
+}
+
+/// [`feeds`] over any letters, one slice element a letter (the generator's letter codes,
+/// for instance).
+pub(crate) fn feeds_in<T: Eq>(si: &[T], ti: &[T], sj: &[T]) -> bool {
     if si == ti {
         return false;
     }
-    let deletion = si.is_empty() && sj.chars().count() > 1;
-    let containment = !si.is_empty() && sj.contains(si) && count(ti, si) < 1;
-    let subsumption = si.contains(sj) && count(ti, sj) < count(si, sj);
-    let completion = completes(si, sj, ti);
-    deletion || containment || subsumption || completion
+    // The four cases, cheapest first, each tried only while the others failed.
+    let deletion = || ti.is_empty() && sj.len() > 1;
+    let containment = || !ti.is_empty() && contains(sj, ti) && !contains(si, ti);
+    let subsumption = || contains(ti, sj) && count(ti, sj) > count(si, sj);
+    let completion = || completes(ti, sj, si);
+    deletion() || containment() || subsumption() || completion()
 }
 
-/// Non-overlapping occurrences of `pattern` in `s`, like Python's `s.count(pattern)` for a
-/// non-empty pattern (scanning left to right, resuming after each match).
-fn count(s: &str, pattern: &str) -> usize {
-    debug_assert!(!pattern.is_empty());
-    s.matches(pattern).count()
+/// [`bleeds`] over any letters.
+pub(crate) fn bleeds_in<T: Eq>(si: &[T], ti: &[T], sj: &[T]) -> bool {
+    if si == ti {
+        return false;
+    }
+    let deletion = || si.is_empty() && sj.len() > 1;
+    let containment = || !si.is_empty() && contains(sj, si) && count(ti, si) < 1;
+    let subsumption = || contains(si, sj) && count(ti, sj) < count(si, sj);
+    let completion = || completes(si, sj, ti);
+    deletion() || containment() || subsumption() || completion()
+}
+
+/// Whether `a` and `b` are the same letters (compared one by one: the sides are a few
+/// letters long, shorter than a call to `memcmp` is worth).
+fn same<T: Eq>(a: &[T], b: &[T]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
+}
+
+/// Whether `part` occurs in `s` (the empty string occurs everywhere, as in Python).
+fn contains<T: Eq>(s: &[T], part: &[T]) -> bool {
+    part.len() <= s.len() && (0..=s.len() - part.len()).any(|at| same(&s[at..][..part.len()], part))
+}
+
+/// Non-overlapping occurrences of `pattern` in `s`, like Python's `s.count(pattern)`
+/// (scanning left to right, resuming after each match; `len + 1` for the empty pattern).
+fn count<T: Eq>(s: &[T], pattern: &[T]) -> usize {
+    if pattern.is_empty() {
+        return s.len() + 1;
+    }
+    let (mut found, mut at) = (0, 0);
+    while at + pattern.len() <= s.len() {
+        if same(&s[at..][..pattern.len()], pattern) {
+            found += 1;
+            at += pattern.len();
+        } else {
+            at += 1;
+        }
+    }
+    found
 }
 
 /// Completion, left and right: some non-empty string that is a prefix of `written` and a
 /// suffix of `pattern`, or a suffix of `written` and a prefix of `pattern` (whole strings
 /// included), and that is not a substring of `status_quo`.
-fn completes(written: &str, pattern: &str, status_quo: &str) -> bool {
-    let left = (1..=written.len().min(pattern.len()))
-        .filter(|&len| written.is_char_boundary(len))
-        .map(|len| &written[..len])
-        .filter(|overlap| pattern.ends_with(overlap));
-    let right = (0..written.len())
-        .filter(|&start| written.is_char_boundary(start))
-        .map(|start| &written[start..])
-        .filter(|overlap| overlap.len() <= pattern.len() && pattern.starts_with(overlap));
-    left.chain(right)
-        .any(|overlap| !status_quo.contains(overlap))
+fn completes<T: Eq>(written: &[T], pattern: &[T], status_quo: &[T]) -> bool {
+    let left = (1..=written.len().min(pattern.len())).any(|len| {
+        let overlap = &written[..len];
+        same(&pattern[pattern.len() - len..], overlap) && !contains(status_quo, overlap)
+    });
+    left || (0..written.len()).any(|start| {
+        let overlap = &written[start..];
+        overlap.len() <= pattern.len()
+            && same(&pattern[..overlap.len()], overlap)
+            && !contains(status_quo, overlap)
+    })
 }
 
 #[cfg(test)]
