@@ -204,7 +204,25 @@ pub(crate) fn replace_bytes_noting(
 fn replace_pieces(hay: &[u8], pat: &[u8], mut piece: impl FnMut(Option<(usize, usize)>)) -> bool {
     let mut last = 0;
     let mut changed = false;
-    if naive(pat) {
+    if hay.len() <= 64 && naive(pat) {
+        // Short strings: every start whose first byte matches, found at once as a bit set;
+        // then the rest of the pattern is checked at each, left to right.
+        let (&first, tail) = pat.split_first().expect("patterns are never empty");
+        let fits = (hay.len() + 1).saturating_sub(pat.len());
+        let mut starts = byte_positions(hay, first) & low_bits(fits);
+        while starts != 0 {
+            let at = starts.trailing_zeros() as usize;
+            if tail.iter().zip(&hay[at + 1..]).all(|(p, h)| p == h) {
+                piece(Some((last, at)));
+                piece(None);
+                last = at + pat.len();
+                changed = true;
+                starts &= !low_bits(last);
+            } else {
+                starts &= starts - 1;
+            }
+        }
+    } else if naive(pat) {
         let mut i = 0;
         while let Some(at) = naive_find(hay, pat, i) {
             piece(Some((last, at)));
@@ -223,6 +241,42 @@ fn replace_pieces(hay: &[u8], pat: &[u8], mut piece: impl FnMut(Option<(usize, u
     }
     piece(Some((last, hay.len())));
     changed
+}
+
+/// The set of positions `p` with `hay[p] == byte`, as bits, for `hay` of at most 64 bytes:
+/// eight bytes at a time, with no branch on the data.
+fn byte_positions(hay: &[u8], byte: u8) -> u64 {
+    debug_assert!(hay.len() <= 64);
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const LOW7: u64 = 0x7F7F_7F7F_7F7F_7F7F;
+    // The bits of a word's zero bytes, gathered: byte k's top bit lands on bit k.
+    let gathered = |word: u64| {
+        let x = word ^ (byte as u64).wrapping_mul(ONES);
+        let zero = !((x & LOW7).wrapping_add(LOW7) | x) & !LOW7;
+        (zero >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56
+    };
+    let mut chunks = hay.chunks_exact(8);
+    let mut set = 0;
+    for (k, chunk) in chunks.by_ref().enumerate() {
+        set |= gathered(u64::from_le_bytes(chunk.try_into().expect("8 bytes"))) << (8 * k);
+    }
+    let rest = chunks.remainder();
+    if !rest.is_empty() {
+        // The last few bytes, padded with a byte that is not `byte`.
+        let mut word = [!byte; 8];
+        word.iter_mut().zip(rest).for_each(|(w, &b)| *w = b);
+        set |= gathered(u64::from_le_bytes(word)) << (hay.len() - rest.len());
+    }
+    set
+}
+
+/// The set of the `n` lowest bit positions (all 64 from `n = 64` on).
+fn low_bits(n: usize) -> u64 {
+    if n >= 64 {
+        u64::MAX
+    } else {
+        (1 << n) - 1
+    }
 }
 
 impl TryFrom<(String, String)> for Rule {
@@ -385,6 +439,29 @@ mod tests {
                 }
             }
         }
+    }
+
+    proptest::proptest! {
+        /// Short strings (up to 64 bytes) are searched as bit sets, longer ones by scanning:
+        /// both are `str::replace`, on either side of the boundary.
+        #[test]
+        fn replace_bytes_is_str_replace_at_any_length(
+            hay in symbols(0..140),
+            pat in symbols(1..11),
+            rep in symbols(0..4),
+        ) {
+            let letter = |b: &u8| char::from_u32(0x100 + *b as u32).unwrap();
+            let text = |bytes: &[u8]| bytes.iter().map(letter).collect::<String>();
+            let mut out = Vec::new();
+            let changed = replace_bytes(&hay, &pat, &rep, &mut out);
+            proptest::prop_assert_eq!(text(&out), text(&hay).replace(&text(&pat), &text(&rep)));
+            proptest::prop_assert_eq!(changed, text(&hay).contains(&text(&pat)));
+        }
+    }
+
+    /// Strings over four symbols (255 among them), so that matches are frequent.
+    fn symbols(len: std::ops::Range<usize>) -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
+        proptest::collection::vec(proptest::sample::select(vec![0u8, 1, 2, 255]), len)
     }
 
     #[test]
