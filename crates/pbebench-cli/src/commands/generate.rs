@@ -59,7 +59,7 @@ pub struct Args {
     /// Relation classifier for categories: exact (default) or paper.
     #[arg(long)]
     relations: Option<RelationMode>,
-    /// Held-out examples per instance, never shown to solvers.
+    /// Held-out examples per instance, never shown to solvers (at most 10000).
     #[arg(long)]
     heldout: Option<usize>,
     /// Worker threads (default: all cores). Does not change the output.
