@@ -162,18 +162,95 @@ pub(crate) fn replace_into(s: &str, pattern: &str, replacement: &str, out: &mut 
     })
 }
 
-/// [`replace_into`] over any sequence of one-byte symbols (the generator's letter codes).
-pub(crate) fn replace_bytes(
-    s: &[u8],
+/// Bytes of slack [`replace_padded`] needs after the end of its source, and leaves after
+/// the end of its result.
+pub(crate) const PAD: usize = 16;
+
+/// [`replace_into`] over one-byte symbols (the generator's letter codes), for strings kept
+/// with slack: `src[..len]` is the string, and at least [`PAD`] more bytes of `src` (any
+/// values) follow it. The result goes to `dst[..new]`, again followed by at least [`PAD`]
+/// bytes (`dst` grows when it must and is never shrunk, so a reused buffer soon stops
+/// growing). Returns `new` when `pattern` (never empty) occurred, None (and `dst`
+/// unspecified) otherwise.
+///
+/// The slack lets every piece be moved [`PAD`] bytes at a time: the generator's pieces are
+/// a few bytes long, shorter than a call to `memcpy` for a length known only at run time
+/// is worth.
+pub(crate) fn replace_padded(
+    src: &[u8],
+    len: usize,
     pattern: &[u8],
     replacement: &[u8],
-    out: &mut Vec<u8>,
-) -> bool {
-    replace_bytes_noting(s, pattern, replacement, out, |_| {})
+    dst: &mut Vec<u8>,
+) -> Option<usize> {
+    debug_assert!(src.len() >= len + PAD);
+    let hay = &src[..len];
+    let mut out = 0;
+    if len <= 64 && naive(pattern) {
+        let mut starts = match_starts(src, len, pattern);
+        if starts == 0 {
+            return None;
+        }
+        // The replacement as one word, when it fits (always, in the generator).
+        let word = (replacement.len() <= 8)
+            .then(|| (replacement.iter().rev()).fold(0u64, |w, &r| w << 8 | r as u64));
+        let mut from = 0;
+        while starts != 0 {
+            let at = starts.trailing_zeros() as usize;
+            starts &= starts - 1;
+            out = put_padded(dst, out, &src[from..], at - from);
+            out = match word {
+                Some(word) => {
+                    room(dst, out + PAD);
+                    dst[out..out + 8].copy_from_slice(&word.to_le_bytes());
+                    out + replacement.len()
+                }
+                None => put_exact(dst, out, replacement),
+            };
+            from = at + pattern.len();
+        }
+        return Some(put_padded(dst, out, &src[from..], len - from));
+    }
+    let changed = replace_pieces(hay, pattern, |piece| {
+        out = match piece {
+            Some((from, to)) => put_padded(dst, out, &src[from..], to - from),
+            None => put_exact(dst, out, replacement),
+        };
+    });
+    changed.then_some(out)
 }
 
-/// [`replace_bytes`] that also calls `matched(at)` with the start of each match it
-/// replaces, in order.
+/// Grows `dst` to at least `len` bytes.
+#[inline(always)]
+fn room(dst: &mut Vec<u8>, len: usize) {
+    if dst.len() < len {
+        dst.resize(len, 0);
+    }
+}
+
+/// Copies `from[..n]` to `dst[at..]`, [`PAD`] bytes at a time (so `from` must hold
+/// `n + PAD` bytes), leaving [`PAD`] bytes of room after it; returns where it ends.
+#[inline(always)]
+fn put_padded(dst: &mut Vec<u8>, at: usize, from: &[u8], n: usize) -> usize {
+    room(dst, at + n + PAD);
+    let mut k = 0;
+    while k < n {
+        dst[at + k..at + k + PAD].copy_from_slice(&from[k..k + PAD]);
+        k += PAD;
+    }
+    at + n
+}
+
+/// Copies `piece` to `dst[at..]`, leaving [`PAD`] bytes of room after it; returns where it
+/// ends.
+fn put_exact(dst: &mut Vec<u8>, at: usize, piece: &[u8]) -> usize {
+    room(dst, at + piece.len() + PAD);
+    dst[at..at + piece.len()].copy_from_slice(piece);
+    at + piece.len()
+}
+
+/// [`replace_into`] over one-byte symbols, into `out` (cleared first), that also calls
+/// `matched(at)` with the start of each match it replaces, in order.
 #[inline]
 pub(crate) fn replace_bytes_noting(
     s: &[u8],
@@ -205,22 +282,14 @@ fn replace_pieces(hay: &[u8], pat: &[u8], mut piece: impl FnMut(Option<(usize, u
     let mut last = 0;
     let mut changed = false;
     if hay.len() <= 64 && naive(pat) {
-        // Short strings: every start whose first byte matches, found at once as a bit set;
-        // then the rest of the pattern is checked at each, left to right.
-        let (&first, tail) = pat.split_first().expect("patterns are never empty");
-        let fits = (hay.len() + 1).saturating_sub(pat.len());
-        let mut starts = byte_positions(hay, first) & low_bits(fits);
+        let mut starts = match_starts(hay, hay.len(), pat);
         while starts != 0 {
             let at = starts.trailing_zeros() as usize;
-            if tail.iter().zip(&hay[at + 1..]).all(|(p, h)| p == h) {
-                piece(Some((last, at)));
-                piece(None);
-                last = at + pat.len();
-                changed = true;
-                starts &= !low_bits(last);
-            } else {
-                starts &= starts - 1;
-            }
+            starts &= starts - 1;
+            piece(Some((last, at)));
+            piece(None);
+            last = at + pat.len();
+            changed = true;
         }
     } else if naive(pat) {
         let mut i = 0;
@@ -243,10 +312,35 @@ fn replace_pieces(hay: &[u8], pat: &[u8], mut piece: impl FnMut(Option<(usize, u
     changed
 }
 
-/// The set of positions `p` with `hay[p] == byte`, as bits, for `hay` of at most 64 bytes:
-/// eight bytes at a time, with no branch on the data.
-fn byte_positions(hay: &[u8], byte: u8) -> u64 {
-    debug_assert!(hay.len() <= 64);
+/// The starts of the matches of `pat` (1 to [`NAIVE_MAX_PATTERN`] bytes) that Python's
+/// `replace` replaces in `bytes[..len]` (`len` at most 64): leftmost, non-overlapping, as
+/// bits. Bytes past `len` are never matched (see [`byte_positions`]).
+///
+/// Every start whose first byte matches is found at once as a bit set, with no branch on
+/// the data; the rest of the pattern is then checked at each, left to right.
+fn match_starts(bytes: &[u8], len: usize, pat: &[u8]) -> u64 {
+    let (&first, tail) = pat.split_first().expect("patterns are never empty");
+    let fits = (len + 1).saturating_sub(pat.len());
+    let mut starts = byte_positions(bytes, len, first) & low_bits(fits);
+    let mut matches = 0;
+    while starts != 0 {
+        let at = starts.trailing_zeros() as usize;
+        if tail.iter().zip(&bytes[at + 1..len]).all(|(p, h)| p == h) {
+            matches |= 1 << at;
+            starts &= !low_bits(at + pat.len());
+        } else {
+            starts &= starts - 1;
+        }
+    }
+    matches
+}
+
+/// The set of positions `p < len` with `bytes[p] == byte`, as bits (`len` at most 64):
+/// eight bytes at a time, with no branch on the data. Whole words are read as far as
+/// `bytes` goes (slack past `len` costs nothing: its bits are dropped); a last part word
+/// is padded.
+fn byte_positions(bytes: &[u8], len: usize, byte: u8) -> u64 {
+    debug_assert!(len <= 64 && len <= bytes.len());
     const ONES: u64 = 0x0101_0101_0101_0101;
     const LOW7: u64 = 0x7F7F_7F7F_7F7F_7F7F;
     // The bits of a word's zero bytes, gathered: byte k's top bit lands on bit k.
@@ -255,19 +349,16 @@ fn byte_positions(hay: &[u8], byte: u8) -> u64 {
         let zero = !((x & LOW7).wrapping_add(LOW7) | x) & !LOW7;
         (zero >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56
     };
-    let mut chunks = hay.chunks_exact(8);
     let mut set = 0;
-    for (k, chunk) in chunks.by_ref().enumerate() {
-        set |= gathered(u64::from_le_bytes(chunk.try_into().expect("8 bytes"))) << (8 * k);
+    for at in (0..len).step_by(8) {
+        let word = match bytes.get(at..at + 8) {
+            Some(word) => u64::from_le_bytes(word.try_into().expect("8 bytes")),
+            // Bytes past the end read as zero: their bits are dropped below.
+            None => (bytes[at..].iter().rev()).fold(0, |word, &b| word << 8 | b as u64),
+        };
+        set |= gathered(word) << at;
     }
-    let rest = chunks.remainder();
-    if !rest.is_empty() {
-        // The last few bytes, padded with a byte that is not `byte`.
-        let mut word = [!byte; 8];
-        word.iter_mut().zip(rest).for_each(|(w, &b)| *w = b);
-        set |= gathered(u64::from_le_bytes(word)) << (hay.len() - rest.len());
-    }
-    set
+    set & low_bits(len)
 }
 
 /// The set of the `n` lowest bit positions (all 64 from `n = 64` on).
@@ -445,18 +536,36 @@ mod tests {
         /// Short strings (up to 64 bytes) are searched as bit sets, longer ones by scanning:
         /// both are `str::replace`, on either side of the boundary.
         #[test]
-        fn replace_bytes_is_str_replace_at_any_length(
+        fn byte_replaces_are_str_replace_at_any_length(
             hay in symbols(0..140),
             pat in symbols(1..11),
-            rep in symbols(0..4),
+            rep in symbols(0..20),
         ) {
             let letter = |b: &u8| char::from_u32(0x100 + *b as u32).unwrap();
             let text = |bytes: &[u8]| bytes.iter().map(letter).collect::<String>();
-            let mut out = Vec::new();
-            let changed = replace_bytes(&hay, &pat, &rep, &mut out);
+            let (out, changed) = replace_symbols(&hay, &pat, &rep);
             proptest::prop_assert_eq!(text(&out), text(&hay).replace(&text(&pat), &text(&rep)));
             proptest::prop_assert_eq!(changed, text(&hay).contains(&text(&pat)));
         }
+    }
+
+    /// `hay` with `pat` replaced by `rep` and whether it occurred, by both byte versions
+    /// (which must agree): [`replace_bytes_noting`] and [`replace_padded`], the latter
+    /// with garbage in the slack, into a fresh buffer and into a reused one.
+    fn replace_symbols(hay: &[u8], pat: &[u8], rep: &[u8]) -> (Vec<u8>, bool) {
+        let mut out = Vec::new();
+        let changed = replace_bytes_noting(hay, pat, rep, &mut out, |_| {});
+        let mut src = hay.to_vec();
+        src.extend([0xAB; PAD]);
+        for mut dst in [Vec::new(), vec![0xCD; 300]] {
+            let padded = replace_padded(&src, hay.len(), pat, rep, &mut dst);
+            assert_eq!(padded.is_some(), changed, "{hay:?} {pat:?} {rep:?}");
+            if let Some(len) = padded {
+                assert!(dst.len() >= len + PAD, "no slack left after the result");
+                assert_eq!(dst[..len], out[..], "{hay:?} {pat:?} {rep:?}");
+            }
+        }
+        (out, changed)
     }
 
     /// Strings over four symbols (255 among them), so that matches are frequent.
@@ -465,7 +574,7 @@ mod tests {
     }
 
     #[test]
-    fn replace_bytes_is_str_replace_on_symbols() {
+    fn byte_replaces_are_str_replace_on_symbols() {
         // Symbols as bytes, 255 included; text as letters standing for them.
         let letter = |b: &u8| char::from_u32(0x100 + *b as u32).unwrap();
         let text = |bytes: &[u8]| bytes.iter().map(letter).collect::<String>();
@@ -478,11 +587,10 @@ mod tests {
             &[7; 70],
         ];
         let pats: [&[u8]; 6] = [b"a", b"aa", b"aba", &[255], &[255, 0], &[7; 9]];
-        let mut out = Vec::new();
         for hay in hays {
             for pat in pats {
                 for rep in [&b""[..], b"x", &[255, 255], pat] {
-                    let changed = replace_bytes(hay, pat, rep, &mut out);
+                    let (out, changed) = replace_symbols(hay, pat, rep);
                     let expected = text(hay).replace(&text(pat), &text(rep));
                     assert_eq!(text(&out), expected, "{hay:?} {pat:?} {rep:?}");
                     assert_eq!(changed, text(hay).contains(&text(pat)));

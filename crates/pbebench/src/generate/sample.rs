@@ -10,7 +10,7 @@ use crate::relations::{
     by_shape, category_by, interaction_uncached, memo_miss_seconds, paper, wanted_uncached,
     with_memo, Category, RelationMode, ShapeHead,
 };
-use crate::rule::{replace_bytes, replace_bytes_noting, Cascade, Rule};
+use crate::rule::{replace_bytes_noting, replace_padded, Cascade, Rule, PAD};
 use rand::{Rng, RngCore, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rustc_hash::FxHashSet;
@@ -403,16 +403,31 @@ fn code_mask(codes: &[u8]) -> u64 {
 pub(super) struct Scratch {
     seen: InputKeys,
     /// The inputs, joined, as codes.
-    inputs: Vec<u8>,
+    inputs: Padded,
     /// The current strings, joined: the outputs once the cascade has run.
-    joined: Vec<u8>,
-    next: Vec<u8>,
+    joined: Padded,
+    next: Padded,
     /// Both sides of every kept rule, back to back.
     sides: Vec<u8>,
     rules: Vec<SampledRule>,
     /// Each rule's part of the shape keys of its pairs, made when first needed (None
     /// inside: more than 3 letters a side).
     heads: Vec<Option<Option<ShapeHead>>>,
+}
+
+/// A joined code string, `bytes[..len]`, followed by at least [`PAD`] bytes of slack (any
+/// values), so that [`replace_padded`] can move its pieces a word at a time.
+#[derive(Default)]
+struct Padded {
+    bytes: Vec<u8>,
+    len: usize,
+}
+
+impl Padded {
+    /// The string, without the slack.
+    fn codes(&self) -> &[u8] {
+        &self.bytes[..self.len]
+    }
 }
 
 impl SampledRule {
@@ -438,8 +453,8 @@ impl Scratch {
             })
             .collect();
         Candidate {
-            inputs: letters.text(&self.inputs),
-            outputs: letters.text(&self.joined),
+            inputs: letters.text(self.inputs.codes()),
+            outputs: letters.text(self.joined.codes()),
             cascade,
             category,
         }
@@ -509,7 +524,8 @@ pub(super) fn sample_into(
     let mut rng = stream(p.seed, block, attempt, Purpose::Candidate, sampler.codes);
     let target = lengths[rng.random_range(0..lengths.len())];
     sample_joined_inputs(p, sampler, &mut rng, scratch);
-    scratch.joined.clone_from(&scratch.inputs);
+    scratch.joined.bytes.clone_from(&scratch.inputs.bytes);
+    scratch.joined.len = scratch.inputs.len;
     scratch.sides.clear();
     scratch.rules.clear();
     for _ in 0..target {
@@ -526,7 +542,8 @@ pub(super) fn sample_into(
         } = scratch;
         let (a, b) = (&sides[start..mid], &sides[mid..]);
         // Rules that change nothing at the point they apply are dropped (Algorithm 1).
-        if replace_bytes(joined, a, b, next) {
+        if let Some(len) = replace_padded(&joined.bytes, joined.len, a, b, &mut next.bytes) {
+            next.len = len;
             std::mem::swap(joined, next);
             rules.push(SampledRule {
                 start: start as u32,
@@ -542,7 +559,7 @@ pub(super) fn sample_into(
     if scratch.rules.len() < min_len {
         return (Err(Rejection::TooShort), 0.0);
     }
-    if scratch.joined == scratch.inputs {
+    if scratch.joined.codes() == scratch.inputs.codes() {
         return (Err(Rejection::OutputsEqualInputs), 0.0);
     }
     // Memo misses are timed exactly; the rest on one attempt in CLASSIFY_TIMING_STRIDE.
@@ -694,13 +711,19 @@ fn input_key(s: &[u8]) -> u64 {
 /// The visible inputs of an attempt, distinct, each of length ~ Unif{l_min..l_max} with
 /// letters ~ Unif(Σ), joined in codes into `scratch.inputs`.
 fn sample_joined_inputs(p: &GenParams, sampler: &Sampler, rng: &mut Draws, scratch: &mut Scratch) {
-    let Scratch { seen, inputs, .. } = scratch;
+    let Scratch {
+        seen,
+        inputs: joined,
+        ..
+    } = scratch;
     let of_draw = &sampler.letters.of_draw;
     seen.clear();
-    // Written in place into room for the longest inputs (and a word past them), so that
-    // no write checks for growth; a rejected duplicate is simply overwritten.
+    // Written in place into room for the longest inputs (and slack past them, at least a
+    // word), so that no write checks for growth; a rejected duplicate is simply
+    // overwritten.
+    let inputs = &mut joined.bytes;
     inputs.clear();
-    inputs.resize(p.examples * (p.input_len.1 + 1) + 8, SEP_CODE);
+    inputs.resize(p.examples * (p.input_len.1 + 1) + PAD, SEP_CODE);
     let mut end = 0;
     let mut count = 0;
     while count < p.examples {
@@ -728,7 +751,7 @@ fn sample_joined_inputs(p: &GenParams, sampler: &Sampler, rng: &mut Draws, scrat
             count += 1;
         }
     }
-    inputs.truncate(end);
+    joined.len = end;
 }
 
 /// `count` distinct random inputs, drawn as [`sample_joined_inputs`] draws them, none of
@@ -780,6 +803,7 @@ fn sample_rule(sampler: &Sampler, rng: &mut Draws, scratch: &mut Scratch) -> Opt
     let a_len = rng.rule_len();
     let b_len = rng.rule_len();
     let Scratch { joined, sides, .. } = scratch;
+    let joined = joined.codes();
     let (from, to) = distinct_window(rng, letters, joined, a_len)?;
     let start = sides.len();
     sides.extend_from_slice(&joined[from as usize..to as usize]);
