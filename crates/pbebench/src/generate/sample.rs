@@ -592,23 +592,34 @@ fn classify(
         heads,
         ..
     } = scratch;
+    let masks = |k: usize| rules[k].masks;
+    let give_up = |set| full.all_with(set);
+    if mode == RelationMode::Paper {
+        // The formula on a few letters costs less than finding its shape in the memo; it
+        // reads letters as they are, and codes are letters one-to-one.
+        return category_by(
+            rules.len(),
+            masks,
+            |i, j, want| {
+                let (si, ti) = rules[i].sides(sides);
+                let sj = rules[j].sides(sides).0;
+                (
+                    want.feeds && paper::feeds_in(si, ti, sj),
+                    want.bleeds && paper::bleeds_in(si, ti, sj),
+                )
+            },
+            give_up,
+        );
+    }
     heads.clear();
     heads.resize(rules.len(), None);
     with_memo(|memo| {
         category_by(
             rules.len(),
-            |k| rules[k].masks,
+            masks,
             |i, j, want| {
                 let (si, ti) = rules[i].sides(sides);
                 let sj = rules[j].sides(sides).0;
-                if mode == RelationMode::Paper {
-                    // The formula on a few letters costs less than finding its shape in the
-                    // memo; it reads letters as they are, and codes are letters one-to-one.
-                    return (
-                        want.feeds && paper::feeds_in(si, ti, sj),
-                        want.bleeds && paper::bleeds_in(si, ti, sj),
-                    );
-                }
                 let texts = || [si, ti, sj].map(|codes| letters.text(codes));
                 let head = *heads[i].get_or_insert_with(|| ShapeHead::of(si, ti));
                 match head.and_then(|head| head.key(sj)) {
@@ -622,7 +633,7 @@ fn classify(
                     }
                 }
             },
-            |set| full.all_with(set),
+            give_up,
         )
     })
 }
