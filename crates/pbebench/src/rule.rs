@@ -184,40 +184,52 @@ pub(crate) fn replace_padded(
     dst: &mut Vec<u8>,
 ) -> Option<usize> {
     debug_assert!(src.len() >= len + PAD);
-    let hay = &src[..len];
-    let mut out = 0;
     if len <= 64 && naive(pattern) {
-        let mut starts = match_starts(src, len, pattern);
-        if starts == 0 {
-            return None;
-        }
-        // The replacement as one word, when it fits (always, in the generator).
-        let word = (replacement.len() <= 8)
-            .then(|| (replacement.iter().rev()).fold(0u64, |w, &r| w << 8 | r as u64));
-        let mut from = 0;
-        while starts != 0 {
-            let at = starts.trailing_zeros() as usize;
-            starts &= starts - 1;
-            out = put_padded(dst, out, &src[from..], at - from);
-            out = match word {
-                Some(word) => {
-                    room(dst, out + PAD);
-                    dst[out..out + 8].copy_from_slice(&word.to_le_bytes());
-                    out + replacement.len()
-                }
-                None => put_exact(dst, out, replacement),
-            };
-            from = at + pattern.len();
-        }
-        return Some(put_padded(dst, out, &src[from..], len - from));
+        let matches = leftmost_disjoint(occurrences(src, len, pattern), pattern.len());
+        return (matches != 0)
+            .then(|| replace_at(src, len, matches, pattern.len(), replacement, dst));
     }
-    let changed = replace_pieces(hay, pattern, |piece| {
+    let mut out = 0;
+    let changed = replace_pieces(&src[..len], pattern, |piece| {
         out = match piece {
             Some((from, to)) => put_padded(dst, out, &src[from..], to - from),
             None => put_exact(dst, out, replacement),
         };
     });
     changed.then_some(out)
+}
+
+/// [`replace_padded`] with the matches known: `src[..len]` (at most 64 bytes, [`PAD`] bytes
+/// of slack after it) with the pattern, `pattern_len` bytes long, replaced by
+/// `replacement` at each start in `matches` (disjoint, as [`leftmost_disjoint`] gives
+/// them). Returns the length of the result in `dst`.
+pub(crate) fn replace_at(
+    src: &[u8],
+    len: usize,
+    mut matches: u64,
+    pattern_len: usize,
+    replacement: &[u8],
+    dst: &mut Vec<u8>,
+) -> usize {
+    // The replacement as one word, when it fits (always, in the generator).
+    let word = (replacement.len() <= 8)
+        .then(|| (replacement.iter().rev()).fold(0u64, |w, &r| w << 8 | r as u64));
+    let (mut out, mut from) = (0, 0);
+    while matches != 0 {
+        let at = matches.trailing_zeros() as usize;
+        matches &= matches - 1;
+        out = put_padded(dst, out, &src[from..], at - from);
+        out = match word {
+            Some(word) => {
+                room(dst, out + PAD);
+                dst[out..out + 8].copy_from_slice(&word.to_le_bytes());
+                out + replacement.len()
+            }
+            None => put_exact(dst, out, replacement),
+        };
+        from = at + pattern_len;
+    }
+    put_padded(dst, out, &src[from..], len - from)
 }
 
 /// Grows `dst` to at least `len` bytes.
@@ -282,7 +294,7 @@ fn replace_pieces(hay: &[u8], pat: &[u8], mut piece: impl FnMut(Option<(usize, u
     let mut last = 0;
     let mut changed = false;
     if hay.len() <= 64 && naive(pat) {
-        let mut starts = match_starts(hay, hay.len(), pat);
+        let mut starts = leftmost_disjoint(occurrences(hay, hay.len(), pat), pat.len());
         while starts != 0 {
             let at = starts.trailing_zeros() as usize;
             starts &= starts - 1;
@@ -312,34 +324,33 @@ fn replace_pieces(hay: &[u8], pat: &[u8], mut piece: impl FnMut(Option<(usize, u
     changed
 }
 
-/// The starts of the matches of `pat` (1 to [`NAIVE_MAX_PATTERN`] bytes) that Python's
-/// `replace` replaces in `bytes[..len]` (`len` at most 64): leftmost, non-overlapping, as
-/// bits. Bytes past `len` are never matched (see [`byte_positions`]).
-///
-/// Every start whose first byte matches is found at once as a bit set, with no branch on
-/// the data; the rest of the pattern is then checked at each, left to right.
-fn match_starts(bytes: &[u8], len: usize, pat: &[u8]) -> u64 {
-    let (&first, tail) = pat.split_first().expect("patterns are never empty");
-    let fits = (len + 1).saturating_sub(pat.len());
-    let mut starts = byte_positions(bytes, len, first) & low_bits(fits);
-    let mut matches = 0;
+/// Every start of `pat` (1 to 8 bytes) in `bytes[..len]` (`len` at most 64), overlapping
+/// ones included, as bits: the positions of each of its bytes, shifted into line and
+/// intersected, with no branch on the data.
+pub(crate) fn occurrences(bytes: &[u8], len: usize, pat: &[u8]) -> u64 {
+    debug_assert!((1..=8).contains(&pat.len()));
+    (pat.iter().enumerate()).fold(u64::MAX, |starts, (j, &b)| {
+        starts & byte_positions(bytes, len, b) >> j
+    })
+}
+
+/// The starts Python's `replace` replaces, out of every start `starts` of a pattern
+/// `pattern_len` bytes long: leftmost first, each skipping the starts it overlaps.
+pub(crate) fn leftmost_disjoint(mut starts: u64, pattern_len: usize) -> u64 {
+    let mut kept = 0;
     while starts != 0 {
         let at = starts.trailing_zeros() as usize;
-        if tail.iter().zip(&bytes[at + 1..len]).all(|(p, h)| p == h) {
-            matches |= 1 << at;
-            starts &= !low_bits(at + pat.len());
-        } else {
-            starts &= starts - 1;
-        }
+        kept |= 1 << at;
+        starts &= !low_bits(at + pattern_len);
     }
-    matches
+    kept
 }
 
 /// The set of positions `p < len` with `bytes[p] == byte`, as bits (`len` at most 64):
 /// eight bytes at a time, with no branch on the data. Whole words are read as far as
 /// `bytes` goes (slack past `len` costs nothing: its bits are dropped); a last part word
 /// is padded.
-fn byte_positions(bytes: &[u8], len: usize, byte: u8) -> u64 {
+pub(crate) fn byte_positions(bytes: &[u8], len: usize, byte: u8) -> u64 {
     debug_assert!(len <= 64 && len <= bytes.len());
     const ONES: u64 = 0x0101_0101_0101_0101;
     const LOW7: u64 = 0x7F7F_7F7F_7F7F_7F7F;

@@ -10,7 +10,10 @@ use crate::relations::{
     by_shape, category_by, interaction_uncached, memo_miss_seconds, paper, wanted_uncached,
     with_memo, Category, RelationMode, ShapeHead,
 };
-use crate::rule::{replace_bytes_noting, replace_padded, Cascade, Rule, PAD};
+use crate::rule::{
+    byte_positions, leftmost_disjoint, occurrences, replace_at, replace_bytes_noting,
+    replace_padded, Cascade, Rule, PAD,
+};
 use rand::{Rng, RngCore, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rustc_hash::FxHashSet;
@@ -424,6 +427,17 @@ struct Padded {
 }
 
 impl Padded {
+    /// `codes` with slack of letter code 0 (a test's strings must not match into it).
+    #[cfg(test)]
+    fn of(codes: &[u8]) -> Self {
+        let mut bytes = codes.to_vec();
+        bytes.resize(codes.len() + PAD, 0);
+        Padded {
+            bytes,
+            len: codes.len(),
+        }
+    }
+
     /// The string, without the slack.
     fn codes(&self) -> &[u8] {
         &self.bytes[..self.len]
@@ -530,7 +544,7 @@ pub(super) fn sample_into(
     scratch.rules.clear();
     for _ in 0..target {
         let start = scratch.sides.len();
-        let Some(mid) = sample_rule(sampler, &mut rng, scratch) else {
+        let Some((mid, starts)) = sample_rule(sampler, &mut rng, scratch) else {
             continue;
         };
         let Scratch {
@@ -542,7 +556,22 @@ pub(super) fn sample_into(
         } = scratch;
         let (a, b) = (&sides[start..mid], &sides[mid..]);
         // Rules that change nothing at the point they apply are dropped (Algorithm 1).
-        if let Some(len) = replace_padded(&joined.bytes, joined.len, a, b, &mut next.bytes) {
+        let replaced = match starts {
+            // The pattern's starts, known from its draw: the replace need not search.
+            Some(starts) => {
+                let matches = leftmost_disjoint(starts, a.len());
+                Some(replace_at(
+                    &joined.bytes,
+                    joined.len,
+                    matches,
+                    a.len(),
+                    b,
+                    &mut next.bytes,
+                ))
+            }
+            None => replace_padded(&joined.bytes, joined.len, a, b, &mut next.bytes),
+        };
+        if let Some(len) = replaced {
             next.len = len;
             std::mem::swap(joined, next);
             rules.push(SampledRule {
@@ -808,16 +837,20 @@ fn sample_pool(
 /// Draws a rule `a → b` and appends `a` then `b` to `scratch.sides`, returning where `b`
 /// starts: |a|, |b| ~ Unif{s_min..s_max}; `a` uniform over the *distinct* substrings of
 /// length |a| of the current examples; `b` uniform over Σ^|b|, resampled while it equals
-/// `a`. None (and nothing appended) when no example is |a| letters long.
-fn sample_rule(sampler: &Sampler, rng: &mut Draws, scratch: &mut Scratch) -> Option<usize> {
+/// `a`. None (and nothing appended) when no example is |a| letters long. With `b`'s start
+/// comes the set of `a`'s starts in the examples when [`distinct_window`] knows it.
+fn sample_rule(
+    sampler: &Sampler,
+    rng: &mut Draws,
+    scratch: &mut Scratch,
+) -> Option<(usize, Option<u64>)> {
     let letters = &sampler.letters;
     let a_len = rng.rule_len();
     let b_len = rng.rule_len();
     let Scratch { joined, sides, .. } = scratch;
-    let joined = joined.codes();
-    let (from, to) = distinct_window(rng, letters, joined, a_len)?;
+    let (from, to, starts) = distinct_window(rng, letters, joined, a_len)?;
     let start = sides.len();
-    sides.extend_from_slice(&joined[from as usize..to as usize]);
+    sides.extend_from_slice(&joined.codes()[from as usize..to as usize]);
     let mid = sides.len();
     loop {
         sides.truncate(mid);
@@ -825,26 +858,30 @@ fn sample_rule(sampler: &Sampler, rng: &mut Draws, scratch: &mut Scratch) -> Opt
             sides.push(letters.draw(rng));
         }
         if sides[mid..] != sides[start..mid] {
-            return Some(mid);
+            return Some((mid, starts));
         }
     }
 }
 
-/// A window of `k` letters of one example (a range of `codes`), uniform over the distinct
-/// texts of such windows; None when no example has `k` letters.
+/// A window of `k` letters of one example (a range of the joined codes), uniform over the
+/// distinct texts of such windows, and, in strings of at most 64 codes, every start of
+/// its text as bits ([`occurrences`]); None when no example has `k` letters.
 ///
 /// Without listing the windows: a window is drawn as a random start, redrawn while it
 /// crosses an example boundary (so it is uniform over the windows), and kept with
-/// probability 1/m, where m is how many windows hold the same text (counted by a scan):
+/// probability 1/m, where m is how many windows hold the same text (counted as bits, or
+/// by a scan in longer strings):
 /// each distinct text is then equally likely, with no set built. Expected draws: windows
 /// / distinct texts (about 2 on the presets). Single letters are drawn straight from the
 /// set of letters present.
 fn distinct_window(
     rng: &mut Draws,
     letters: &Letters,
-    codes: &[u8],
+    joined: &Padded,
     k: usize,
-) -> Option<(u32, u32)> {
+) -> Option<(u32, u32, Option<u64>)> {
+    let codes = joined.codes();
+    let as_bits = codes.len() <= 64;
     if k == 0 || codes.len() < k {
         return None;
     }
@@ -869,8 +906,13 @@ fn distinct_window(
                 Some(64 * w as u32 + rest.trailing_zeros())
             })
             .expect("fewer letters skipped than present") as u8;
+        if as_bits {
+            let starts = byte_positions(&joined.bytes, codes.len(), letter);
+            let at = starts.trailing_zeros();
+            return Some((at, at + 1, Some(starts)));
+        }
         let at = memchr::memchr(letter, codes).expect("the letter is present");
-        return Some((at as u32, at as u32 + 1));
+        return Some((at as u32, at as u32 + 1, None));
     }
     let mut misses = 0u32;
     loop {
@@ -885,9 +927,14 @@ fn distinct_window(
             }
             continue;
         }
-        let m = count_windows(codes, text);
+        let (m, starts) = if as_bits && k <= 8 {
+            let starts = occurrences(&joined.bytes, codes.len(), text);
+            (starts.count_ones() as usize, Some(starts))
+        } else {
+            (count_windows(codes, text), None)
+        };
         if m == 1 || rng.random_range(0..m) == 0 {
-            return Some((start as u32, (start + k) as u32));
+            return Some((start as u32, (start + k) as u32, starts));
         }
     }
 }
@@ -918,52 +965,17 @@ fn letters_present(codes: &[u8], letters: &Letters) -> [u64; 4] {
     set
 }
 
-/// How many windows of `bytes` (overlapping ones included) hold `text`.
-///
-/// One letter: a branch-free count, which compiles to vector code. Longer texts: in short
-/// strings, eight window starts at a time ([`count_short`]); in long ones, find the first
-/// letter with SIMD (memchr) and check the rest, as matches are rare.
+/// How many windows of `bytes` (overlapping ones included) hold `text`, for strings too
+/// long for [`occurrences`]: find the first letter with SIMD (memchr) and check the rest,
+/// as matches are rare.
 #[inline(never)]
 fn count_windows(bytes: &[u8], text: &[u8]) -> usize {
     let (&first, tail) = text.split_first().expect("windows are never empty");
-    if tail.is_empty() {
-        return bytes.iter().filter(|&&x| x == first).count();
-    }
-    if bytes.len() <= SHORT && text.len() <= 8 {
-        return count_short(bytes, text);
-    }
     let fits = |at: usize| bytes.len() - at > tail.len();
     let rest_matches = |at: usize| tail.iter().zip(&bytes[at + 1..]).all(|(t, b)| t == b);
     memchr::memchr_iter(first, bytes)
         .filter(|&at| fits(at) && rest_matches(at))
         .count()
-}
-
-/// Strings up to this long are searched eight positions at a time ([`count_short`]).
-const SHORT: usize = 64;
-
-/// [`count_windows`] for a string of at most [`SHORT`] bytes and a text of 2 to 8: the
-/// string is copied into a buffer padded with [`SEP_CODE`] (which no text holds, so no
-/// window reaching the padding matches), and each word of eight window starts is
-/// compared at once: its bytes are zero in the XOR of the shifted words with the text's
-/// letters exactly where a window matches.
-fn count_short(bytes: &[u8], text: &[u8]) -> usize {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const LOW7: u64 = 0x7F7F_7F7F_7F7F_7F7F;
-    let mut buf = [SEP_CODE; SHORT + 16];
-    buf[..bytes.len()].copy_from_slice(bytes);
-    let word = |at: usize| u64::from_le_bytes(buf[at..at + 8].try_into().expect("8 bytes"));
-    // Per byte lane, how many windows starting there match (at most 8 words: no carry).
-    let mut lanes = 0u64;
-    for start in (0..bytes.len()).step_by(8) {
-        let diff = text.iter().enumerate().fold(0, |diff, (j, &c)| {
-            diff | word(start + j) ^ (c as u64).wrapping_mul(ONES)
-        });
-        // The high bit of each byte that is zero in `diff` (exact: no borrow between bytes).
-        let zero = !((diff & LOW7).wrapping_add(LOW7) | diff) & !LOW7;
-        lanes += zero >> 7;
-    }
-    (lanes.wrapping_mul(ONES) >> 56) as usize
 }
 
 /// `h` held-out inputs (distinct from the visible ones and each other) and their outputs,
@@ -1240,7 +1252,8 @@ mod tests {
         let n = 20_000;
         let hits = (0..n)
             .filter(|_| {
-                let (s, e) = distinct_window(&mut rng, &letters, &codes, k).unwrap();
+                let (s, e, _) =
+                    distinct_window(&mut rng, &letters, &Padded::of(&codes), k).unwrap();
                 letters.text(&codes[s as usize..e as usize]) == wanted
             })
             .count();
@@ -1273,7 +1286,7 @@ mod tests {
         let codes = [0, 0, 0, 70, SEP_CODE, 130, 130, 254, 63];
         let mut seen = std::collections::BTreeMap::new();
         for _ in 0..30_000 {
-            let (s, e) = distinct_window(&mut rng, &letters, &codes, 1).unwrap();
+            let (s, e, _) = distinct_window(&mut rng, &letters, &Padded::of(&codes), 1).unwrap();
             assert_eq!(e, s + 1);
             *seen.entry(codes[s as usize]).or_insert(0) += 1;
         }
@@ -1294,7 +1307,7 @@ mod tests {
         for joined in ["ab\nc", "éb\nc"] {
             let (letters, codes) = coded(joined);
             assert_eq!(
-                distinct_window(&mut rng, &letters, &codes, 3),
+                distinct_window(&mut rng, &letters, &Padded::of(&codes), 3),
                 None,
                 "{joined:?}"
             );
@@ -1303,7 +1316,8 @@ mod tests {
             let (letters, codes) = coded(joined);
             let allowed = window_texts(joined, 2);
             for _ in 0..200 {
-                let (s, e) = distinct_window(&mut rng, &letters, &codes, 2).unwrap();
+                let (s, e, _) =
+                    distinct_window(&mut rng, &letters, &Padded::of(&codes), 2).unwrap();
                 let text = letters.text(&codes[s as usize..e as usize]);
                 assert!(allowed.contains(&text), "{text}");
             }
@@ -1345,6 +1359,27 @@ mod tests {
         ) {
             let expected = codes.windows(text.len()).filter(|w| *w == &text[..]).count();
             proptest::prop_assert_eq!(count_windows(&codes, &text), expected);
+        }
+
+        /// A drawn window comes with the starts of its text (strings of at most 64 codes)
+        /// exactly: every window holding the same text, and no other.
+        #[test]
+        fn drawn_windows_know_where_their_text_starts(
+            codes in joined_codes(3, 65),
+            k in 1usize..5,
+            seed in 0u64..1000,
+        ) {
+            let mut rng = Draws::new(Xoshiro256PlusPlus::seed_from_u64(seed), test_codes(3));
+            let letters = Letters::new(&['a', 'b', 'c']);
+            if let Some((s, e, starts)) =
+                distinct_window(&mut rng, &letters, &Padded::of(&codes), k)
+            {
+                let text = &codes[s as usize..e as usize];
+                let expected = (codes.windows(k).enumerate())
+                    .filter(|(_, w)| w == &text)
+                    .fold(0u64, |set, (at, _)| set | 1 << at);
+                proptest::prop_assert_eq!(starts, (codes.len() <= 64).then_some(expected));
+            }
         }
 
         /// The letters present, for every remainder of the four-byte chunks.
