@@ -162,6 +162,13 @@ fn pair(
     if !want.feeds && !want.bleeds {
         return (false, false);
     }
+    if mode == RelationMode::Paper {
+        // The formula on a few letters costs less than finding its shape in the memo.
+        return (
+            want.feeds && paper::feeds(si, ti, sj),
+            want.bleeds && paper::bleeds(si, ti, sj),
+        );
+    }
     let Some(shape) = shape_key(si, ti, sj) else {
         return wanted_uncached(mode, want, si, ti, sj);
     };
