@@ -169,13 +169,13 @@ pub(crate) const PAD: usize = 16;
 /// [`replace_into`] over one-byte symbols (the generator's letter codes), for strings kept
 /// with slack: `src[..len]` is the string, and at least [`PAD`] more bytes of `src` (any
 /// values) follow it. The result goes to `dst[..new]`, again followed by at least [`PAD`]
-/// bytes (`dst` grows when it must and is never shrunk, so a reused buffer soon stops
-/// growing). Returns `new` when `pattern` (never empty) occurred, None (and `dst`
-/// unspecified) otherwise.
+/// bytes (a reused buffer soon stops growing). Returns `new` when `pattern` (never empty)
+/// occurred, None (and `dst` unspecified) otherwise.
 ///
-/// The slack lets every piece be moved [`PAD`] bytes at a time: the generator's pieces are
-/// a few bytes long, shorter than a call to `memcpy` for a length known only at run time
-/// is worth.
+/// In strings of at most 64 bytes (the lite presets' examples, joined) the slack lets
+/// every piece be moved [`PAD`] bytes at a time ([`replace_at`]): the pieces are a few
+/// bytes long, shorter than a call to `memcpy` for a length known only at run time is
+/// worth. Longer strings have long pieces, which `memcpy` moves faster.
 pub(crate) fn replace_padded(
     src: &[u8],
     len: usize,
@@ -189,14 +189,10 @@ pub(crate) fn replace_padded(
         return (matches != 0)
             .then(|| replace_at(src, len, matches, pattern.len(), replacement, dst));
     }
-    let mut out = 0;
-    let changed = replace_pieces(&src[..len], pattern, |piece| {
-        out = match piece {
-            Some((from, to)) => put_padded(dst, out, &src[from..], to - from),
-            None => put_exact(dst, out, replacement),
-        };
-    });
-    changed.then_some(out)
+    let changed = replace_bytes_noting(&src[..len], pattern, replacement, dst, |_| {});
+    let new = dst.len();
+    dst.resize(new + PAD, 0);
+    changed.then_some(new)
 }
 
 /// [`replace_padded`] with the matches known: `src[..len]` (at most 64 bytes, [`PAD`] bytes
