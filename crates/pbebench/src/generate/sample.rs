@@ -753,7 +753,7 @@ fn input_key(s: &[u8]) -> u64 {
 fn sample_joined_inputs(p: &GenParams, sampler: &Sampler, rng: &mut Draws, scratch: &mut Scratch) {
     let Scratch {
         seen,
-        inputs: joined,
+        inputs: padded,
         ..
     } = scratch;
     let of_draw = &sampler.letters.of_draw;
@@ -761,7 +761,7 @@ fn sample_joined_inputs(p: &GenParams, sampler: &Sampler, rng: &mut Draws, scrat
     // Written in place into room for the longest inputs (and slack past them, at least a
     // word), so that no write checks for growth; a rejected duplicate is simply
     // overwritten.
-    let inputs = &mut joined.bytes;
+    let inputs = &mut padded.bytes;
     inputs.clear();
     inputs.resize(p.examples * (p.input_len.1 + 1) + PAD, SEP_CODE);
     let mut end = 0;
@@ -791,7 +791,7 @@ fn sample_joined_inputs(p: &GenParams, sampler: &Sampler, rng: &mut Draws, scrat
             count += 1;
         }
     }
-    joined.len = end;
+    padded.len = end;
 }
 
 /// `count` distinct random inputs, drawn as [`sample_joined_inputs`] draws them, none of
@@ -869,11 +869,10 @@ fn sample_rule(
 ///
 /// Without listing the windows: a window is drawn as a random start, redrawn while it
 /// crosses an example boundary (so it is uniform over the windows), and kept with
-/// probability 1/m, where m is how many windows hold the same text (counted as bits, or
-/// by a scan in longer strings):
-/// each distinct text is then equally likely, with no set built. Expected draws: windows
-/// / distinct texts (about 2 on the presets). Single letters are drawn straight from the
-/// set of letters present.
+/// probability 1/m, where m is how many windows hold the same text (the popcount of its
+/// starts, or a scan in longer strings): each distinct text is then equally likely, with
+/// no set built. Expected draws: windows / distinct texts (about 2 on the presets).
+/// Single letters are drawn straight from the set of letters present.
 fn distinct_window(
     rng: &mut Draws,
     letters: &Letters,
