@@ -80,7 +80,9 @@ pub fn interaction(mode: RelationMode, first: &Rule, second: &Rule) -> (bool, bo
 ///   deletes), and only destroy one by rewriting one of its letters, so pairs that share
 ///   no letter are settled by a bit test (sound for both classifiers: every case of the
 ///   paper's formula needs such an overlap too);
-/// - other results are memoised per thread on the *shape* of `(si, ti, sj)`.
+/// - other results of the exact classifier are memoised per thread on the *shape* of
+///   `(si, ti, sj)`; the paper's formula on a few letters costs less than a memo lookup,
+///   so it is always computed.
 pub fn relation(mode: RelationMode, kind: Relation, first: &Rule, second: &Rule) -> bool {
     let want = Wanted {
         feeds: kind == Relation::Feeds,
@@ -143,9 +145,10 @@ fn timed_miss<T>(decide: impl FnOnce() -> T) -> T {
 }
 
 /// `(feeds, bleeds)` of `first` on `second`, exact for the relations in `want` (the others
-/// may read false). Pairs sharing no letter are settled by the masks; others go through
-/// the memo, which stores both relations of a shape (computed together on a miss: there
-/// are only a few thousand shapes).
+/// may read false). Pairs sharing no letter are settled by the masks. Others are decided
+/// by the paper's formula directly, or, for the exact classifier, through the memo, which
+/// stores both relations of a shape (computed together on a miss: there are only a few
+/// thousand shapes).
 fn pair(
     memo: &mut Memo,
     mode: RelationMode,
