@@ -14,6 +14,7 @@ mod sample;
 
 pub use params::{
     parse_alphabet, parse_lengths, parse_range, Balance, GenParams, MaxRules, ParamError, Preset,
+    MAX_HELDOUT,
 };
 
 use crate::instance::Instance;
