@@ -320,11 +320,11 @@ fn replace_pieces(hay: &[u8], pat: &[u8], mut piece: impl FnMut(Option<(usize, u
     changed
 }
 
-/// Every start of `pat` (1 to 8 bytes) in `bytes[..len]` (`len` at most 64), overlapping
+/// Every start of `pat` (1 to 64 bytes) in `bytes[..len]` (`len` at most 64), overlapping
 /// ones included, as bits: the positions of each of its bytes, shifted into line and
 /// intersected, with no branch on the data.
 pub(crate) fn occurrences(bytes: &[u8], len: usize, pat: &[u8]) -> u64 {
-    debug_assert!((1..=8).contains(&pat.len()));
+    debug_assert!((1..=64).contains(&pat.len()));
     (pat.iter().enumerate()).fold(u64::MAX, |starts, (j, &b)| {
         starts & byte_positions(bytes, len, b) >> j
     })
