@@ -27,7 +27,10 @@ use std::collections::{BTreeMap, HashSet};
 use std::hash::{Hash, Hasher};
 use std::time::Instant;
 
-/// Why a generation attempt was not accepted.
+/// Why a generation attempt was not accepted. An attempt is counted under the first
+/// reason that becomes certain while it is sampled: its category can be known to fall in
+/// a full quota before its cascade is complete (and then it is not sampled further), or
+/// too few steps can be left for the length it needs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Rejection {

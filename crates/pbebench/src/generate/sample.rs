@@ -7,8 +7,8 @@
 
 use super::{GenParams, Rejection};
 use crate::relations::{
-    by_shape, category_by, interaction_uncached, memo_miss_seconds, paper, wanted_uncached,
-    with_memo, Category, RelationMode, ShapeHead,
+    by_shape, interaction_uncached, memo_miss_seconds, paper, wanted_uncached, with_memo, Category,
+    RelationMode, Search, ShapeHead,
 };
 use crate::rule::{
     byte_positions, leftmost_disjoint, occurrences, replace_at, replace_bytes_noting,
@@ -478,8 +478,9 @@ impl Scratch {
 /// Categories whose quota was already full when a batch of attempts began: still full for
 /// every attempt of the batch before patience runs out, as quotas only shrink then. An
 /// attempt whose cascade is certain to fall in one of them is rejected as soon as that is
-/// certain, without finishing its classification (and without keeping its sample); the
-/// block accepts exactly what it would have accepted otherwise.
+/// certain, often before its cascade is complete (the category is found as the cascade
+/// grows, and adding rules can only add flags); the block accepts exactly what it would
+/// have accepted otherwise.
 #[derive(Debug, Clone, Copy, Default)]
 pub(super) struct FullCategories {
     /// Bit c: category c is full.
@@ -513,14 +514,16 @@ impl FullCategories {
     }
 }
 
-/// Attempts whose classification is timed: one in this many (timing every attempt would
-/// cost about as much as a lite attempt's classification). The time of those is scaled up;
-/// the rare, slow memo misses are timed on every attempt instead (see
-/// [`memo_miss_seconds`]), which keeps the estimate's variance low.
+/// Attempts whose classification is timed: one in this many. The classification of those
+/// is replayed once it is over, timed as one stretch (timing each step as the cascade grows
+/// would mostly time the clock), and scaled up; the rare, slow memo misses are timed on
+/// every attempt instead (see [`memo_miss_seconds`]), which keeps the estimate's variance
+/// low.
 const CLASSIFY_TIMING_STRIDE: u64 = 16;
 
 /// Samples attempt `attempt` of a block into `scratch`: ℓ from `lengths`, distinct inputs,
-/// then rules whose pattern is a substring present at that point; classifies the cascade.
+/// then rules whose pattern is a substring present at that point, classifying the cascade
+/// as it grows; stops as soon as the attempt is certain to be rejected.
 /// [`Scratch::candidate`] then gives the sample. Also returns an estimate of the seconds
 /// spent classifying ([`CLASSIFY_TIMING_STRIDE`]).
 #[allow(clippy::too_many_arguments)]
@@ -534,6 +537,48 @@ pub(super) fn sample_into(
     full: FullCategories,
     scratch: &mut Scratch,
 ) -> (Result<Category, Rejection>, f64) {
+    let misses_before = memo_miss_seconds();
+    let outcome = sample_attempt(
+        p,
+        sampler,
+        block,
+        attempt,
+        lengths,
+        exact_length,
+        full,
+        scratch,
+    );
+    let mut seconds = memo_miss_seconds() - misses_before;
+    if attempt.is_multiple_of(CLASSIFY_TIMING_STRIDE) {
+        // Decisions that bypass the memo (sides of over 3 letters) were timed above, so
+        // the replay leaves them out; it finds every other shape in the memo.
+        let clock = Instant::now();
+        let bypassed = memo_miss_seconds();
+        scratch.heads.clear();
+        let mut search = Search::default();
+        for _ in 0..scratch.rules.len() {
+            if classify_newest(p.relations, &sampler.letters, scratch, &mut search, full) {
+                break;
+            }
+        }
+        let replay = clock.elapsed().as_secs_f64() - (memo_miss_seconds() - bypassed);
+        seconds += replay.max(0.0) * CLASSIFY_TIMING_STRIDE as f64;
+    }
+    (outcome, seconds)
+}
+
+/// [`sample_into`] without the timing.
+#[allow(clippy::too_many_arguments)]
+fn sample_attempt(
+    p: &GenParams,
+    sampler: &Sampler,
+    block: u64,
+    attempt: u64,
+    lengths: &[usize],
+    exact_length: bool,
+    full: FullCategories,
+    scratch: &mut Scratch,
+) -> Result<Category, Rejection> {
     let letters = &sampler.letters;
     let mut rng = stream(p.seed, block, attempt, Purpose::Candidate, sampler.codes);
     let target = lengths[rng.random_range(0..lengths.len())];
@@ -542,7 +587,16 @@ pub(super) fn sample_into(
     scratch.joined.len = scratch.inputs.len;
     scratch.sides.clear();
     scratch.rules.clear();
-    for _ in 0..target {
+    scratch.heads.clear();
+    let min_len = if exact_length { target } else { lengths[0] };
+    // The category is found as the cascade grows (see Search), so that an attempt whose
+    // category is already certain to be full stops there.
+    let mut search = Search::default();
+    for step in 0..target {
+        if scratch.rules.len() + (target - step) < min_len {
+            // Too few steps are left to reach the shortest length.
+            return Err(Rejection::TooShort);
+        }
         let start = scratch.sides.len();
         let Some((mid, starts)) = sample_rule(sampler, &mut rng, scratch) else {
             continue;
@@ -571,50 +625,44 @@ pub(super) fn sample_into(
             }
             None => replace_padded(&joined.bytes, joined.len, a, b, &mut next.bytes),
         };
-        if let Some(len) = replaced {
-            next.len = len;
-            std::mem::swap(joined, next);
-            rules.push(SampledRule {
-                start: start as u32,
-                mid: mid as u32,
-                end: sides.len() as u32,
-                masks: (code_mask(a), code_mask(b)),
-            });
-        } else {
+        let Some(len) = replaced else {
             sides.truncate(start);
+            continue;
+        };
+        next.len = len;
+        std::mem::swap(joined, next);
+        rules.push(SampledRule {
+            start: start as u32,
+            mid: mid as u32,
+            end: sides.len() as u32,
+            masks: (code_mask(a), code_mask(b)),
+        });
+        if classify_newest(p.relations, letters, scratch, &mut search, full) {
+            return Err(Rejection::QuotaFull);
         }
     }
-    let min_len = if exact_length { target } else { lengths[0] };
     if scratch.rules.len() < min_len {
-        return (Err(Rejection::TooShort), 0.0);
+        return Err(Rejection::TooShort);
     }
     if scratch.joined.codes() == scratch.inputs.codes() {
-        return (Err(Rejection::OutputsEqualInputs), 0.0);
+        return Err(Rejection::OutputsEqualInputs);
     }
-    // Memo misses are timed exactly; the rest on one attempt in CLASSIFY_TIMING_STRIDE.
-    let timed = attempt.is_multiple_of(CLASSIFY_TIMING_STRIDE);
-    let clock = timed.then(Instant::now);
-    let misses_before = memo_miss_seconds();
-    let category = classify(p.relations, letters, scratch, full);
-    let misses = memo_miss_seconds() - misses_before;
-    let hits = clock.map_or(0.0, |c| {
-        (c.elapsed().as_secs_f64() - misses).max(0.0) * CLASSIFY_TIMING_STRIDE as f64
-    });
-    let secs = misses + hits;
-    match category {
-        Some(category) if !full.contains(category) => (Ok(category), secs),
-        _ => (Err(Rejection::QuotaFull), secs),
+    let category = search.category();
+    if full.contains(category) {
+        return Err(Rejection::QuotaFull);
     }
+    Ok(category)
 }
 
-/// The category of the cascade in `scratch`, or None once it is certain to be one of the
-/// `full` ones.
-fn classify(
+/// Adds the newest rule of `scratch` to the `search` for its cascade's category; true
+/// when the category is now certain to be one of the `full` ones.
+fn classify_newest(
     mode: RelationMode,
     letters: &Letters,
     scratch: &mut Scratch,
+    search: &mut Search,
     full: FullCategories,
-) -> Option<Category> {
+) -> bool {
     let Scratch {
         sides,
         rules,
@@ -626,8 +674,7 @@ fn classify(
     if mode == RelationMode::Paper {
         // The formula on a few letters costs less than finding its shape in the memo; it
         // reads letters as they are, and codes are letters one-to-one.
-        return category_by(
-            rules.len(),
+        return search.push(
             masks,
             |i, j, want| {
                 let (si, ti) = rules[i].sides(sides);
@@ -640,11 +687,9 @@ fn classify(
             give_up,
         );
     }
-    heads.clear();
     heads.resize(rules.len(), None);
     with_memo(|memo| {
-        category_by(
-            rules.len(),
+        search.push(
             masks,
             |i, j, want| {
                 let (si, ti) = rules[i].sides(sides);
@@ -1423,6 +1468,82 @@ mod tests {
         assert_eq!(letters.by_code, vec!['a', 'b', 'z', 'é', 'ʔ']);
         assert_eq!(letters.of_draw[..5], [2, 3, 0, 4, 1]);
         assert_eq!(letters.text(&[0, SEP_CODE, 4, 3]), "a\nʔé");
+    }
+
+    /// An attempt that stops early because its category is certain to be full is one that
+    /// finishing would also reject, and every other attempt gives the same sample as when
+    /// no category is full: lite and full-preset shapes, both classifiers, several sets of
+    /// full categories.
+    #[test]
+    fn stopping_early_rejects_only_what_finishing_rejects() {
+        use crate::generate::Preset;
+        for (preset, lengths, exact_length) in [
+            (Preset::Lite, vec![2, 3, 4, 5], false),
+            (Preset::Full, vec![9], true),
+        ] {
+            for mode in [RelationMode::Paper, RelationMode::Exact] {
+                let mut p = preset.params();
+                p.relations = mode;
+                let sampler = Sampler::new(&p);
+                let (mut open, mut closed) = (Scratch::default(), Scratch::default());
+                let (mut stopped, mut feeding) = (0, 0);
+                for (n, full) in [0b0110_1001_1111_0000u16, 0xFFFE, 0x7FFF, 0x00FF]
+                    .into_iter()
+                    .enumerate()
+                {
+                    let full = FullCategories::new(full);
+                    for attempt in 0..400 {
+                        let sample = |full, scratch: &mut Scratch| {
+                            let outcome = sample_into(
+                                &p,
+                                &sampler,
+                                n as u64,
+                                attempt,
+                                &lengths,
+                                exact_length,
+                                full,
+                                scratch,
+                            )
+                            .0;
+                            outcome.map(|c| scratch.candidate(&sampler.letters, c))
+                        };
+                        let whole = sample(FullCategories::default(), &mut open);
+                        let kept = sample(full, &mut closed);
+                        match (whole, kept) {
+                            (Ok(whole), Ok(kept)) => {
+                                assert!(!full.contains(whole.category));
+                                let cascade = Cascade::new(whole.cascade.clone());
+                                assert_eq!(
+                                    whole.category,
+                                    crate::relations::Relations::of(&cascade, mode).category()
+                                );
+                                feeding += whole.category.feeding() as usize;
+                                assert_eq!(whole.category, kept.category);
+                                assert_eq!(whole.examples(), kept.examples());
+                                assert_eq!(whole.cascade, kept.cascade);
+                            }
+                            (Ok(whole), Err(why)) => {
+                                assert!(full.contains(whole.category), "{why:?}");
+                                assert_eq!(why, Rejection::QuotaFull);
+                                stopped += 1;
+                            }
+                            (Err(why), Ok(_)) => {
+                                panic!("accepted only when quotas are full: {why:?}")
+                            }
+                            (Err(_), Err(_)) => {}
+                        }
+                    }
+                }
+                assert!(
+                    stopped > 100,
+                    "{preset:?} {mode:?}: only {stopped} attempts hit a full quota"
+                );
+                assert!(
+                    feeding > 10,
+                    "{preset:?} {mode:?}: only {feeding} kept with feeding"
+                );
+            }
+        }
     }
 
     #[test]

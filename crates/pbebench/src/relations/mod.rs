@@ -239,15 +239,7 @@ pub fn category_of(rules: &[Rule], mode: RelationMode) -> Category {
 
 /// [`category_of`] for `n` rules known by the letter masks of their two sides (`masks(i)`,
 /// see [`letter_mask`](crate::rule::letter_mask)): `decide(i, j, want)` gives `(feeds,
-/// bleeds)` of rule i on rule j, exact for the relations in `want`. It is only asked when
-/// the masks allow a wanted relation (a rule can only feed a pattern it shares a letter
-/// with, unless it deletes, and only bleed one it shares a letter with), and only while a
-/// flag it could set is unset, so long cascades, which set all four flags early, cost far
-/// fewer classifications.
-///
-/// With 8 to 64 rules each rule visits only the rules whose pattern touches its letters,
-/// found through a table from bucket to rules: a long cascade over a large alphabet has
-/// few such pairs.
+/// bleeds)` of rule i on rule j, exact for the relations in `want` (see [`Search`]).
 ///
 /// `give_up(set)` is asked whenever a flag is found, with the flags known so far as
 /// category bits; when it answers true the search stops and returns None (the generator
@@ -258,84 +250,114 @@ pub(crate) fn category_by(
     mut decide: impl FnMut(usize, usize, Wanted) -> (bool, bool),
     give_up: impl Fn(Category) -> bool,
 ) -> Option<Category> {
-    let (mut f, mut b, mut cf, mut cb) = (false, false, false, false);
-    // Short cascades have few pairs anyway: building the table would cost more.
-    let patterns_in_bucket = (8..=64).contains(&n).then(|| {
-        let mut table = [0u64; 64];
-        for j in 0..n {
-            for bucket in bits(masks(j).0) {
-                table[bucket] |= 1 << j;
-            }
-        }
-        table
-    });
-    let touching =
-        |table: &[u64; 64], mask: u64| bits(mask).fold(0u64, |rules, bucket| rules | table[bucket]);
-    for i in 0..n {
-        let (mask_si, mask_ti) = masks(i);
-        // Decides the pair (i, j) for the flags still unset. Some(gave up) once the search
-        // is over: all four flags set, or hopeless.
-        let mut visit = |j: usize| -> Option<bool> {
-            let (feeding, bleeding) = if i < j {
-                (&mut f, &mut b)
-            } else {
-                (&mut cf, &mut cb)
-            };
-            let mask_sj = masks(j).0;
-            let want = Wanted {
-                feeds: !*feeding && (mask_ti == 0 || mask_ti & mask_sj != 0),
-                bleeds: !*bleeding && mask_si & mask_sj != 0,
-            };
-            if want.feeds || want.bleeds {
-                let (feeds, bleeds) = decide(i, j, want);
-                let found = (want.feeds && feeds) || (want.bleeds && bleeds);
-                *feeding |= want.feeds && feeds;
-                *bleeding |= want.bleeds && bleeds;
-                if found && give_up(Category::from_flags(f, b, cf, cb)) {
-                    return Some(true);
-                }
-            }
-            (f && b && cf && cb).then_some(false)
-        };
-        // The rules j that rule i may feed or bleed at all (sharing a letter), as a set.
-        let reachable = if let Some(table) = &patterns_in_bucket {
-            let fed = if mask_ti == 0 {
-                u64::MAX
-            } else {
-                touching(table, mask_ti)
-            };
-            Some(fed | touching(table, mask_si))
-        } else {
-            (n <= 64).then(|| {
-                let touches = |j: usize| {
-                    let mask_sj = masks(j).0;
-                    mask_ti == 0 || (mask_ti | mask_si) & mask_sj != 0
-                };
-                (0..n).fold(0u64, |set, j| set | (touches(j) as u64) << j)
-            })
-        };
-        let over = match reachable {
-            Some(set) => bits(set & !(1 << i))
-                .filter(|&j| j < n)
-                .find_map(&mut visit),
-            None => (0..n).filter(|&j| j != i).find_map(&mut visit),
-        };
-        match over {
-            Some(true) => return None,
-            Some(false) => break,
-            None => {}
+    let mut search = Search::default();
+    for _ in 0..n {
+        if search.push(&masks, &mut decide, &give_up) {
+            return None;
         }
     }
-    Some(Category::from_flags(f, b, cf, cb))
+    Some(search.category())
 }
 
-/// The positions of the set bits of `set`, lowest first.
-fn bits(mut set: u64) -> impl Iterator<Item = usize> {
-    std::iter::from_fn(move || {
-        let bit = set.trailing_zeros() as usize;
-        set &= set.wrapping_sub(1);
-        (bit < 64).then_some(bit)
-    })
+/// The category of a cascade that grows one rule at a time: after each [`push`](Self::push)
+/// it is the category of the rules pushed so far. As the four flags only ever get set
+/// when rules are added, a search can give up as soon as the flags found make the final
+/// category certain to be an unwanted one, before the rest of the cascade exists.
+///
+/// Each relation is decided only while its flag is still unset, so long cascades, which
+/// set all four flags early, cost far fewer classifications; and only when the letter
+/// masks allow it (a rule can only feed a pattern it shares a letter with, unless it
+/// deletes, and only bleed one it shares a letter with).
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Search {
+    /// The rules pushed so far.
+    len: usize,
+    /// The flags found so far, as category bits.
+    flags: u8,
+}
+
+impl Search {
+    /// Adds rule `n`, the next one (`n` rules were pushed before): decides its relations
+    /// with every earlier rule i, both ways, for the flags still unset. `masks` and
+    /// `decide` are as for [`category_by`], over the rules pushed so far and this one.
+    /// True when the search gives up: `give_up(flags)` answered true when a flag was found.
+    pub(crate) fn push(
+        &mut self,
+        masks: impl Fn(usize) -> (u64, u64),
+        mut decide: impl FnMut(usize, usize, Wanted) -> (bool, bool),
+        give_up: impl Fn(Category) -> bool,
+    ) -> bool {
+        const ALL: u8 = 0b1111;
+        let n = self.len;
+        self.len += 1;
+        let (mask_sn, mask_tn) = masks(n);
+        // Decides `first` on `second` for the flags (category bits) still unset among
+        // `feeding` and `bleeding`, where the masks allow them. True once the search gives
+        // up.
+        let mut visit =
+            |flags: &mut u8, first, second, (feeding, bleeding), (may_feed, may_bleed)| {
+                let want = Wanted {
+                    feeds: *flags & feeding == 0 && may_feed,
+                    bleeds: *flags & bleeding == 0 && may_bleed,
+                };
+                if !want.feeds && !want.bleeds {
+                    return false;
+                }
+                let (feeds, bleeds) = decide(first, second, want);
+                let found = if want.feeds && feeds { feeding } else { 0 }
+                    | if want.bleeds && bleeds { bleeding } else { 0 };
+                *flags |= found;
+                found != 0 && give_up(Category(*flags))
+            };
+        // The earlier rules, 64 at a time: first the sets of those the masks allow a
+        // relation with (a cheap loop with no calls), then the pairs in those sets.
+        for base in (0..n).step_by(64) {
+            let (mut fed, mut shared, mut fed_back) = (0u64, 0u64, 0u64);
+            for i in base..n.min(base + 64) {
+                let (mask_si, mask_ti) = masks(i);
+                let bit = 1 << (i - base);
+                // Rule i feeds rule n only if it deletes or writes a letter of n's
+                // pattern; either bleeds the other only if their patterns share a letter.
+                fed |= if mask_ti == 0 || mask_ti & mask_sn != 0 {
+                    bit
+                } else {
+                    0
+                };
+                shared |= if mask_si & mask_sn != 0 { bit } else { 0 };
+                fed_back |= if mask_tn == 0 || mask_tn & mask_si != 0 {
+                    bit
+                } else {
+                    0
+                };
+            }
+            let mut pending = fed | shared | fed_back;
+            while pending != 0 && self.flags != ALL {
+                let k = pending.trailing_zeros();
+                pending &= pending - 1;
+                let (i, bit) = (base + k as usize, 1 << k);
+                let may_bleed = shared & bit != 0;
+                // Rule i, earlier, on rule n: feeding and bleeding; rule n on rule i:
+                // counter-feeding and counter-bleeding.
+                if visit(&mut self.flags, i, n, (8, 4), (fed & bit != 0, may_bleed))
+                    || visit(
+                        &mut self.flags,
+                        n,
+                        i,
+                        (2, 1),
+                        (fed_back & bit != 0, may_bleed),
+                    )
+                {
+                    return true;
+                }
+            }
+        }
+        false
+    }
+
+    /// The category of the rules pushed so far.
+    pub(crate) fn category(self) -> Category {
+        Category(self.flags)
+    }
 }
 
 /// Entries a thread's memo holds before it is emptied (about 20 MB).
@@ -786,7 +808,7 @@ mod shortcut_tests {
     }
 
     /// 8 to 40 rules over 40 letters (a few non-ASCII), so that flags often stay unset and
-    /// [`category_by`] takes its bucket-indexed path, and sometimes the plain one.
+    /// many pairs are settled by their letter masks alone.
     fn long_sparse_rules() -> impl Strategy<Value = Vec<Rule>> {
         let side = |min: usize| {
             proptest::string::string_regex(&format!("[a-zA-Mé-ê]{{{min},3}}")).unwrap()
@@ -823,6 +845,33 @@ mod shortcut_tests {
                 |set| set.feeding(),
             ));
             prop_assert_eq!(given_up, (!category.feeding()).then_some(category));
+        }
+
+        /// A search fed one rule at a time knows, after each, the category of the rules so
+        /// far, and gives up at the first rule from which the category has the flags
+        /// `unwanted` asks about.
+        #[test]
+        fn growing_search_tracks_every_prefix(rules in rules(), unwanted in 1usize..16) {
+            for mode in [RelationMode::Exact, RelationMode::Paper] {
+                // The categories read off the full matrices of each prefix.
+                let prefixes: Vec<Category> = (1..=rules.len())
+                    .map(|k| Relations::of(&Cascade::new(rules[..k].to_vec()), mode).category())
+                    .collect();
+                let has_unwanted = |c: Category| c.index() & unwanted == unwanted;
+                let mut search = Search::default();
+                for (k, &expected) in prefixes.iter().enumerate() {
+                    let gave_up = with_memo(|memo| search.push(
+                        |i| rules[i].parts().masks,
+                        |i, j, want| pair(memo, mode, want, rules[i].parts(), rules[j].parts()),
+                        has_unwanted,
+                    ));
+                    prop_assert_eq!(gave_up, has_unwanted(expected), "rule {}, {:?}", k, mode);
+                    if gave_up {
+                        break;
+                    }
+                    prop_assert_eq!(search.category(), expected, "rule {}, {:?}", k, mode);
+                }
+            }
         }
 
         /// The same for long cascades over a large alphabet.
