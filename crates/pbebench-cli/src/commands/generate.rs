@@ -177,12 +177,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     let mut stdout = std::io::BufWriter::new(std::io::stdout());
     let mut pipe_closed = false;
+    // One buffer for every line, so that a line does not grow a fresh String.
+    let mut line = Vec::new();
     let mut sink = |inst: pbebench::Instance| -> Result<(), String> {
-        let mut line = serde_json::to_string(&inst).map_err(|e| e.to_string())?;
-        line.push('\n');
+        line.clear();
+        serde_json::to_writer(&mut line, &inst).map_err(|e| e.to_string())?;
+        line.push(b'\n');
         match file.as_mut() {
-            Some(f) => f.write_all(line.as_bytes()),
-            None => stdout.write_all(line.as_bytes()),
+            Some(f) => f.write_all(&line),
+            None => stdout.write_all(&line),
         }
         .map_err(|e| {
             pipe_closed = e.kind() == std::io::ErrorKind::BrokenPipe;

@@ -21,10 +21,10 @@ use crate::instance::Instance;
 use crate::relations::{Category, Relations};
 use crate::rule::Cascade;
 use rayon::prelude::*;
+use rustc_hash::FxHashSet;
 use sample::{sample_heldout, sample_into, Candidate, FullCategories, Sampler, Scratch};
 use serde::Serialize;
-use std::collections::{BTreeMap, HashSet};
-use std::hash::{Hash, Hasher};
+use std::collections::BTreeMap;
 use std::time::Instant;
 
 /// Why a generation attempt was not accepted. An attempt is counted under the first
@@ -213,19 +213,6 @@ fn plan_blocks(p: &GenParams) -> Vec<Block> {
     }
 }
 
-/// The 128-bit signature `(inputs, outputs, cascade)` used to reject duplicates.
-fn signature(c: &Candidate) -> u128 {
-    let half = |salt: u8| {
-        let mut h = std::collections::hash_map::DefaultHasher::new();
-        salt.hash(&mut h);
-        c.inputs.hash(&mut h);
-        c.outputs.hash(&mut h);
-        c.cascade.hash(&mut h);
-        h.finish()
-    };
-    (half(0) as u128) << 64 | half(1) as u128
-}
-
 /// Generates the dataset described by `params` (only the slice of shard `k/N` when
 /// `params.shard` is set), handing each instance to `sink` in dataset order.
 ///
@@ -260,7 +247,8 @@ fn run_block(
     stats: &mut GenStats,
 ) -> Result<(), GenerateError> {
     let mut quotas = [block.quota.unwrap_or(usize::MAX); 16];
-    let mut seen: HashSet<u128> = HashSet::new();
+    // The keys of the accepted candidates: exact, so no two distinct instances collide.
+    let mut seen: FxHashSet<Box<[u8]>> = FxHashSet::default();
     let mut accepted = 0usize;
     let mut t: u64 = 0;
     let mut last_accept: u64 = 0;
@@ -315,7 +303,7 @@ fn run_block(
             stats.classify_seconds += classify_secs;
             let attempt = t;
             t += 1;
-            let cand = match outcome {
+            let mut cand = match outcome {
                 Ok(cand) => cand,
                 Err(r) => {
                     reasons[r as usize] += 1;
@@ -330,8 +318,7 @@ fn run_block(
             }
             // Checked after the quota, so that only candidates that would be accepted pay
             // for hashing; a rejected duplicate is counted as such only then.
-            let sig = signature(&cand);
-            if seen.contains(&sig) {
+            if seen.contains(&cand.key) {
                 reasons[Rejection::Duplicate as usize] += 1;
                 continue;
             }
@@ -340,13 +327,13 @@ fn run_block(
             } else if !stats.patience_exhausted.contains(&(block.id as usize)) {
                 stats.patience_exhausted.push(block.id as usize);
             }
-            seen.insert(sig);
+            seen.insert(std::mem::take(&mut cand.key));
             let index = block.offset + accepted;
             accepted += 1;
             last_accept = attempt;
             if index >= lo {
+                let changed = std::mem::take(&mut cand.changed);
                 let inst = finish_instance(p, &sampler, block, attempt, index, cand);
-                let changed = inst.examples_changed_per_rule();
                 stats.record_accept(&inst, &changed);
                 sink(inst).map_err(GenerateError::Sink)?;
             }
@@ -403,8 +390,14 @@ fn finish_instance(
     index: usize,
     cand: Candidate,
 ) -> Instance {
-    let (inputs, outputs) = cand.examples();
-    let cascade = Cascade::new(cand.cascade);
+    let Candidate {
+        inputs,
+        outputs,
+        cascade,
+        category,
+        ..
+    } = cand;
+    let cascade = Cascade::new(cascade);
     let relations = Relations::of(&cascade, p.relations);
     let (heldout_inputs, heldout_outputs) =
         sample_heldout(p, sampler, block_key(block), attempt, &inputs, &cascade);
@@ -414,7 +407,7 @@ fn finish_instance(
         inputs,
         outputs,
         cascade_len,
-        category: Some(cand.category),
+        category: Some(category),
         relations_mode: p.relations,
         max_rules: p.max_rules.for_length(cascade_len),
         max_rule_len: p.rule_len.1,

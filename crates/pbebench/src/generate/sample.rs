@@ -346,6 +346,14 @@ impl Letters {
             })
             .collect()
     }
+
+    /// The examples joined in `codes`, as separate texts.
+    fn texts(&self, codes: &[u8]) -> Vec<String> {
+        codes
+            .split(|&c| c == SEP_CODE)
+            .map(|example| self.text(example))
+            .collect()
+    }
 }
 
 /// What sampling needs of the parameters, made once per run: the letter codes and the
@@ -367,20 +375,20 @@ impl Sampler {
 
 /// A sampled instance before acceptance.
 pub(super) struct Candidate {
-    /// The inputs, joined (see the module doc).
-    pub inputs: String,
-    /// The outputs, joined.
-    pub outputs: String,
+    /// The example inputs.
+    pub inputs: Vec<String>,
+    /// The example outputs.
+    pub outputs: Vec<String>,
     pub cascade: Vec<Rule>,
     pub category: Category,
-}
-
-impl Candidate {
-    /// The examples as separate strings: `(inputs, outputs)`.
-    pub fn examples(&self) -> (Vec<String>, Vec<String>) {
-        let split = |joined: &str| joined.split(SEP).map(str::to_owned).collect();
-        (split(&self.inputs), split(&self.outputs))
-    }
+    /// The inputs and the cascade in letter codes, each part preceded by its length: two
+    /// candidates have equal keys exactly when they are the same instance (the outputs
+    /// follow from the inputs and the cascade).
+    pub key: Box<[u8]>,
+    /// How many examples each rule changes at the point it applies (as
+    /// [`Instance::examples_changed_per_rule`](crate::Instance::examples_changed_per_rule)
+    /// counts them).
+    pub changed: Vec<usize>,
 }
 
 /// A kept rule of the attempt being sampled: `a` is `Scratch::sides[start..mid]` and `b`
@@ -457,22 +465,93 @@ impl SampledRule {
 impl Scratch {
     /// The sample left by [`sample_into`] as an owned candidate of `category`.
     pub fn candidate(&self, letters: &Letters, category: Category) -> Candidate {
+        let inputs = self.inputs.codes();
+        let mut key =
+            Vec::with_capacity(inputs.len() + self.sides.len() + 4 + 8 * self.rules.len());
+        let mut part = |codes: &[u8]| {
+            key.extend_from_slice(&(codes.len() as u32).to_le_bytes());
+            key.extend_from_slice(codes);
+        };
+        part(inputs);
         let cascade = self
             .rules
             .iter()
             .map(|r| {
                 let (a, b) = r.sides(&self.sides);
+                part(a);
+                part(b);
                 Rule::new(letters.text(a), letters.text(b))
                     .expect("sampled patterns are never empty")
             })
             .collect();
         Candidate {
-            inputs: letters.text(self.inputs.codes()),
-            outputs: letters.text(self.joined.codes()),
+            inputs: letters.texts(inputs),
+            outputs: letters.texts(self.joined.codes()),
             cascade,
             category,
+            key: key.into_boxed_slice(),
+            changed: self.changed_per_rule(),
         }
     }
+
+    /// How many examples each kept rule changes, replayed on the codes. A rule changes
+    /// exactly the examples its pattern occurs in, as its replacement differs from its
+    /// pattern (a replace puts the replacement where the pattern's first occurrence was).
+    fn changed_per_rule(&self) -> Vec<usize> {
+        let (mut current, mut next) = (self.inputs.bytes.clone(), Vec::new());
+        let mut len = self.inputs.len;
+        self.rules
+            .iter()
+            .map(|rule| {
+                let (a, b) = rule.sides(&self.sides);
+                let count = if len <= 64 {
+                    // (The pattern was drawn from this very string: it is at most 64 long.)
+                    let starts = occurrences(&current, len, a);
+                    examples_with(starts, byte_positions(&current, len, SEP_CODE))
+                } else {
+                    // Each occurrence in an example after the last one counted (a pattern
+                    // never holds the separator) counts that example; `end` is where it
+                    // ends.
+                    let codes = &current[..len];
+                    let mut count = 0;
+                    let mut end = None;
+                    for at in memchr::memmem::find_iter(codes, a) {
+                        if end.is_none_or(|end| at > end) {
+                            count += 1;
+                            end = Some(
+                                memchr::memchr(SEP_CODE, &codes[at..]).map_or(len, |k| at + k),
+                            );
+                        }
+                    }
+                    count
+                };
+                if let Some(new) = replace_padded(&current, len, a, b, &mut next) {
+                    len = new;
+                    std::mem::swap(&mut current, &mut next);
+                }
+                count
+            })
+            .collect()
+    }
+}
+
+/// How many of the examples joined in a string of at most 64 codes hold a position of
+/// `starts`, given the positions of the separators between them.
+fn examples_with(mut starts: u64, separators: u64) -> usize {
+    let mut count = 0;
+    while starts != 0 {
+        count += 1;
+        // Skip the rest of this example: every position up to its separator.
+        let at = starts.trailing_zeros();
+        let after = separators >> at;
+        if after == 0 {
+            break;
+        }
+        starts &= u64::MAX
+            .checked_shl(at + after.trailing_zeros() + 1)
+            .unwrap_or(0);
+    }
+    count
 }
 
 /// Categories whose quota was already full when a batch of attempts began: still full for
@@ -1519,7 +1598,19 @@ mod tests {
                                 );
                                 feeding += whole.category.feeding() as usize;
                                 assert_eq!(whole.category, kept.category);
-                                assert_eq!(whole.examples(), kept.examples());
+                                assert_eq!(
+                                    (&whole.inputs, &whole.outputs),
+                                    (&kept.inputs, &kept.outputs)
+                                );
+                                assert_eq!(whole.key, kept.key);
+                                // Each rule's count of changed examples, input by input.
+                                let mut changed = vec![0; cascade.len()];
+                                for input in &whole.inputs {
+                                    for k in rules_fired(&cascade, input) {
+                                        changed[k] += 1;
+                                    }
+                                }
+                                assert_eq!(whole.changed, changed);
                                 assert_eq!(whole.cascade, kept.cascade);
                             }
                             (Ok(whole), Err(why)) => {
@@ -1544,6 +1635,29 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn examples_with_counts_examples_not_positions() {
+        let bits = |positions: &[u32]| positions.iter().fold(0u64, |set, &p| set | 1 << p);
+        // Examples at 0..3, 4..6 and 7.. (separators at 3 and 6).
+        let separators = bits(&[3, 6]);
+        for (starts, count) in [
+            (vec![], 0),
+            (vec![0, 2], 1),
+            (vec![0, 4], 2),
+            (vec![1, 5, 8], 3),
+            (vec![5, 8, 9, 63], 2),
+            (vec![63], 1),
+        ] {
+            assert_eq!(
+                examples_with(bits(&starts), separators),
+                count,
+                "{starts:?}"
+            );
+        }
+        assert_eq!(examples_with(bits(&[0, 62]), bits(&[63])), 1);
+        assert_eq!(examples_with(bits(&[0, 63]), bits(&[62])), 2);
     }
 
     #[test]

@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::relations::RelationMode;
+use std::collections::HashSet;
 
 fn small(balance: Balance) -> GenParams {
     let mut p = Preset::Lite.params();
@@ -210,4 +211,35 @@ fn paper_categories_are_those_of_the_text_classifier() {
             assert_eq!(rel.interactions(), inst.interactions);
         }
     }
+}
+
+/// Over two letters, two one-letter inputs and one one-letter rule there are only four
+/// instances (two orders of the inputs, two rules): a run asking for all four must reject
+/// repeats of them, and keep each exactly once.
+#[test]
+fn repeated_instances_are_rejected_once_each_is_kept() {
+    let mut p = small(Balance::Length);
+    p.alphabet = vec!['a', 'b'];
+    p.examples = 2;
+    p.input_len = (1, 1);
+    p.rule_len = (1, 1);
+    p.cascade_lens = vec![1];
+    p.max_rules = MaxRules::Fixed(1);
+    p.size = 4;
+    p.heldout = 0;
+    let (lines, stats) = run(&p, 1);
+    let kept: HashSet<(Vec<String>, Vec<String>, String)> = lines
+        .iter()
+        .map(|line| {
+            let inst: Instance = serde_json::from_str(line).unwrap();
+            let cascade = serde_json::to_string(&inst.cascade).unwrap();
+            (inst.inputs, inst.outputs, cascade)
+        })
+        .collect();
+    assert_eq!(kept.len(), 4);
+    assert!(
+        stats.rejections[&Rejection::Duplicate] > 0,
+        "{:?}",
+        stats.rejections
+    );
 }
