@@ -6,21 +6,30 @@ sampler): per attempt, sample a cascade length, distinct random inputs, and rule
 pattern is uniform over the distinct substrings present at that step; drop rules that
 change nothing; reject short cascades, unchanged outputs, full category quotas (until
 patience runs out) and duplicates; classify relations with the paper's formula (memoised).
-It does not reproduce pbebench's random streams: only the work per attempt is comparable.
+Like `pbebench generate`, it turns each accepted candidate into a dataset line (with its
+interacting rule pairs), counts the examples each rule changes, and writes the lines to a
+temporary file that is synced and renamed into place (`--out`; without it the lines are
+made and dropped). It does not reproduce pbebench's random streams: only the work per
+attempt is comparable.
 
-Usage: reference.py --preset lite|full [--length L] [--attempts N] [--seconds S] [--seed S] [--patience T]
+Usage: reference.py --preset lite|full [--length L] [--attempts N] [--seconds S] [--seed S]
+                    [--patience T] [--out FILE]
 Prints one JSON line: {"preset", "attempts", "accepted", "seconds", "attempts_per_s"}.
 """
 import argparse
 import json
+import os
 import random
+import tempfile
 import time
 
 LITE = "abcdefghijkuvwxyz"
 FULL = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 PRESETS = {
-    "lite": dict(n=5, alphabet=LITE, lens=list(range(2, 6)), size=1008, balance="category"),
-    "full": dict(n=50, alphabet=FULL, lens=list(range(2, 21)), size=1216, balance="joint"),
+    "lite": dict(n=5, alphabet=LITE, lens=list(range(2, 6)), size=1008, balance="category",
+                 max_rules=lambda length: 5),
+    "full": dict(n=50, alphabet=FULL, lens=list(range(2, 21)), size=1216, balance="joint",
+                 max_rules=lambda length: max(20, length)),
 }
 
 
@@ -114,8 +123,43 @@ def sample(rng, p, lengths, exact):
     return inputs, cur, rules, category(rules)
 
 
-def run(preset, attempts, seconds, seed, length=None, patience=100_000):
+def changed_per_rule(inputs, rules):
+    """How many examples each rule changes at the point it applies."""
+    counts, cur = [], list(inputs)
+    for a, b in rules:
+        new = [s.replace(a, b) for s in cur]
+        counts.append(sum(x != y for x, y in zip(cur, new)))
+        cur = new
+    return counts
+
+
+def record(preset, seed, index, inputs, outputs, rules, cat):
+    """The dataset line pbebench writes for an accepted instance (no held-out examples)."""
     p = PRESETS[preset]
+    interactions = []
+    for i, ri in enumerate(rules):
+        for j, rj in enumerate(rules):
+            if i != j:
+                fe, bl = interaction(ri, rj)
+                if fe or bl:
+                    interactions.append({"i": i, "j": j, "feeds": fe, "bleeds": bl})
+    return {
+        "id": f"{preset}-s{seed}-{index:05}", "inputs": inputs, "outputs": outputs,
+        "cascade": [list(r) for r in rules], "cascade_len": len(rules), "category": f"{cat:04b}",
+        "relations_mode": "paper", "max_rules": p["max_rules"](len(rules)), "max_rule_len": 3,
+        "alphabet": p["alphabet"], "heldout_inputs": [], "heldout_outputs": [],
+        "interactions": interactions,
+    }
+
+
+def run(preset, attempts, seconds, seed, length=None, patience=100_000, out=None):
+    p = PRESETS[preset]
+    if out is None:
+        sink = open(os.devnull, "w")
+    else:
+        sink = tempfile.NamedTemporaryFile("w", dir=os.path.dirname(os.path.abspath(out)),
+                                           prefix=".reference-", suffix=".tmp", delete=False)
+    changed = []
     rng = random.Random(seed)
     if length is not None:
         blocks = [([length], True, 64, 4)]
@@ -143,8 +187,18 @@ def run(preset, attempts, seconds, seed, length=None, patience=100_000):
             if t < patience:
                 quotas[cat] -= 1
             seen.add(sig)
+            sink.write(json.dumps(record(preset, seed, accepted, inputs, outputs, rules, cat),
+                                  separators=(",", ":")) + "\n")
+            changed.extend(changed_per_rule(inputs, rules))
             got += 1
             accepted += 1
+    sink.flush()
+    if out is not None:
+        os.fsync(sink.fileno())
+        sink.close()
+        os.replace(sink.name, out)
+    else:
+        sink.close()
     elapsed = time.perf_counter() - start
     return dict(preset=preset, attempts=done, accepted=accepted, seconds=elapsed,
                 attempts_per_s=done / elapsed)
@@ -158,8 +212,10 @@ def main():
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--length", type=int, help="one block of this exact cascade length (64 instances)")
     ap.add_argument("--patience", type=int, default=100_000, help="patience tau per block")
+    ap.add_argument("--out", help="write the dataset lines here (default: make and drop them)")
     args = ap.parse_args()
-    print(json.dumps(run(args.preset, args.attempts, args.seconds, args.seed, args.length, args.patience)))
+    print(json.dumps(run(args.preset, args.attempts, args.seconds, args.seed, args.length,
+                         args.patience, args.out)))
 
 
 if __name__ == "__main__":

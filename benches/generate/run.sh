@@ -12,6 +12,10 @@
 # whole full preset below). Then the whole full preset is timed
 # at 1 and 2 threads (wall clock), the figure the issue's 2-minute target is about.
 #
+# Both write the dataset they generate (JSON lines with each instance's interacting rule
+# pairs, to a temporary file synced and renamed into place) and count the examples each
+# rule changes, as `pbebench generate` does.
+#
 # Both implementations also run the *whole* full preset (lengths 2-20, joint balance, one
 # thread, paper relations) with patience 5000 per length instead of 100000, so that the
 # Python run takes about 100 s of CPU rather than over an hour; the ratio over that mix
@@ -73,7 +77,7 @@ printf '%-22s %14s %14s %14s %8s\n' workload "python /s" "rust paper /s" "rust e
 row() { # name, python args, rust args
   local name=$1 pyargs=$2 rsargs=$3 py rp re
   # shellcheck disable=SC2086
-  py=$(py_rate 3 $pyargs --seconds "$py_seconds")
+  py=$(py_rate 3 $pyargs --seconds "$py_seconds" --out "$tmp/py.jsonl")
   # shellcheck disable=SC2086
   rp=$(rust_rate paper $rsargs)
   # shellcheck disable=SC2086
@@ -86,7 +90,7 @@ for len in 2 11 20; do
 done
 
 if [ "$mode" != "--quick" ]; then
-  py=$(py_rate 1 --preset full --seconds 1000000 --patience 5000)
+  py=$(py_rate 1 --preset full --seconds 1000000 --patience 5000 --out "$tmp/py.jsonl")
   rp=$(rust_rate paper --preset full --patience 5000)
   re=$(rust_rate exact --preset full --patience 5000)
   printf '%-22s %14.0f %14.0f %14.0f %7.1fx\n' "full (whole, tau 5000)" "$py" "$rp" "$re" "$(echo "$rp / $py" | bc -l)"
