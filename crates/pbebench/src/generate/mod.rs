@@ -22,7 +22,9 @@ use crate::relations::{Category, Relations};
 use crate::rule::Cascade;
 use rayon::prelude::*;
 use rustc_hash::FxHashSet;
-use sample::{sample_heldout, sample_into, Candidate, FullCategories, Sampler, Scratch};
+use sample::{
+    sample_heldout, sample_into, BlockShape, Candidate, FullCategories, Sampler, Scratch,
+};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::time::Instant;
@@ -260,17 +262,13 @@ fn run_block(
     let stall_limit = p.patience.max(100_000).saturating_mul(2);
     let needed = (block.offset + block.target).min(hi) - block.offset;
     let sampler = Sampler::new(p);
+    let shape = BlockShape {
+        key: block_key(block),
+        lengths: &block.lengths,
+        exact_length: block.exact_length,
+    };
     let sample = |attempt: u64, full: FullCategories, scratch: &mut Scratch| {
-        sample_into(
-            p,
-            &sampler,
-            block_key(block),
-            attempt,
-            &block.lengths,
-            block.exact_length,
-            full,
-            scratch,
-        )
+        sample_into(p, &sampler, shape, attempt, full, scratch)
     };
     while accepted < needed {
         let full = FullCategories::new(

@@ -604,33 +604,31 @@ impl FullCategories {
 /// with 61 it reads 10%, as a profile does.)
 const CLASSIFY_TIMING_STRIDE: u64 = 61;
 
-/// Samples attempt `attempt` of a block into `scratch`: ℓ from `lengths`, distinct inputs,
-/// then rules whose pattern is a substring present at that point, classifying the cascade
-/// as it grows; stops as soon as the attempt is certain to be rejected.
-/// [`Scratch::candidate`] then gives the sample. Also returns an estimate of the seconds
-/// spent classifying ([`CLASSIFY_TIMING_STRIDE`]).
-#[allow(clippy::too_many_arguments)]
+/// What an attempt needs to know of its block: its key (for the random streams), the
+/// cascade lengths it draws from, and whether a cascade must keep its drawn length (else
+/// it must keep at least the shortest one).
+#[derive(Clone, Copy)]
+pub(super) struct BlockShape<'a> {
+    pub key: u64,
+    pub lengths: &'a [usize],
+    pub exact_length: bool,
+}
+
+/// Samples attempt `attempt` of a block into `scratch`: ℓ from the block's lengths,
+/// distinct inputs, then rules whose pattern is a substring present at that point,
+/// classifying the cascade as it grows; stops as soon as the attempt is certain to be
+/// rejected. [`Scratch::candidate`] then gives the sample. Also returns an estimate of
+/// the seconds spent classifying ([`CLASSIFY_TIMING_STRIDE`]).
 pub(super) fn sample_into(
     p: &GenParams,
     sampler: &Sampler,
-    block: u64,
+    block: BlockShape,
     attempt: u64,
-    lengths: &[usize],
-    exact_length: bool,
     full: FullCategories,
     scratch: &mut Scratch,
 ) -> (Result<Category, Rejection>, f64) {
     let misses_before = memo_miss_seconds();
-    let outcome = sample_attempt(
-        p,
-        sampler,
-        block,
-        attempt,
-        lengths,
-        exact_length,
-        full,
-        scratch,
-    );
+    let outcome = sample_attempt(p, sampler, block, attempt, full, scratch);
     let mut seconds = memo_miss_seconds() - misses_before;
     if attempt.is_multiple_of(CLASSIFY_TIMING_STRIDE) {
         // Decisions that bypass the memo (sides of over 3 letters) were timed above, so
@@ -651,17 +649,19 @@ pub(super) fn sample_into(
 }
 
 /// [`sample_into`] without the timing.
-#[allow(clippy::too_many_arguments)]
 fn sample_attempt(
     p: &GenParams,
     sampler: &Sampler,
-    block: u64,
+    block: BlockShape,
     attempt: u64,
-    lengths: &[usize],
-    exact_length: bool,
     full: FullCategories,
     scratch: &mut Scratch,
 ) -> Result<Category, Rejection> {
+    let BlockShape {
+        key: block,
+        lengths,
+        exact_length,
+    } = block;
     let letters = &sampler.letters;
     let mut rng = stream(p.seed, block, attempt, Purpose::Candidate, sampler.codes);
     let target = lengths[rng.random_range(0..lengths.len())];
@@ -1576,18 +1576,14 @@ mod tests {
                 {
                     let full = FullCategories::new(full);
                     for attempt in 0..400 {
+                        let block = BlockShape {
+                            key: n as u64,
+                            lengths: &lengths,
+                            exact_length,
+                        };
                         let sample = |full, scratch: &mut Scratch| {
-                            let outcome = sample_into(
-                                &p,
-                                &sampler,
-                                n as u64,
-                                attempt,
-                                &lengths,
-                                exact_length,
-                                full,
-                                scratch,
-                            )
-                            .0;
+                            let outcome =
+                                sample_into(&p, &sampler, block, attempt, full, scratch).0;
                             outcome.map(|c| scratch.candidate(&sampler.letters, c))
                         };
                         let whole = sample(FullCategories::default(), &mut open);
