@@ -496,64 +496,23 @@ impl Scratch {
         }
     }
 
-    /// How many examples each kept rule changes, replayed on the codes. A rule changes
-    /// exactly the examples its pattern occurs in, as its replacement differs from its
-    /// pattern (a replace puts the replacement where the pattern's first occurrence was).
+    /// How many examples each kept rule changes: the rules that fire on each input, as
+    /// the held-out examples find them ([`RuleSets::of_pool`], the cascade run once over
+    /// the joined inputs), counted per rule.
     fn changed_per_rule(&self) -> Vec<usize> {
-        let (mut current, mut next) = (self.inputs.bytes.clone(), Vec::new());
-        let mut len = self.inputs.len;
-        self.rules
-            .iter()
+        let rules: Vec<_> = (self.rules.iter())
             .map(|rule| {
                 let (a, b) = rule.sides(&self.sides);
-                let count = if len <= 64 {
-                    // (The pattern was drawn from this very string: it is at most 64 long.)
-                    let starts = occurrences(&current, len, a);
-                    examples_with(starts, byte_positions(&current, len, SEP_CODE))
-                } else {
-                    // Each occurrence in an example after the last one counted (a pattern
-                    // never holds the separator) counts that example; `end` is where it
-                    // ends.
-                    let codes = &current[..len];
-                    let mut count = 0;
-                    let mut end = None;
-                    for at in memchr::memmem::find_iter(codes, a) {
-                        if end.is_none_or(|end| at > end) {
-                            count += 1;
-                            end = Some(
-                                memchr::memchr(SEP_CODE, &codes[at..]).map_or(len, |k| at + k),
-                            );
-                        }
-                    }
-                    count
-                };
-                if let Some(new) = replace_padded(&current, len, a, b, &mut next) {
-                    len = new;
-                    std::mem::swap(&mut current, &mut next);
-                }
-                count
+                Some((a.to_vec(), b.to_vec()))
             })
+            .collect();
+        let inputs = self.inputs.codes();
+        let examples = inputs.iter().filter(|&&c| c == SEP_CODE).count() + 1;
+        let fired = RuleSets::of_pool(&rules, inputs, examples);
+        (0..rules.len())
+            .map(|r| (0..examples).filter(|&input| fired.has(input, r)).count())
             .collect()
     }
-}
-
-/// How many of the examples joined in a string of at most 64 codes hold a position of
-/// `starts`, given the positions of the separators between them.
-fn examples_with(mut starts: u64, separators: u64) -> usize {
-    let mut count = 0;
-    while starts != 0 {
-        count += 1;
-        // Skip the rest of this example: every position up to its separator.
-        let at = starts.trailing_zeros();
-        let after = separators >> at;
-        if after == 0 {
-            break;
-        }
-        starts &= u64::MAX
-            .checked_shl(at + after.trailing_zeros() + 1)
-            .unwrap_or(0);
-    }
-    count
 }
 
 /// Categories whose quota was already full when a batch of attempts began: still full for
@@ -1635,29 +1594,6 @@ mod tests {
                 );
             }
         }
-    }
-
-    #[test]
-    fn examples_with_counts_examples_not_positions() {
-        let bits = |positions: &[u32]| positions.iter().fold(0u64, |set, &p| set | 1 << p);
-        // Examples at 0..3, 4..6 and 7.. (separators at 3 and 6).
-        let separators = bits(&[3, 6]);
-        for (starts, count) in [
-            (vec![], 0),
-            (vec![0, 2], 1),
-            (vec![0, 4], 2),
-            (vec![1, 5, 8], 3),
-            (vec![5, 8, 9, 63], 2),
-            (vec![63], 1),
-        ] {
-            assert_eq!(
-                examples_with(bits(&starts), separators),
-                count,
-                "{starts:?}"
-            );
-        }
-        assert_eq!(examples_with(bits(&[0, 62]), bits(&[63])), 1);
-        assert_eq!(examples_with(bits(&[0, 63]), bits(&[62])), 2);
     }
 
     #[test]
