@@ -18,8 +18,8 @@ pub enum RuleError {
 /// `pattern`, scanning left to right, is replaced by `replacement` (which may be empty).
 ///
 /// Serialised as the two-element JSON array `[pattern, replacement]`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(try_from = "(String, String)", into = "(String, String)")]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize)]
+#[serde(try_from = "(String, String)")]
 pub struct Rule {
     pattern: String,
     replacement: String,
@@ -387,6 +387,13 @@ impl TryFrom<(String, String)> for Rule {
 impl From<Rule> for (String, String) {
     fn from(r: Rule) -> Self {
         (r.pattern, r.replacement)
+    }
+}
+
+impl Serialize for Rule {
+    /// As the pair `(pattern, replacement)`, borrowed (`serde(into)` would clone both).
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        (self.pattern.as_str(), self.replacement.as_str()).serialize(s)
     }
 }
 

@@ -278,7 +278,8 @@ fn run_block(
         );
         // Workers keep (copy out of their buffers) only the candidates whose category was
         // not full when the batch began, so the many rejected ones allocate nothing.
-        let outcomes: Vec<(Result<Candidate, Rejection>, f64)> = (t..t + batch)
+        // (Boxed: an outcome is mostly a rejection, and the vector of 64 stays small.)
+        let outcomes: Vec<(Result<Box<Candidate>, Rejection>, f64)> = (t..t + batch)
             .into_par_iter()
             .map(|attempt| {
                 let full = if attempt < p.patience {
@@ -290,7 +291,7 @@ fn run_block(
                 SCRATCH.with_borrow_mut(|scratch| {
                     let (outcome, secs) = sample(attempt, full, scratch);
                     (
-                        outcome.map(|c| scratch.candidate(&sampler.letters, c)),
+                        outcome.map(|c| Box::new(scratch.candidate(&sampler.letters, c))),
                         secs,
                     )
                 })
@@ -331,7 +332,7 @@ fn run_block(
             last_accept = attempt;
             if index >= lo {
                 let changed = std::mem::take(&mut cand.changed);
-                let inst = finish_instance(p, &sampler, block, attempt, index, cand);
+                let inst = finish_instance(p, &sampler, block, attempt, index, *cand);
                 stats.record_accept(&inst, &changed);
                 sink(inst).map_err(GenerateError::Sink)?;
             }

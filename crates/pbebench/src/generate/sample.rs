@@ -296,6 +296,9 @@ pub(super) struct Letters {
     /// The code of each letter of the alphabet in the order given (the order draws use).
     /// (A full 256-entry table, so that a digit indexes it with no bounds check.)
     of_draw: [u8; 256],
+    /// The byte of each code (and [`SEP`] for [`SEP_CODE`]) when every letter is ASCII,
+    /// so that codes become text by one lookup each; None otherwise.
+    ascii: Option<[u8; 256]>,
 }
 
 /// The code that separates examples in a joined code string: no letter has it, as
@@ -309,9 +312,18 @@ impl Letters {
         let mut by_code = alphabet.to_vec();
         by_code.sort_unstable();
         assert!(by_code.len() <= SEP_CODE as usize, "at most 255 letters");
+        let ascii = by_code.iter().all(char::is_ascii).then(|| {
+            let mut bytes = [0; 256];
+            for (code, &c) in by_code.iter().enumerate() {
+                bytes[code] = c as u8;
+            }
+            bytes[SEP_CODE as usize] = SEP as u8;
+            bytes
+        });
         let mut letters = Letters {
             by_code,
             of_draw: [SEP_CODE; 256],
+            ascii,
         };
         for (k, &c) in alphabet.iter().enumerate() {
             letters.of_draw[k] = letters.code(c);
@@ -340,6 +352,10 @@ impl Letters {
 
     /// The text of `codes`, examples separated by [`SEP`].
     fn text(&self, codes: &[u8]) -> String {
+        if let Some(ascii) = &self.ascii {
+            let bytes = codes.iter().map(|&c| ascii[c as usize]).collect();
+            return String::from_utf8(bytes).expect("ASCII letters are UTF-8");
+        }
         codes
             .iter()
             .map(|&c| match c {
@@ -501,10 +517,7 @@ impl Scratch {
     /// the joined inputs), counted per rule.
     fn changed_per_rule(&self) -> Vec<usize> {
         let rules: Vec<_> = (self.rules.iter())
-            .map(|rule| {
-                let (a, b) = rule.sides(&self.sides);
-                Some((a.to_vec(), b.to_vec()))
-            })
+            .map(|rule| Some(rule.sides(&self.sides)))
             .collect();
         let inputs = self.inputs.codes();
         let examples = inputs.iter().filter(|&&c| c == SEP_CODE).count() + 1;
@@ -1221,7 +1234,7 @@ impl RuleSets {
     /// pool, and each match it replaces is charged to the input it lies in (found by
     /// counting separators since the previous match). A rule fires on an input exactly when
     /// its pattern occurs there, which is when it has a match there.
-    fn of_pool(rules: &[Option<(Vec<u8>, Vec<u8>)>], pool: &[u8], count: usize) -> Self {
+    fn of_pool<R: AsRef<[u8]>>(rules: &[Option<(R, R)>], pool: &[u8], count: usize) -> Self {
         let mut sets = RuleSets::new(count, rules.len());
         let (mut cur, mut next) = (pool.to_vec(), Vec::new());
         for (r, rule) in rules.iter().enumerate() {
@@ -1229,7 +1242,7 @@ impl RuleSets {
                 continue; // an identity fires on nothing (Rule::fires_on)
             };
             let (mut input, mut counted_to) = (0, 0);
-            let changed = replace_bytes_noting(&cur, a, b, &mut next, |at| {
+            let changed = replace_bytes_noting(&cur, a.as_ref(), b.as_ref(), &mut next, |at| {
                 input += cur[counted_to..at]
                     .iter()
                     .filter(|&&c| c == SEP_CODE)

@@ -553,6 +553,15 @@ impl Category {
         self.0 as usize
     }
 
+    /// The four bits F B CF CB as text, e.g. "1011" (as `Display` writes them).
+    pub fn label(self) -> &'static str {
+        const LABELS: [&str; 16] = [
+            "0000", "0001", "0010", "0011", "0100", "0101", "0110", "0111", "1000", "1001", "1010",
+            "1011", "1100", "1101", "1110", "1111",
+        ];
+        LABELS[self.index()]
+    }
+
     /// Some ordered pair i < j where i feeds j.
     pub fn feeding(self) -> bool {
         self.0 & 8 != 0
@@ -595,7 +604,7 @@ impl Category {
 
 impl fmt::Display for Category {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{:04b}", self.0)
+        f.write_str(self.label())
     }
 }
 
@@ -616,7 +625,7 @@ impl FromStr for Category {
 
 impl Serialize for Category {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(self)
+        s.serialize_str(self.label())
     }
 }
 
