@@ -304,6 +304,10 @@ impl Drop for Pending {
     }
 }
 
+/// The write buffer of an [`AtomicFile`]: a dataset is written in a few large writes
+/// rather than many 8 KiB ones (each a system call).
+const WRITE_BUFFER: usize = 1 << 16;
+
 fn pending() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
     PENDING
         .lock()
@@ -336,7 +340,7 @@ impl AtomicFile {
         {
             let file = std::fs::OpenOptions::new().write(true).open(&path)?;
             return Ok(AtomicFile {
-                target: Target::Direct(BufWriter::new(file)),
+                target: Target::Direct(BufWriter::with_capacity(WRITE_BUFFER, file)),
             });
         }
         let path = match &existing {
@@ -363,7 +367,7 @@ impl AtomicFile {
             target: Target::Renamed {
                 path,
                 _pending: Pending::new(tmp.path()),
-                writer: BufWriter::new(tmp),
+                writer: BufWriter::with_capacity(WRITE_BUFFER, tmp),
             },
         })
     }

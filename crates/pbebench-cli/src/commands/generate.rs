@@ -133,6 +133,9 @@ struct Bar(indicatif::ProgressBar);
 
 impl generate::Progress for Bar {
     fn update(&self, accepted: u64, target: u64, attempts: u64) {
+        if self.0.is_hidden() {
+            return; // (Standard error is not a terminal: nothing would be drawn.)
+        }
         self.0.set_length(target);
         self.0.set_position(accepted);
         self.0.set_message(format!("{attempts} attempts"));
@@ -216,12 +219,17 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 }
 
 fn print_summary(params: &GenParams, stats: &GenStats, out: Option<&PathBuf>) {
+    use std::fmt::Write as _;
     let rejections: Vec<String> = stats
         .rejections
         .iter()
         .map(|(r, n)| format!("{r:?} {n}"))
         .collect();
-    eprintln!(
+    // Composed first and written at once: standard error is unbuffered, so each piece of
+    // a formatted line would be a system call of its own.
+    let mut text = String::new();
+    let _ = writeln!(
+        text,
         "generated {} instances ({}, seed {}) in {:.1}s: {} attempts, efficiency {:.3}%, {:.0} attempts/s",
         stats.accepted,
         params.name,
@@ -231,7 +239,8 @@ fn print_summary(params: &GenParams, stats: &GenStats, out: Option<&PathBuf>) {
         stats.efficiency * 100.0,
         stats.attempts as f64 / stats.seconds.max(1e-9),
     );
-    eprintln!(
+    let _ = writeln!(
+        text,
         "  rejected: {}",
         if rejections.is_empty() {
             "none".to_owned()
@@ -239,7 +248,8 @@ fn print_summary(params: &GenParams, stats: &GenStats, out: Option<&PathBuf>) {
             rejections.join(", ")
         }
     );
-    eprintln!(
+    let _ = writeln!(
+        text,
         "  category balance: KL from uniform {:.4} overall{}; mean examples changed per rule {:.2}",
         stats.kl_overall,
         if stats.patience_exhausted.is_empty() {
@@ -253,8 +263,9 @@ fn print_summary(params: &GenParams, stats: &GenStats, out: Option<&PathBuf>) {
         stats.mean_examples_changed_per_rule
     );
     if let Some(path) = out.filter(|p| p.as_os_str() != "-") {
-        eprintln!("  wrote {}", path.display());
+        let _ = writeln!(text, "  wrote {}", path.display());
     }
+    eprint!("{text}");
 }
 
 #[cfg(test)]
