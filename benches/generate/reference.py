@@ -5,7 +5,9 @@ The same algorithm as `pbebench generate` (the paper's Algorithm 1 with SPEC §4
 sampler): per attempt, sample a cascade length, distinct random inputs, and rules whose
 pattern is uniform over the distinct substrings present at that step; drop rules that
 change nothing; reject short cascades, unchanged outputs, full category quotas (until
-patience runs out) and duplicates; classify relations with the paper's formula (memoised).
+patience runs out) and duplicates; classify relations with the paper's formula (memoised)
+as the cascade grows, and stop an attempt as soon as it is certain to be rejected (its
+flags so far fall only in full categories, or too few steps are left), as pbebench does.
 Like `pbebench generate`, it turns each accepted candidate into a dataset line (with its
 interacting rule pairs), counts the examples each rule changes, and writes the lines to a
 temporary file that is synced and renamed into place (`--out`; without it the lines are
@@ -76,24 +78,30 @@ def interaction(ri, rj):
     return hit
 
 
-def category(rules):
-    f = b = cf = cb = False
-    for i, ri in enumerate(rules):
-        for j, rj in enumerate(rules):
-            if i == j:
-                continue
-            fe, bl = interaction(ri, rj)
-            if i < j:
-                f |= fe
-                b |= bl
-            else:
-                cf |= fe
-                cb |= bl
-    return (f << 3) | (b << 2) | (cf << 1) | cb
+def new_flags(rules):
+    """The category flags (F B CF CB) of the newest rule's pairs with the earlier ones."""
+    n, rn = len(rules) - 1, rules[-1]
+    flags = 0
+    for ri in rules[:n]:
+        fe, bl = interaction(ri, rn)  # earlier on later: feeding, bleeding
+        flags |= (fe << 3) | (bl << 2)
+        fe, bl = interaction(rn, ri)  # later on earlier: counter-feeding, counter-bleeding
+        flags |= (fe << 1) | bl
+    return flags
 
 
-def sample(rng, p, lengths, exact):
+def hopeless_sets(quotas):
+    """For each set of flags, whether every category holding all of them is full."""
+    return [all(quotas[c] == 0 for c in range(16) if c & flags == flags) for flags in range(16)]
+
+
+def sample(rng, p, lengths, exact, hopeless):
+    """One attempt: a candidate (inputs, outputs, rules, category) or None. Like pbebench,
+    the category is found as the cascade grows (flags are only ever added by later rules),
+    and the attempt stops as soon as its flags are `hopeless` (every category with them is
+    full) or too few steps are left to reach the shortest length."""
     target = rng.choice(lengths)
+    shortest = target if exact else lengths[0]
     alphabet = p["alphabet"]
     inputs, seen = [], set()
     while len(inputs) < p["n"]:
@@ -103,7 +111,10 @@ def sample(rng, p, lengths, exact):
             inputs.append(s)
     cur = list(inputs)
     rules = []
-    for _ in range(target):
+    flags = 0
+    for step in range(target):
+        if len(rules) + (target - step) < shortest:
+            return None
         la, lb = rng.randint(1, 3), rng.randint(1, 3)
         subs = sorted({s[i:i + la] for s in cur for i in range(len(s) - la + 1)})
         if not subs:
@@ -116,11 +127,14 @@ def sample(rng, p, lengths, exact):
         if new != cur:
             rules.append((a, b))
             cur = new
-    if len(rules) < (target if exact else lengths[0]):
+            flags |= new_flags(rules)
+            if hopeless[flags]:
+                return None
+    if len(rules) < shortest:
         return None
     if cur == inputs:
         return None
-    return inputs, cur, rules, category(rules)
+    return inputs, cur, rules, flags
 
 
 def changed_per_rule(inputs, rules):
@@ -172,8 +186,10 @@ def run(preset, attempts, seconds, seed, length=None, patience=100_000, out=None
     start = time.perf_counter()
     for lengths, exact, target, quota in blocks:
         quotas, seen, got, t = [quota] * 16, set(), 0, 0
+        hopeless = hopeless_sets(quotas)
+        never = [False] * 16
         while got < target and done < attempts and time.perf_counter() - start < seconds:
-            cand = sample(rng, p, lengths, exact)
+            cand = sample(rng, p, lengths, exact, hopeless if t < patience else never)
             done += 1
             t += 1
             if cand is None:
@@ -186,6 +202,8 @@ def run(preset, attempts, seconds, seed, length=None, patience=100_000, out=None
                 continue
             if t < patience:
                 quotas[cat] -= 1
+                if quotas[cat] == 0:
+                    hopeless = hopeless_sets(quotas)
             seen.add(sig)
             sink.write(json.dumps(record(preset, seed, accepted, inputs, outputs, rules, cat),
                                   separators=(",", ":")) + "\n")
