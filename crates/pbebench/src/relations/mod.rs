@@ -64,12 +64,23 @@ pub enum Relation {
     Bleeds,
 }
 
-/// Whether `first` feeds and whether it bleeds `second`, as the pair `(feeds, bleeds)`.
+/// Whether `first` feeds and whether it bleeds `second`, as the pair `(feeds, bleeds)`:
+/// both decided at once (one letter test, one memo lookup), with the shortcuts
+/// [`relation`] describes.
 pub fn interaction(mode: RelationMode, first: &Rule, second: &Rule) -> (bool, bool) {
-    (
-        relation(mode, Relation::Feeds, first, second),
-        relation(mode, Relation::Bleeds, first, second),
-    )
+    let want = Wanted {
+        feeds: true,
+        bleeds: true,
+    };
+    MEMO.with(|memo| {
+        pair(
+            &mut memo.borrow_mut(),
+            mode,
+            want,
+            first.parts(),
+            second.parts(),
+        )
+    })
 }
 
 /// Whether `first` has relation `kind` to `second`.
