@@ -352,11 +352,15 @@ pub(crate) fn leftmost_disjoint(mut starts: u64, pattern_len: usize) -> u64 {
 #[allow(unsafe_code)]
 pub(crate) fn byte_positions(bytes: &[u8], len: usize, byte: u8) -> u64 {
     #[cfg(target_arch = "x86_64")]
-    // SAFETY: SSE2 is part of the x86-64 baseline: every x86-64 processor has it, and
-    // every x86-64 target compiles with it enabled.
-    return unsafe { byte_positions_sse2(bytes, len, byte) };
+    {
+        // SAFETY: SSE2 is part of the x86-64 baseline: every x86-64 processor has it, and
+        // every x86-64 target compiles with it enabled.
+        unsafe { byte_positions_sse2(bytes, len, byte) }
+    }
     #[cfg(not(target_arch = "x86_64"))]
-    return byte_positions_swar(bytes, len, byte);
+    {
+        byte_positions_swar(bytes, len, byte)
+    }
 }
 
 #[cfg(target_arch = "x86_64")]
