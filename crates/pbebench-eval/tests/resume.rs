@@ -9,6 +9,8 @@ use serde_json::json;
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::process::{Child, Command};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 use support::*;
 
@@ -69,18 +71,26 @@ fn kill_dash_nine_mid_run_loses_nothing_stored_and_repeats_nothing() {
     let dataset = write_dataset(dir.path(), &insts);
     let index = PromptIndex::new(&insts);
     let answers: Vec<String> = insts.iter().map(gold_answer).collect();
+    let gate = Arc::new(Gate::default());
     let server = {
-        let answers = answers.clone();
+        let (answers, gate) = (answers.clone(), Arc::clone(&gate));
         MockServer::start(move |req| {
+            if !gate.wait() {
+                return Reply::Drop;
+            }
             Reply::answer(&answers[index.of(req)]).after(Duration::from_millis(25))
         })
     };
     let run = dir.path().join("run");
 
-    // Kill at start-up, and after roughly a quarter, a half and most of the samples.
+    // Kill at start-up, and after a quarter, a half and four fifths of the samples. The
+    // server answers enough requests to pass each mark, and a few more (so that the kill
+    // can still land while answers are being stored), then holds the rest: every kill
+    // lands mid-run however slow or loaded the machine is.
     let mut committed: HashMap<(String, u32), String> = HashMap::new();
     let mut kills_mid_run = 0;
     for threshold in [0, total / 4, total / 2, total * 4 / 5] {
+        gate.open(threshold.saturating_sub(committed.len()) + CONCURRENCY);
         let mut child = KillOnDrop(spawn_child(&dataset, &run, &server.base_url()));
         let t0 = Instant::now();
         loop {
@@ -120,12 +130,13 @@ fn kill_dash_nine_mid_run_loses_nothing_stored_and_repeats_nothing() {
         }
         committed = rows.into_iter().map(|r| ((r.0, r.1), r.4)).collect();
     }
-    assert!(
-        kills_mid_run >= 3,
+    assert_eq!(
+        kills_mid_run, 4,
         "the runner finished before it could be killed"
     );
 
     // Continue to the end in this process.
+    gate.open(usize::MAX);
     let mut config = chat_config(&dataset, &run, &[server.base_url()]);
     config.concurrency = CONCURRENCY;
     config.samples = SAMPLES;
@@ -157,6 +168,56 @@ fn kill_dash_nine_mid_run_loses_nothing_stored_and_repeats_nothing() {
         requests <= total + 4 * 2 * CONCURRENCY,
         "{requests} requests for {total} samples"
     );
+}
+
+/// How many chat requests the mock server answers: the rest are held until more answers
+/// are allowed, or dropped when the runner that sent them has been killed.
+#[derive(Default)]
+struct Gate {
+    /// Answers given so far.
+    granted: AtomicUsize,
+    /// Answers allowed in all.
+    allowed: AtomicUsize,
+    /// Requests waiting now.
+    held: AtomicUsize,
+    /// Set while the held requests of a killed runner are dropped.
+    drain: AtomicBool,
+}
+
+impl Gate {
+    /// Waits until the request may be answered (true) or is to be dropped (false).
+    fn wait(&self) -> bool {
+        self.held.fetch_add(1, Ordering::SeqCst);
+        let answer = loop {
+            if self.drain.load(Ordering::SeqCst) {
+                break false;
+            }
+            let granted = self.granted.load(Ordering::SeqCst);
+            if granted < self.allowed.load(Ordering::SeqCst)
+                && (self.granted)
+                    .compare_exchange(granted, granted + 1, Ordering::SeqCst, Ordering::SeqCst)
+                    .is_ok()
+            {
+                break true;
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        };
+        self.held.fetch_sub(1, Ordering::SeqCst);
+        answer
+    }
+
+    /// Drops the requests still held (their runner is gone), then allows `more` answers
+    /// beyond those given.
+    fn open(&self, more: usize) {
+        self.drain.store(true, Ordering::SeqCst);
+        while self.held.load(Ordering::SeqCst) > 0 {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        let granted = self.granted.load(Ordering::SeqCst);
+        self.allowed
+            .store(granted.saturating_add(more), Ordering::SeqCst);
+        self.drain.store(false, Ordering::SeqCst);
+    }
 }
 
 fn stored_rows_or_none(run: &Path) -> Vec<(String, u32, String, u32, String)> {
