@@ -72,6 +72,11 @@ pub fn interaction(mode: RelationMode, first: &Rule, second: &Rule) -> (bool, bo
         feeds: true,
         bleeds: true,
     };
+    pair_with_memo(mode, want, first, second)
+}
+
+/// [`pair`] with this thread's memo.
+fn pair_with_memo(mode: RelationMode, want: Wanted, first: &Rule, second: &Rule) -> (bool, bool) {
     MEMO.with(|memo| {
         pair(
             &mut memo.borrow_mut(),
@@ -99,15 +104,7 @@ pub fn relation(mode: RelationMode, kind: Relation, first: &Rule, second: &Rule)
         feeds: kind == Relation::Feeds,
         bleeds: kind == Relation::Bleeds,
     };
-    let (feeds, bleeds) = MEMO.with(|memo| {
-        pair(
-            &mut memo.borrow_mut(),
-            mode,
-            want,
-            first.parts(),
-            second.parts(),
-        )
-    });
+    let (feeds, bleeds) = pair_with_memo(mode, want, first, second);
     match kind {
         Relation::Feeds => feeds,
         Relation::Bleeds => bleeds,
