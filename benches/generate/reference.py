@@ -189,18 +189,21 @@ def run(preset, attempts, seconds, seed, length=None, patience=100_000, out=None
         hopeless = hopeless_sets(quotas)
         never = [False] * 16
         while got < target and done < attempts and time.perf_counter() - start < seconds:
-            cand = sample(rng, p, lengths, exact, hopeless if t < patience else never)
+            # Quotas bind (and full categories stop attempts early) for the first
+            # `patience` attempts of a block, as in pbebench: attempt indices 0..patience.
+            patient = t < patience
+            cand = sample(rng, p, lengths, exact, hopeless if patient else never)
             done += 1
             t += 1
             if cand is None:
                 continue
             inputs, outputs, rules, cat = cand
-            if t < patience and quotas[cat] == 0:
+            if patient and quotas[cat] == 0:
                 continue
             sig = (tuple(inputs), tuple(outputs), tuple(rules))
             if sig in seen:
                 continue
-            if t < patience:
+            if patient:
                 quotas[cat] -= 1
                 if quotas[cat] == 0:
                     hopeless = hopeless_sets(quotas)
