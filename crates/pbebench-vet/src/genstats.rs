@@ -158,11 +158,7 @@ mod tests {
 
     #[test]
     fn reads_the_authors_file() {
-        let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../../shared/reference/pbebench-official/generation_stats.json");
-        if !p.exists() {
-            return;
-        }
+        let p = pbebench_testdata::path("generation_stats.json");
         let g = read(&p).unwrap();
         assert_eq!(g.accepted, 64);
         assert_eq!(g.attempts, 144670);

@@ -1,7 +1,8 @@
 //! Reference checks for the two relation classifiers (SPEC §3).
 //!
 //! * `paper` mode must reproduce every category and every pairwise `bfcc_dag` label of the
-//!   authors' published snapshots (`shared/reference/pbebench-official/`).
+//!   authors' published snapshots (`testdata/pbebench-official/`, a subset; the complete
+//!   files with `PBEBENCH_REFERENCE`).
 //! * `exact` mode must agree with brute force: every string up to a length bound over the
 //!   rules' letters plus one fresh letter, applied with Rust's `str::replace` (which
 //!   `cpython_semantics.rs` proves equal to Python's) and tested with plain substring search.
@@ -23,17 +24,10 @@ const PUBLISHED: [&str; 3] = [
     "adaptive_balanced_64_hard_50_inputs_30_cascade_unified_latest.jsonl",
 ];
 
-/// The published snapshots: `shared/` sits beside the clone (`<clone>/../shared`).
+/// The published snapshots: the committed subset, or the complete files when
+/// `PBEBENCH_REFERENCE` names them (`pbebench_testdata`).
 fn reference_dir() -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/reference/pbebench-official");
-    assert!(
-        dir.is_dir(),
-        "published reference files not found at {}: place the shared/ directory beside the \
-         repository clone (as ../shared) to run the reference checks",
-        dir.display()
-    );
-    dir
+    pbebench_testdata::dir()
 }
 
 /// One published record: its rules' relations in a mode, and the labels the authors stored.
