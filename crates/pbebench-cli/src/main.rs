@@ -91,7 +91,7 @@ fn clean_up_on_interrupt() {
     };
     std::thread::spawn(move || {
         if let Some(signal) = signals.forever().next() {
-            let removed = pbebench::dataset::remove_uncommitted();
+            let removed = pbebench_io::remove_uncommitted();
             let name = if signal == SIGINT {
                 "interrupted"
             } else {
@@ -112,7 +112,7 @@ fn quiet_on_broken_pipe() {
     std::panic::set_hook(Box::new(move |info| {
         let message = info.payload_as_str().unwrap_or("");
         if message.starts_with("failed printing to stdout") && message.contains("Broken pipe") {
-            pbebench::dataset::remove_uncommitted();
+            pbebench_io::remove_uncommitted();
             std::process::exit(0);
         }
         report(info)

@@ -1,5 +1,5 @@
 //! Reading and writing datasets: JSONL files of [`Instance`]s in pbebench's own schema or
-//! in the authors' published format, and atomic writes.
+//! in the authors' published format. (Writing files is `pbebench-io`'s.)
 
 use crate::instance::Instance;
 use crate::pylit;
@@ -7,7 +7,7 @@ use crate::relations::{Category, RelationMode};
 use crate::rule::{Cascade, Rule};
 use serde_json::Value;
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, BufWriter, Write};
+use std::io::{self, BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
 /// The alphabet of the Lite presets: a–k and u–z.
@@ -259,157 +259,6 @@ pub fn read_dataset(path: impl AsRef<Path>) -> Result<Vec<Instance>, DatasetErro
     Ok(out)
 }
 
-/// A file written under a temporary name and renamed into place only by [`commit`], so a
-/// crash never leaves a half-written file where the real one should be.
-///
-/// The file gets the permissions a plain create would give (`0666` less the umask), or
-/// those of the file it replaces; a symbolic link to a file is kept and its target
-/// replaced. A path that exists but is no regular file (`/dev/null`, `/dev/stdout`, a named
-/// pipe) is written directly: renaming over it would replace the device or pipe itself.
-///
-/// [`commit`]: AtomicFile::commit
-pub struct AtomicFile {
-    target: Target,
-}
-
-enum Target {
-    Renamed {
-        path: PathBuf,
-        writer: BufWriter<tempfile::NamedTempFile>,
-        _pending: Pending,
-    },
-    Direct(BufWriter<File>),
-}
-
-/// The temporary files of the [`AtomicFile`]s of the process that are neither committed
-/// nor dropped: what [`remove_uncommitted`] removes.
-static PENDING: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
-
-/// A temporary file listed in [`PENDING`] for as long as this lives.
-struct Pending(PathBuf);
-
-impl Pending {
-    fn new(path: &Path) -> Self {
-        pending().push(path.to_path_buf());
-        Pending(path.to_path_buf())
-    }
-}
-
-impl Drop for Pending {
-    fn drop(&mut self) {
-        let mut list = pending();
-        if let Some(k) = list.iter().position(|p| *p == self.0) {
-            list.swap_remove(k);
-        }
-    }
-}
-
-/// The write buffer of an [`AtomicFile`]: a dataset is written in a few large writes
-/// rather than many 8 KiB ones (each a system call).
-const WRITE_BUFFER: usize = 1 << 16;
-
-fn pending() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
-    PENDING
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
-/// Removes the temporary file of every [`AtomicFile`] not yet committed, for a process
-/// about to exit without unwinding (on SIGINT or SIGTERM): the outputs it was writing are
-/// left as they were before it started. Returns how many were removed.
-pub fn remove_uncommitted() -> usize {
-    pending()
-        .drain(..)
-        .filter(|path| std::fs::remove_file(path).is_ok())
-        .count()
-}
-
-impl AtomicFile {
-    /// Starts writing what will become `path` (a temporary file beside it).
-    pub fn create(path: impl AsRef<Path>) -> io::Result<Self> {
-        let path = path.as_ref().to_path_buf();
-        // Following symbolic links: what a write to `path` would reach.
-        let existing = match std::fs::metadata(&path) {
-            Ok(meta) => Some(meta),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => None,
-            Err(e) => return Err(e),
-        };
-        if existing
-            .as_ref()
-            .is_some_and(|m| !m.is_file() && !m.is_dir())
-        {
-            let file = std::fs::OpenOptions::new().write(true).open(&path)?;
-            return Ok(AtomicFile {
-                target: Target::Direct(BufWriter::with_capacity(WRITE_BUFFER, file)),
-            });
-        }
-        let path = match &existing {
-            Some(meta) if meta.is_file() => std::fs::canonicalize(&path)?,
-            _ => path,
-        };
-        let dir = match path.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
-        let mut builder = tempfile::Builder::new();
-        builder.prefix(".pbebench-").suffix(".tmp");
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            // Created with 0666 the umask still applies, as for any new file.
-            builder.permissions(std::fs::Permissions::from_mode(0o666));
-        }
-        let tmp = builder.tempfile_in(dir)?;
-        if let Some(meta) = existing.filter(|m| m.is_file()) {
-            tmp.as_file().set_permissions(meta.permissions())?;
-        }
-        Ok(AtomicFile {
-            target: Target::Renamed {
-                path,
-                _pending: Pending::new(tmp.path()),
-                writer: BufWriter::with_capacity(WRITE_BUFFER, tmp),
-            },
-        })
-    }
-
-    /// Flushes, syncs and renames the file into place (flushes only, for a path written
-    /// directly).
-    pub fn commit(self) -> io::Result<()> {
-        match self.target {
-            Target::Renamed { path, writer, .. } => {
-                let tmp = writer.into_inner().map_err(|e| e.into_error())?;
-                tmp.as_file().sync_all()?;
-                tmp.persist(&path).map_err(|e| e.error)?;
-            }
-            Target::Direct(mut writer) => writer.flush()?,
-        }
-        Ok(())
-    }
-
-    fn writer(&mut self) -> &mut dyn Write {
-        match &mut self.target {
-            Target::Renamed { writer, .. } => writer,
-            Target::Direct(writer) => writer,
-        }
-    }
-}
-
-impl Write for AtomicFile {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.writer().write(buf)
-    }
-    fn flush(&mut self) -> io::Result<()> {
-        self.writer().flush()
-    }
-}
-
-/// Writes `contents` to `path` atomically.
-pub fn write_atomic(path: impl AsRef<Path>, contents: &[u8]) -> io::Result<()> {
-    let mut f = AtomicFile::create(path)?;
-    f.write_all(contents)?;
-    f.commit()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -468,76 +317,5 @@ mod tests {
         assert!(e.contains("not of the form"), "{e}");
         assert!(parse_replace_call("replace('a','b')").is_ok());
         assert!(parse_replace_call("replace('a','b') + 1").is_err());
-    }
-
-    #[test]
-    fn atomic_write_replaces_whole_file() {
-        let dir = tempfile::tempdir().unwrap();
-        let p = dir.path().join("x.jsonl");
-        write_atomic(&p, b"one\n").unwrap();
-        write_atomic(&p, b"two\n").unwrap();
-        assert_eq!(std::fs::read_to_string(&p).unwrap(), "two\n");
-        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
-    }
-
-    #[cfg(unix)]
-    fn mode(path: &Path) -> u32 {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::metadata(path).unwrap().permissions().mode() & 0o777
-    }
-
-    /// A new file is as readable as any other new file (not the temporary file's 0600).
-    #[cfg(unix)]
-    #[test]
-    fn new_files_get_the_usual_permissions() {
-        let dir = tempfile::tempdir().unwrap();
-        let (ours, plain) = (dir.path().join("a.jsonl"), dir.path().join("b.jsonl"));
-        write_atomic(&ours, b"x\n").unwrap();
-        File::create(&plain).unwrap();
-        assert_eq!(mode(&ours), mode(&plain));
-    }
-
-    /// Replacing a file keeps its permissions, and a link to it stays a link.
-    #[cfg(unix)]
-    #[test]
-    fn replacing_keeps_permissions_and_links() {
-        use std::os::unix::fs::PermissionsExt;
-        let dir = tempfile::tempdir().unwrap();
-        let (file, link) = (dir.path().join("data.jsonl"), dir.path().join("link.jsonl"));
-        write_atomic(&file, b"one\n").unwrap();
-        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o640)).unwrap();
-        std::os::unix::fs::symlink("data.jsonl", &link).unwrap();
-        write_atomic(&link, b"two\n").unwrap();
-        assert!(std::fs::symlink_metadata(&link)
-            .unwrap()
-            .file_type()
-            .is_symlink());
-        assert_eq!(std::fs::read_to_string(&file).unwrap(), "two\n");
-        assert_eq!(mode(&file), 0o640);
-        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
-    }
-
-    /// A path to a device is written through, not replaced: through a link to /dev/null
-    /// here (renaming over the link, as a plain atomic write would, leaves a regular file).
-    #[cfg(unix)]
-    #[test]
-    fn devices_are_written_through() {
-        use std::os::unix::fs::FileTypeExt;
-        let dir = tempfile::tempdir().unwrap();
-        let link = dir.path().join("discard.jsonl");
-        std::os::unix::fs::symlink("/dev/null", &link).unwrap();
-        write_atomic(&link, b"gone\n").unwrap();
-        assert!(std::fs::symlink_metadata(&link)
-            .unwrap()
-            .file_type()
-            .is_symlink());
-        assert!(std::fs::metadata(&link)
-            .unwrap()
-            .file_type()
-            .is_char_device());
-        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
-        // A directory is refused, naming the problem.
-        let err = write_atomic(dir.path(), b"x").unwrap_err();
-        assert_eq!(err.kind(), io::ErrorKind::IsADirectory, "{err}");
     }
 }

@@ -3,7 +3,8 @@
 
 use anyhow::{bail, Context};
 use indicatif::{ProgressBar, ProgressStyle};
-use pbebench::dataset::{read_dataset, AtomicFile};
+use pbebench::dataset::read_dataset;
+use pbebench_io::AtomicFile;
 use pbebench_vet::audit::{audit, AuditOptions, AuditProgress, SolverCheck};
 use pbebench_vet::results::load_all;
 use std::io::Write;

@@ -2,9 +2,9 @@
 //! cascades, for `solve`, `prompt`, `eval` and `score`.
 
 use anyhow::{bail, Context};
-use pbebench::dataset::AtomicFile;
 use pbebench::wordlists::{read_word_lists, WordListOptions};
 use pbebench::Instance;
+use pbebench_io::AtomicFile;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;

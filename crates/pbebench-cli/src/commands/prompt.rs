@@ -1,8 +1,9 @@
 //! `pbebench prompt`: one prompt per instance of a dataset, as JSONL.
 
 use anyhow::Context;
-use pbebench::dataset::{read_dataset, AtomicFile};
+use pbebench::dataset::read_dataset;
 use pbebench::prompt::{Template, DEFAULT_TEMPLATE};
+use pbebench_io::AtomicFile;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;

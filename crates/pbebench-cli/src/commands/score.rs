@@ -1,9 +1,10 @@
 //! `pbebench score`: score responses against a dataset; summary table, JSON results.
 
 use anyhow::{bail, Context};
-use pbebench::dataset::{read_dataset, AtomicFile};
+use pbebench::dataset::read_dataset;
 use pbebench::response::BlockChoice;
 use pbebench::score::{report, score_responses, Aggregate, ScoreOptions, ScoreReport};
+use pbebench_io::AtomicFile;
 use std::fmt::Write as _;
 use std::io::Write;
 use std::path::{Path, PathBuf};

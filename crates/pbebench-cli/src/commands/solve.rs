@@ -9,9 +9,10 @@
 
 use anyhow::{bail, Context};
 use indicatif::{ProgressBar, ProgressStyle};
-use pbebench::dataset::{read_dataset, AtomicFile};
+use pbebench::dataset::read_dataset;
 use pbebench::response::render_answer;
 use pbebench::{Cascade, Instance};
+use pbebench_io::AtomicFile;
 use pbebench_solve::{
     solve_all, solver_by_name, Budget, Problem, SolveOutcome, DEFAULT_SOLVER, SOLVER_NAMES,
 };
