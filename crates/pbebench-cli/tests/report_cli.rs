@@ -146,7 +146,7 @@ fn writes_a_self_contained_page_with_every_figure() {
     let html = std::fs::read_to_string(out.join("index.html")).unwrap();
     assert!(html.contains("<table id=\"leaderboard\">"));
     for needle in [
-        "Pass@1 by cascade length",
+        "best-of-K by cascade length",
         "Survival of the fractional score",
         "Cascade length: beam",
         "Relation category: nothing",

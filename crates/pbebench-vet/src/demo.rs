@@ -8,9 +8,10 @@ use crate::report::{self, ReportInput};
 use crate::results::ResultSet;
 use crate::shortcuts::Baseline;
 use pbebench::generate::{self, GenStats, Preset};
-use pbebench::response::render_answer;
-use pbebench::score::{read_responses, report as score_report, score_dataset, ScoreOptions};
-use pbebench::Instance;
+use pbebench::{
+    read_responses, render_answer, score_dataset, write_score_lines, Instance, ResponseLine,
+    Results, ScoreOptions,
+};
 use pbebench_io::{write_atomic, AtomicFile};
 use pbebench_solve::{solve_all, solver_by_name, Budget, Problem};
 use std::io::{self, Write};
@@ -80,7 +81,7 @@ pub struct DemoSummary {
     pub dataset: PathBuf,
     /// The audit.
     pub audit: AuditReport,
-    /// Leaderboard rows, best first: (label, Pass@1, mean reward).
+    /// Leaderboard rows, best first: (label, best-of-K, mean reward).
     pub leaderboard: Vec<(String, f64, f64)>,
     /// Wall-clock seconds.
     pub seconds: f64,
@@ -255,7 +256,7 @@ pub fn run(options: &DemoOptions, say: &(dyn Fn(&str) + Sync)) -> Result<DemoSum
         leaderboard: built
             .leaderboard
             .iter()
-            .map(|r| (r.label.clone(), r.pass, r.mean_reward))
+            .map(|r| (r.label.clone(), r.overall.pass, r.overall.mean_reward))
             .collect(),
         seconds: start.elapsed().as_secs_f64(),
     })
@@ -274,7 +275,7 @@ fn write_stats(
     genstats::read(&path).map_err(|e| DemoError::Other(e.to_string()))
 }
 
-/// Writes `{"id", "response"}` lines, the format `pbebench score` reads.
+/// Writes a responses file ([`ResponseLine`]s), the format `pbebench score` reads.
 fn write_responses(
     runs_dir: &Path,
     name: &str,
@@ -284,12 +285,15 @@ fn write_responses(
     let dir = runs_dir.join(name);
     std::fs::create_dir_all(&dir).map_err(io_err(&dir))?;
     let path = dir.join("responses.jsonl");
-    let mut text = String::new();
+    let mut bytes = Vec::new();
     for (inst, answer) in dataset.iter().zip(answers) {
-        text.push_str(&serde_json::json!({ "id": inst.id, "response": answer }).to_string());
-        text.push('\n');
+        let line = ResponseLine {
+            id: &inst.id,
+            response: answer,
+        };
+        line.write_to(&mut bytes).map_err(io_err(&path))?;
     }
-    write_atomic(&path, text.as_bytes()).map_err(io_err(&path))?;
+    write_atomic(&path, &bytes).map_err(io_err(&path))?;
     Ok(path)
 }
 
@@ -305,26 +309,16 @@ fn score_run(
         read_responses(responses_path, dataset).map_err(|e| DemoError::Other(e.to_string()))?;
     let options = ScoreOptions::default();
     let scores = score_dataset(dataset, &responses, &options);
-    let report = score_report(&scores, &responses, &options);
+    let mut results = Results::of(&scores, &responses, &options);
+    results.dataset = Some(dataset_path.to_path_buf());
+    results.responses = Some(responses_path.to_path_buf());
     let dir = responses_path.parent().unwrap_or(Path::new("."));
-    let mut results = serde_json::to_value(&report).expect("serialisable");
-    if let serde_json::Value::Object(map) = &mut results {
-        map.insert("dataset".into(), dataset_path.display().to_string().into());
-        map.insert(
-            "responses".into(),
-            responses_path.display().to_string().into(),
-        );
-    }
     let results_path = dir.join("results.json");
-    let text = serde_json::to_string_pretty(&results).expect("serialisable") + "\n";
-    write_atomic(&results_path, text.as_bytes()).map_err(io_err(&results_path))?;
+    write_atomic(&results_path, results.to_json().as_bytes()).map_err(io_err(&results_path))?;
     let per_path = dir.join("per-instance.jsonl");
-    let mut lines = String::new();
-    for s in &scores {
-        lines.push_str(&serde_json::to_string(s).expect("serialisable"));
-        lines.push('\n');
-    }
-    write_atomic(&per_path, lines.as_bytes()).map_err(io_err(&per_path))?;
+    let mut lines = Vec::new();
+    write_score_lines(&mut lines, &scores).map_err(io_err(&per_path))?;
+    write_atomic(&per_path, &lines).map_err(io_err(&per_path))?;
     let mut set = ResultSet::from_instances(name, scores);
     set.sources = vec![results_path, per_path];
     set.dataset = Some(dataset_path.to_path_buf());

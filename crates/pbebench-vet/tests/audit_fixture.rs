@@ -2,9 +2,9 @@
 //! (fixtures/flawed.jsonl), and the checks of results against a dataset.
 
 use pbebench::dataset::read_dataset;
-use pbebench::response::render_answer;
-use pbebench::score::{score_instance, ScoreOptions};
+use pbebench::render_answer;
 use pbebench::Instance;
+use pbebench::{score_instance, ScoreOptions};
 use pbebench_vet::audit::{audit, AuditOptions, AuditReport};
 use pbebench_vet::results::{check_against, check_same_instances, ResultSet};
 
@@ -27,7 +27,7 @@ fn run(data: &[Instance], panel: &[ResultSet]) -> AuditReport {
 }
 
 /// Scores of answering every instance with its gold cascade (`gold`) or nothing.
-fn answers(data: &[Instance], gold: bool) -> Vec<pbebench::score::InstanceScore> {
+fn answers(data: &[Instance], gold: bool) -> Vec<pbebench::InstanceScore> {
     data.iter()
         .map(|inst| {
             let text = if gold {

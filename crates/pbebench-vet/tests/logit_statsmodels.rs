@@ -108,7 +108,7 @@ fn the_report_regression_uses_the_same_fit() {
         .iter()
         .map(|v| v.as_bool().unwrap())
         .collect();
-    let scores: Vec<pbebench::score::InstanceScore> = rows
+    let scores: Vec<pbebench::InstanceScore> = rows
         .iter()
         .zip(&y)
         .enumerate()

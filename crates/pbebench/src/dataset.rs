@@ -4,7 +4,7 @@
 use crate::instance::Instance;
 use crate::pylit;
 use crate::relations::{Category, RelationMode};
-use crate::rule::{Cascade, Rule};
+use crate::rule::{Cascade, Rule, RuleError};
 use serde_json::Value;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader};
@@ -38,9 +38,73 @@ pub enum DatasetError {
     },
 }
 
+/// Why a line is not an instance.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum InstanceError {
+    /// The text is not JSON.
+    #[error("malformed JSON: {0}")]
+    MalformedJson(String),
+    /// The line is JSON but not an object.
+    #[error("a line must hold a JSON object")]
+    NotAnObject,
+    /// An object in our schema with a missing or mistyped field.
+    #[error("not an instance: {0}")]
+    NotAnInstance(String),
+    /// A field of the authors' record that is absent.
+    #[error("missing '{0}'")]
+    Missing(&'static str),
+    /// A field of the authors' record that is no list of strings.
+    #[error("'{0}' must be a list of strings")]
+    NotAList(&'static str),
+    /// A list of the authors' record holding something else than strings.
+    #[error("'{0}' must hold strings")]
+    NotStrings(&'static str),
+    /// A Python list repr of the authors' record that cannot be read.
+    #[error("'{key}': {error}")]
+    BadRepr {
+        /// The field.
+        key: &'static str,
+        /// What is wrong with the repr.
+        error: pylit::LiteralError,
+    },
+    /// One of the authors' `programs` that is no rule.
+    #[error(transparent)]
+    BadProgram(#[from] ReplaceCallError),
+    /// `bfcc_category` that is no category.
+    #[error("{0}")]
+    BadCategory(String),
+    /// `bfcc_category` that is no string.
+    #[error("'bfcc_category' must be a string such as \"1011\"")]
+    CategoryNotAString,
+    /// `cascade_length` that is not the number of programs.
+    #[error("cascade_length is {stated} but there are {programs} programs")]
+    LengthMismatch {
+        /// The stated length.
+        stated: u64,
+        /// The programs given.
+        programs: usize,
+    },
+}
+
+/// Why a program string is no rule.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ReplaceCallError {
+    /// Not a call `replace("a", "b")` of two string literals.
+    #[error("'{0}' is not of the form replace(\"a\", \"b\")")]
+    NotACall(String),
+    /// A call whose sides make no rule (an empty pattern).
+    #[error("'{text}': {error}")]
+    BadRule {
+        /// The program.
+        text: String,
+        /// Why its sides make no rule.
+        error: RuleError,
+    },
+}
+
 /// Parses one JSONL line in either format. `index` (0-based line among instances) becomes
 /// the id of the authors' records, which have none.
-pub fn parse_instance(line: &str, index: usize) -> Result<Instance, String> {
+pub fn parse_instance(line: &str, index: usize) -> Result<Instance, InstanceError> {
     match own_instance(line) {
         Some(instance) => Ok(instance),
         None => parse_instance_generally(line, index),
@@ -59,37 +123,41 @@ fn own_instance(line: &str) -> Option<Instance> {
 }
 
 /// [`parse_instance`] through a JSON tree: both schemas, every error.
-fn parse_instance_generally(line: &str, index: usize) -> Result<Instance, String> {
-    let value: Value = serde_json::from_str(line).map_err(|e| format!("malformed JSON: {e}"))?;
+fn parse_instance_generally(line: &str, index: usize) -> Result<Instance, InstanceError> {
+    let value: Value =
+        serde_json::from_str(line).map_err(|e| InstanceError::MalformedJson(e.to_string()))?;
     let Value::Object(map) = &value else {
-        return Err("a line must hold a JSON object".to_owned());
+        return Err(InstanceError::NotAnObject);
     };
     if map.contains_key("programs") && !map.contains_key("cascade") {
         return parse_official(map, index);
     }
     let instance: Instance =
-        serde_json::from_value(value).map_err(|e| format!("not an instance: {e}"))?;
+        serde_json::from_value(value).map_err(|e| InstanceError::NotAnInstance(e.to_string()))?;
     Ok(instance)
 }
 
 /// The authors' format: `inputs`/`outputs` as lists or Python list reprs, `programs` as
 /// `replace("a", "b")` strings, `cascade_length`, `bfcc_category`.
-fn parse_official(map: &serde_json::Map<String, Value>, index: usize) -> Result<Instance, String> {
-    let strings = |key: &str| -> Result<Vec<String>, String> {
+fn parse_official(
+    map: &serde_json::Map<String, Value>,
+    index: usize,
+) -> Result<Instance, InstanceError> {
+    let strings = |key: &'static str| -> Result<Vec<String>, InstanceError> {
         match map.get(key) {
             Some(Value::Array(items)) => items
                 .iter()
                 .map(|v| {
                     v.as_str()
                         .map(str::to_owned)
-                        .ok_or_else(|| format!("'{key}' must hold strings"))
+                        .ok_or(InstanceError::NotStrings(key))
                 })
                 .collect(),
             Some(Value::String(repr)) => {
-                pylit::parse_str_list(repr).map_err(|e| format!("'{key}': {e}"))
+                pylit::parse_str_list(repr).map_err(|error| InstanceError::BadRepr { key, error })
             }
-            Some(_) => Err(format!("'{key}' must be a list of strings")),
-            None => Err(format!("missing '{key}'")),
+            Some(_) => Err(InstanceError::NotAList(key)),
+            None => Err(InstanceError::Missing(key)),
         }
     };
     let inputs = strings("inputs")?;
@@ -97,19 +165,19 @@ fn parse_official(map: &serde_json::Map<String, Value>, index: usize) -> Result<
     let rules = strings("programs")?
         .iter()
         .map(|p| parse_replace_call(p))
-        .collect::<Result<Vec<Rule>, String>>()?;
+        .collect::<Result<Vec<Rule>, ReplaceCallError>>()?;
     let cascade = Cascade::new(rules);
     let category = match map.get("bfcc_category") {
-        Some(Value::String(c)) => Some(c.parse::<Category>()?),
-        Some(_) => return Err("'bfcc_category' must be a string such as \"1011\"".to_owned()),
+        Some(Value::String(c)) => Some(c.parse::<Category>().map_err(InstanceError::BadCategory)?),
+        Some(_) => return Err(InstanceError::CategoryNotAString),
         None => None,
     };
     if let Some(stated) = map.get("cascade_length").and_then(Value::as_u64) {
         if stated as usize != cascade.len() {
-            return Err(format!(
-                "cascade_length is {stated} but there are {} programs",
-                cascade.len()
-            ));
+            return Err(InstanceError::LengthMismatch {
+                stated,
+                programs: cascade.len(),
+            });
         }
     }
     let alphabet = infer_alphabet(inputs.iter().chain(&outputs).map(String::as_str));
@@ -136,8 +204,8 @@ fn parse_official(map: &serde_json::Map<String, Value>, index: usize) -> Result<
 }
 
 /// Reads `replace("a", "b")` (either quote style) into a rule.
-pub fn parse_replace_call(text: &str) -> Result<Rule, String> {
-    let bad = || format!("'{text}' is not of the form replace(\"a\", \"b\")");
+pub fn parse_replace_call(text: &str) -> Result<Rule, ReplaceCallError> {
+    let bad = || ReplaceCallError::NotACall(text.to_owned());
     let body = text.trim().strip_prefix("replace(").ok_or_else(bad)?;
     let (a, end) = pylit::parse_string_literal(body, skip_ws(body, 0)).map_err(|_| bad())?;
     let comma = skip_ws(body, end);
@@ -149,7 +217,10 @@ pub fn parse_replace_call(text: &str) -> Result<Rule, String> {
     if body[end..].trim() != ")" {
         return Err(bad());
     }
-    Rule::new(a, b).map_err(|e| format!("'{text}': {e}"))
+    Rule::new(a, b).map_err(|error| ReplaceCallError::BadRule {
+        text: text.to_owned(),
+        error,
+    })
 }
 
 fn skip_ws(s: &str, mut i: usize) -> usize {
@@ -230,10 +301,10 @@ impl Iterator for DatasetReader {
             }
             let parsed = parse_instance(&text, self.index);
             self.index += 1;
-            return Some(parsed.map_err(|message| DatasetError::Line {
+            return Some(parsed.map_err(|error| DatasetError::Line {
                 path: self.path.clone(),
                 line: self.line,
-                message,
+                message: error.to_string(),
             }));
         }
     }
@@ -307,13 +378,18 @@ mod tests {
     fn bad_lines_say_why() {
         assert!(parse_instance("{", 0)
             .unwrap_err()
+            .to_string()
             .contains("malformed JSON"));
-        assert!(parse_instance("[1]", 0).unwrap_err().contains("object"));
+        assert!(parse_instance("[1]", 0)
+            .unwrap_err()
+            .to_string()
+            .contains("object"));
         let e = parse_instance(
             r#"{"inputs": [], "outputs": [], "programs": ["replace(z, x)"]}"#,
             0,
         )
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
         assert!(e.contains("not of the form"), "{e}");
         assert!(parse_replace_call("replace('a','b')").is_ok());
         assert!(parse_replace_call("replace('a','b') + 1").is_err());

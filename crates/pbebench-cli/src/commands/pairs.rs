@@ -2,8 +2,8 @@
 //! cascades, for `solve`, `prompt`, `eval` and `score`.
 
 use anyhow::{bail, Context};
-use pbebench::wordlists::{read_word_lists, WordListOptions};
 use pbebench::Instance;
+use pbebench::{read_word_lists, WordListOptions};
 use pbebench_io::AtomicFile;
 use std::io::Write;
 use std::path::{Path, PathBuf};

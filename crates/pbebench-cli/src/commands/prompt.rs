@@ -1,11 +1,9 @@
 //! `pbebench prompt`: one prompt per instance of a dataset, as JSONL.
 
-use anyhow::Context;
+use super::output::Out;
 use pbebench::dataset::read_dataset;
-use pbebench::prompt::{Template, DEFAULT_TEMPLATE};
-use pbebench_io::AtomicFile;
-use std::io::Write;
-use std::path::PathBuf;
+use pbebench::{PromptTemplate, DEFAULT_TEMPLATE};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// Arguments of `pbebench prompt`.
@@ -18,7 +16,7 @@ pub struct Args {
     /// ({{ and }} for literal braces). Default: the built-in template (see --print-template).
     #[arg(long)]
     template: Option<PathBuf>,
-    /// Write the JSONL here (atomically) instead of to stdout.
+    /// Write the JSONL here (atomically) [default: "-", standard output].
     #[arg(long)]
     out: Option<PathBuf>,
     /// Print the default template and exit.
@@ -47,18 +45,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         print!("{DEFAULT_TEMPLATE}");
         return Ok(ExitCode::SUCCESS);
     }
-    let template = match &args.template {
-        Some(path) => {
-            let text = std::fs::read_to_string(path)
-                .with_context(|| format!("{}: cannot read the template", path.display()))?;
-            let template = Template::parse(&text).with_context(|| format!("{}", path.display()))?;
-            for w in template.warnings() {
-                eprintln!("warning: {}: {w}", path.display());
-            }
-            template
+    let template = PromptTemplate::load(args.template.as_deref())?;
+    if let Some(file) = template.file() {
+        for w in template.warnings() {
+            eprintln!("warning: {}: {w}", file.display());
         }
-        None => Template::default(),
-    };
+    }
     let dataset_path = args.dataset.expect("clap requires --dataset");
     let dataset = read_dataset(&dataset_path)?;
     let mut lines = String::new();
@@ -75,20 +67,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         lines.push_str(&serde_json::to_string(&record)?);
         lines.push('\n');
     }
-    match &args.out {
-        Some(path) => {
-            let mut file = AtomicFile::create(path)
-                .with_context(|| format!("{}: cannot create", path.display()))?;
-            file.write_all(lines.as_bytes())
-                .and_then(|()| file.commit())
-                .with_context(|| format!("{}: cannot write", path.display()))?;
-            eprintln!("wrote {} prompts to {}", dataset.len(), path.display());
-        }
-        None => match std::io::stdout().lock().write_all(lines.as_bytes()) {
-            // The reader (e.g. `head`) has what it wanted: stop quietly, like other Unix tools.
-            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
-            result => result.context("cannot write to stdout")?,
-        },
+    let out = args
+        .out
+        .as_deref()
+        .unwrap_or(Path::new(pbebench_io::STDOUT));
+    let to_file = !pbebench_io::is_stdout(out);
+    Out::create(out)?.write_all(lines.as_bytes())?;
+    if to_file {
+        eprintln!("wrote {} prompts to {}", dataset.len(), out.display());
     }
     Ok(ExitCode::SUCCESS)
 }

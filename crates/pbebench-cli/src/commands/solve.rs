@@ -10,7 +10,7 @@
 use anyhow::{bail, Context};
 use indicatif::{ProgressBar, ProgressStyle};
 use pbebench::dataset::read_dataset;
-use pbebench::response::render_answer;
+use pbebench::render_answer;
 use pbebench::{Cascade, Instance};
 use pbebench_io::AtomicFile;
 use pbebench_solve::{

@@ -20,9 +20,8 @@ pub use stated::StatedLength;
 
 use crate::results::ResultSet;
 use crate::shortcuts::Baseline;
-use pbebench::response::render_answer;
-use pbebench::score::{score_instance, summarize, InstanceScore, ScoreOptions};
 use pbebench::Instance;
+use pbebench::{render_answer, score_instance, summarize, Column, InstanceScore, ScoreOptions};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
@@ -127,7 +126,7 @@ pub struct BaselineResult {
     pub name: String,
     /// What it does.
     pub description: String,
-    /// Pass@1.
+    /// Pass@1 (one answer an instance: the same as best-of-1).
     pub pass: f64,
     /// Mean Edit_Sim.
     pub edit_sim: f64,
@@ -142,6 +141,32 @@ pub struct BaselineResult {
     pub heldout_pass: Option<f64>,
     /// Instances it passes, with their cascade.
     pub passed: Findings,
+}
+
+/// The columns of the shortcut baselines' tables (text and HTML), from
+/// [`pbebench::COLUMNS`]. A baseline gives one answer an instance, so its chosen answer is
+/// its only sample and its pass rate is Pass@1.
+pub const BASELINE_COLUMNS: [Column; 6] = [
+    Column::PASS_AT_1,
+    Column::EDIT_SIM,
+    Column::MEAN_REWARD,
+    Column::ALMOST,
+    Column::RESOLVED,
+    Column::HELDOUT_PASS,
+];
+
+impl BaselineResult {
+    /// Its figures, in the order of [`BASELINE_COLUMNS`].
+    pub fn figures(&self) -> [Option<f64>; 6] {
+        [
+            Some(self.pass),
+            Some(self.edit_sim),
+            Some(self.mean_reward),
+            Some(self.almost),
+            Some(self.resolved),
+            self.heldout_pass,
+        ]
+    }
 }
 
 /// The shortcut audit: trivial solvers and the stated-length checks.

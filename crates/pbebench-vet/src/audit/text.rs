@@ -1,6 +1,7 @@
 //! The audit as text: counts first, then a few examples of each finding.
 
-use super::{AuditReport, Findings, Gate, Groups};
+use super::{AuditReport, Findings, Gate, Groups, BASELINE_COLUMNS};
+use pbebench::figure;
 use std::fmt::{self, Display, Formatter};
 
 fn verdict(passed: bool) -> &'static str {
@@ -91,25 +92,17 @@ impl Display for AuditReport {
         )?;
 
         writeln!(f, "shortcuts (what trivial solvers earn)")?;
-        writeln!(
-            f,
-            "  {:<12} {:>7} {:>8} {:>11} {:>8} {:>8} {:>8}",
-            "baseline", "Pass@1", "EditSim", "mean reward", "almost", "resolved", "held-out"
-        )?;
+        write!(f, "  {:<12}", "baseline")?;
+        for c in BASELINE_COLUMNS {
+            write!(f, " {:>w$}", c.header, w = c.width())?;
+        }
+        writeln!(f)?;
         for b in &self.shortcuts.baselines {
-            writeln!(
-                f,
-                "  {:<12} {:>7.3} {:>8.3} {:>11.3} {:>8.3} {:>8.3} {:>8}   {} passed",
-                b.name,
-                b.pass,
-                b.edit_sim,
-                b.mean_reward,
-                b.almost,
-                b.resolved,
-                b.heldout_pass
-                    .map_or_else(|| "–".to_owned(), |v| format!("{v:.3}")),
-                b.passed.count
-            )?;
+            write!(f, "  {:<12}", b.name)?;
+            for (c, v) in BASELINE_COLUMNS.iter().zip(b.figures()) {
+                write!(f, " {:>w$}", figure(v), w = c.width())?;
+            }
+            writeln!(f, "   {} passed", b.passed.count)?;
         }
         for b in &self.shortcuts.baselines {
             if !b.passed.examples.is_empty() {
