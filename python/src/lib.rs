@@ -124,7 +124,7 @@ fn pairs<'py>(
     let inputs = convert::strings(inputs, "inputs".into())?;
     let outputs = convert::strings(outputs, "outputs".into())?;
     let instances = pbebench::word_list_instances(name, inputs, outputs, &options)
-        .map_err(PyValueError::new_err)?;
+        .map_err(|e| PyValueError::new_err(e.to_string()))?;
     instances.iter().map(|inst| to_py(py, inst)).collect()
 }
 

@@ -2,7 +2,7 @@
 //! score every run through the shared scoring path, audit the set, and write the report.
 //! Offline and deterministic apart from the solvers' wall-clock limits.
 
-use crate::audit::{audit, AuditOptions, AuditReport};
+use crate::audit::{audit, AuditFindings, AuditOptions};
 use crate::genstats::{self, GenerationStats};
 use crate::report::{self, ReportInput};
 use crate::results::ResultSet;
@@ -79,7 +79,7 @@ pub struct DemoSummary {
     /// The dataset generated.
     pub dataset: PathBuf,
     /// The audit.
-    pub audit: AuditReport,
+    pub audit: AuditFindings,
     /// Leaderboard rows, best first: (label, best-of-K, mean reward).
     pub leaderboard: Vec<(String, f64, f64)>,
     /// Wall-clock seconds.
@@ -126,7 +126,7 @@ pub fn run(options: &DemoOptions, say: &(dyn Fn(&str) + Sync)) -> Result<DemoSum
         .collect::<Result<Vec<ResultSet>, DemoError>>()?;
 
     say("[4/5] auditing the set (gates, shortcuts, stated lengths, duplicates, labels, calibration)");
-    let audit_report = audit_set(&dataset, &dataset_path, &results, out, say)?;
+    let findings = audit_set(&dataset, &dataset_path, &results, out, say)?;
 
     say("[5/5] writing the report");
     let report_dir = out.join("report");
@@ -138,7 +138,7 @@ pub fn run(options: &DemoOptions, say: &(dyn Fn(&str) + Sync)) -> Result<DemoSum
         ),
         results,
         generation,
-        audit: Some(audit_report.clone()),
+        audit: Some(findings.clone()),
         dataset: Some((dataset_path.display().to_string(), dataset)),
         warnings: Vec::new(),
     });
@@ -146,7 +146,7 @@ pub fn run(options: &DemoOptions, say: &(dyn Fn(&str) + Sync)) -> Result<DemoSum
     Ok(DemoSummary {
         index: report_dir.join("index.html"),
         dataset: dataset_path,
-        audit: audit_report,
+        audit: findings,
         leaderboard: built
             .leaderboard
             .iter()
@@ -276,13 +276,13 @@ fn audit_set(
     results: &[ResultSet],
     out: &Path,
     say: &(dyn Fn(&str) + Sync),
-) -> Result<AuditReport, DemoError> {
+) -> Result<AuditFindings, DemoError> {
     let panel: Vec<ResultSet> = results
         .iter()
         .filter(|r| PANEL.iter().any(|(label, _, _)| *label == r.label))
         .cloned()
         .collect();
-    let audit_report = audit(
+    let findings = audit(
         dataset,
         &dataset_path.display().to_string(),
         &panel,
@@ -290,11 +290,11 @@ fn audit_set(
         &|stage: &str| say(&format!("      {stage}")),
     );
     let audit_json = out.join("audit.json");
-    let text = serde_json::to_string_pretty(&audit_report).expect("serialisable") + "\n";
+    let text = serde_json::to_string_pretty(&findings).expect("serialisable") + "\n";
     write_atomic(&audit_json, text.as_bytes()).map_err(io_err(&audit_json))?;
     let audit_txt = out.join("audit.txt");
-    write_atomic(&audit_txt, audit_report.to_string().as_bytes()).map_err(io_err(&audit_txt))?;
-    Ok(audit_report)
+    write_atomic(&audit_txt, findings.to_string().as_bytes()).map_err(io_err(&audit_txt))?;
+    Ok(findings)
 }
 
 /// Writes `--stats-json`-style statistics for one generation run and reads them back.

@@ -20,5 +20,5 @@ pub mod results;
 pub mod shortcuts;
 pub mod svg;
 
-pub use audit::{audit, AuditOptions, AuditProgress, AuditReport};
+pub use audit::{audit, AuditFindings, AuditOptions, AuditProgress};
 pub use results::{ResultSet, ResultsError};

@@ -5,7 +5,7 @@ use pbebench::dataset::read_dataset;
 use pbebench::render_answer;
 use pbebench::Instance;
 use pbebench::{score_instance, ScoreOptions};
-use pbebench_vet::audit::{audit, AuditOptions, AuditReport};
+use pbebench_vet::audit::{audit, AuditFindings, AuditOptions};
 use pbebench_vet::results::{check_against, check_same_instances, ResultSet};
 
 fn flawed() -> Vec<Instance> {
@@ -16,7 +16,7 @@ fn flawed() -> Vec<Instance> {
     .unwrap()
 }
 
-fn run(data: &[Instance], panel: &[ResultSet]) -> AuditReport {
+fn run(data: &[Instance], panel: &[ResultSet]) -> AuditFindings {
     audit(
         data,
         "flawed.jsonl",
@@ -86,7 +86,7 @@ fn each_flaw_is_found() {
     assert!(text.contains("FAILED gate(s): gold, dummy"), "{text}");
     // audit.json round-trips (the report reads it back).
     let json = serde_json::to_string(&a).unwrap();
-    let back: AuditReport = serde_json::from_str(&json).unwrap();
+    let back: AuditFindings = serde_json::from_str(&json).unwrap();
     assert_eq!(back, a);
 }
 

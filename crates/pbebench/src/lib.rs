@@ -103,4 +103,7 @@ pub use score::{
     SampleScore, ScoreOptions, Summary, COLUMNS,
 };
 pub use stats::{CategoryComparison, DatasetStats, InvalidLine};
-pub use wordlists::{read_word_lists, word_list_instances, WordListOptions};
+pub use wordlists::{
+    language_pairs, read_word_lists, word_list_instances, LanguagePair, WordListError,
+    WordListOptions,
+};

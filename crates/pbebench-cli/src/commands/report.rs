@@ -3,7 +3,7 @@
 
 use anyhow::{bail, Context};
 use pbebench::dataset::read_dataset;
-use pbebench_vet::audit::AuditReport;
+use pbebench_vet::audit::AuditFindings;
 use pbebench_vet::genstats;
 use pbebench_vet::report::{build, ReportInput};
 use pbebench_vet::results::load_all;
@@ -63,14 +63,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .collect::<Result<Vec<_>, _>>()?;
     let audit = match &args.audit {
         Some(p) => {
-            let text = std::fs::read_to_string(p)
-                .with_context(|| format!("{}: cannot read", p.display()))?;
-            let a: AuditReport = serde_json::from_str(&text).map_err(|e| {
-                anyhow::anyhow!(
-                    "{}: not an audit (`pbebench audit --out`): {e}",
-                    p.display()
-                )
-            })?;
+            let a = AuditFindings::read(p)?;
             if let Some((_, d)) = &dataset {
                 if a.instances != d.len() {
                     warnings.push(format!(

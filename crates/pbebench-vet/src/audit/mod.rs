@@ -2,8 +2,8 @@
 //! gates (gold, dummy), the shortcut audit, duplicates, label checks and, given scored
 //! results of a panel of solvers, calibration.
 //!
-//! [`audit`] computes an [`AuditReport`]; its `Display` is the text the CLI prints and
-//! its JSON form is `audit.json`. A failed gate makes [`AuditReport::passed`] false.
+//! [`audit`] computes an [`AuditFindings`]; its `Display` is the text the CLI prints and
+//! its JSON form is `audit.json`. A failed gate makes [`AuditFindings::passed`] false.
 
 mod calibration;
 mod duplicates;
@@ -180,7 +180,7 @@ pub struct Shortcuts {
 
 /// Everything the audit found. Serialised as `audit.json`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct AuditReport {
+pub struct AuditFindings {
     /// The dataset audited (as given).
     pub dataset: String,
     /// Its instances.
@@ -199,6 +199,41 @@ pub struct AuditReport {
     pub calibration: Option<Calibration>,
     /// Problems with the inputs that were not fatal.
     pub warnings: Vec<String>,
+}
+
+/// Why an audit file cannot be read.
+#[derive(Debug, thiserror::Error)]
+pub enum AuditFileError {
+    /// The file could not be read.
+    #[error("{}: cannot read: {source}", path.display())]
+    Io {
+        /// The file.
+        path: std::path::PathBuf,
+        /// What the OS said.
+        source: std::io::Error,
+    },
+    /// The file is no audit.
+    #[error("{}: not an audit (`pbebench audit --out`): {source}", path.display())]
+    NotAnAudit {
+        /// The file.
+        path: std::path::PathBuf,
+        /// What the JSON reader said.
+        source: serde_json::Error,
+    },
+}
+
+impl AuditFindings {
+    /// Reads `audit.json` (`pbebench audit --out`).
+    pub fn read(path: &std::path::Path) -> Result<Self, AuditFileError> {
+        let text = std::fs::read_to_string(path).map_err(|source| AuditFileError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        serde_json::from_str(&text).map_err(|source| AuditFileError::NotAnAudit {
+            path: path.to_path_buf(),
+            source,
+        })
+    }
 }
 
 /// What an audit tells as it goes: each stage, and how far the slow one (the solver's
@@ -227,7 +262,7 @@ pub fn audit(
     panel: &[ResultSet],
     options: &AuditOptions,
     progress: &dyn AuditProgress,
-) -> AuditReport {
+) -> AuditFindings {
     let shown = options.shown;
     progress.stage("gates");
     let gates = gates::run(dataset, shown);
@@ -252,7 +287,7 @@ pub fn audit(
         progress.stage("calibration");
         Some(calibration::run(dataset, panel, options.collapse))
     };
-    AuditReport {
+    AuditFindings {
         dataset: name.to_owned(),
         instances: dataset.len(),
         passed: gates.gold.passed && gates.dummy.passed,

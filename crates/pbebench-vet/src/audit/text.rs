@@ -1,6 +1,6 @@
 //! The audit as text: counts first, then a few examples of each finding.
 
-use super::{AuditReport, Findings, Gate, Groups, BASELINE_COLUMNS};
+use super::{AuditFindings, Findings, Gate, Groups, BASELINE_COLUMNS};
 use pbebench::figure;
 use std::fmt::{self, Display, Formatter};
 
@@ -59,7 +59,7 @@ fn count(f: &mut Formatter<'_>, name: &str, of: usize, findings: &Findings) -> f
     examples(f, findings)
 }
 
-impl Display for AuditReport {
+impl Display for AuditFindings {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         let failed: Vec<&str> = [
             ("gold", self.gates.gold.passed),

@@ -1,7 +1,7 @@
 //! The self-contained HTML page: inline CSS and SVG, no script, no external resource.
 
 use super::{LeaderRow, Regression, Report};
-use crate::audit::{AuditReport, Findings, BASELINE_COLUMNS};
+use crate::audit::{AuditFindings, Findings, BASELINE_COLUMNS};
 use crate::svg::escape;
 use pbebench::{figure, COLUMNS};
 use std::fmt::Write as _;
@@ -287,7 +287,7 @@ fn findings(h: &mut String, f: &Findings) {
     h.push_str("</ul>\n");
 }
 
-fn audit(h: &mut String, a: &AuditReport) {
+fn audit(h: &mut String, a: &AuditFindings) {
     let _ = writeln!(
         h,
         "<h2>Audit of the dataset</h2>\n<p><code>{}</code>, {} instances: {}</p>",

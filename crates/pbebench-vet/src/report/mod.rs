@@ -7,7 +7,7 @@ mod html;
 
 pub use figures::Figure;
 
-use crate::audit::AuditReport;
+use crate::audit::AuditFindings;
 use crate::genstats::GenerationStats;
 use crate::logit::{self, LogitFit};
 use crate::results::ResultSet;
@@ -27,7 +27,7 @@ pub struct ReportInput {
     /// Generation statistics files.
     pub generation: Vec<GenerationStats>,
     /// An audit to summarise, if one was run.
-    pub audit: Option<AuditReport>,
+    pub audit: Option<AuditFindings>,
     /// The dataset, if given: only its relation mode is used (for predicted categories).
     pub dataset: Option<(String, Vec<Instance>)>,
     /// Warnings met while reading the inputs; shown at the top of the page.
