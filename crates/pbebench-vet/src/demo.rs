@@ -3,7 +3,7 @@
 //! Offline and deterministic apart from the solvers' wall-clock limits.
 
 use crate::audit::{audit, AuditFindings, AuditOptions};
-use crate::genstats::{self, GenerationStats};
+use crate::genstats::GenerationStats;
 use crate::report::{self, ReportInput};
 use crate::results::ResultSet;
 use crate::shortcuts::Baseline;
@@ -98,7 +98,10 @@ const PANEL: [(&str, &str, Option<u64>); 3] = [
 ];
 
 /// Runs the demo, telling `say` what it is doing.
-pub fn run(options: &DemoOptions, say: &(dyn Fn(&str) + Sync)) -> Result<DemoSummary, DemoError> {
+pub fn run_demo(
+    options: &DemoOptions,
+    say: &(dyn Fn(&str) + Sync),
+) -> Result<DemoSummary, DemoError> {
     let start = Instant::now();
     let out = &options.out;
     std::fs::create_dir_all(out).map_err(io_err(out))?;
@@ -307,7 +310,7 @@ fn write_stats(
     let json = serde_json::json!({ "params": params, "stats": stats });
     let text = serde_json::to_string_pretty(&json).expect("serialisable") + "\n";
     write_atomic(&path, text.as_bytes()).map_err(io_err(&path))?;
-    genstats::read(&path).map_err(|e| DemoError::Other(e.to_string()))
+    GenerationStats::read(&path).map_err(|e| DemoError::Other(e.to_string()))
 }
 
 /// Writes a responses file ([`ResponseLine`]s), the format `pbebench score` reads.

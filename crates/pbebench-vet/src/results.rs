@@ -104,15 +104,15 @@ impl ResultSet {
 
 /// A results set and the warnings met while reading it.
 #[derive(Debug)]
-pub struct Loaded {
+pub(crate) struct Loaded {
     /// The results.
-    pub set: ResultSet,
+    pub(crate) set: ResultSet,
     /// Things a user should know (listed, not fatal).
-    pub warnings: Vec<String>,
+    pub(crate) warnings: Vec<String>,
 }
 
 /// Reads one `[LABEL=]PATH[,PATH]` argument.
-pub fn load(spec: &str) -> Result<Loaded, ResultsError> {
+pub(crate) fn load(spec: &str) -> Result<Loaded, ResultsError> {
     let (label, paths) = split_spec(spec);
     if paths.is_empty() {
         return Err(ResultsError::Mismatch(format!(
@@ -308,7 +308,7 @@ fn read_instances(path: &Path, text: &str) -> Result<Content, ResultsError> {
 }
 
 /// The first few items, then "… and N more".
-pub fn named<S: AsRef<str>>(items: &[S]) -> String {
+pub(crate) fn named<S: AsRef<str>>(items: &[S]) -> String {
     let shown: Vec<&str> = items.iter().take(NAMED).map(AsRef::as_ref).collect();
     let more = items.len().saturating_sub(NAMED);
     if more > 0 {
@@ -574,7 +574,7 @@ pub fn check_same_instances(sets: &[ResultSet]) -> Result<Vec<String>, ResultsEr
 }
 
 /// Makes labels unique by appending " (2)", " (3)", ….
-pub fn dedupe_labels(sets: &mut [ResultSet]) {
+pub(crate) fn dedupe_labels(sets: &mut [ResultSet]) {
     let mut seen: HashMap<String, usize> = HashMap::new();
     for set in sets.iter_mut() {
         let n = seen.entry(set.label.clone()).or_insert(0);
@@ -588,7 +588,7 @@ pub fn dedupe_labels(sets: &mut [ResultSet]) {
 /// Reads every `--results` argument, makes the labels unique, and checks the sets
 /// against `dataset` (when given) or against each other. Returns the sets and the
 /// warnings to list.
-pub fn load_all(
+pub fn load_results(
     specs: &[String],
     dataset: Option<(&[Instance], &str)>,
 ) -> Result<(Vec<ResultSet>, Vec<String>), ResultsError> {

@@ -6,7 +6,7 @@ use pbebench::render_answer;
 use pbebench::Instance;
 use pbebench::{score_instance, ScoreOptions};
 use pbebench_vet::audit::{audit, AuditFindings, AuditOptions};
-use pbebench_vet::results::{check_against, check_same_instances, ResultSet};
+use pbebench_vet::{check_against, check_same_instances, ResultSet};
 
 fn flawed() -> Vec<Instance> {
     read_dataset(concat!(

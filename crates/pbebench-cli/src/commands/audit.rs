@@ -6,7 +6,7 @@ use anyhow::{bail, Context};
 use indicatif::{ProgressBar, ProgressStyle};
 use pbebench::dataset::read_dataset;
 use pbebench_vet::audit::{audit, AuditOptions, AuditProgress, SolverCheck};
-use pbebench_vet::results::load_all;
+use pbebench_vet::load_results;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -93,7 +93,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         bail!("{}: the dataset has no instances", args.dataset.display());
     }
     let name = args.dataset.display().to_string();
-    let (panel, warnings) = load_all(&args.results, Some((&dataset, &name)))?;
+    let (panel, warnings) = load_results(&args.results, Some((&dataset, &name)))?;
     for set in &panel {
         set.require_instances()?;
     }

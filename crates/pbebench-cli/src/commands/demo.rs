@@ -3,7 +3,7 @@
 
 use anyhow::{bail, Context};
 use pbebench::{figure, Column};
-use pbebench_vet::demo::{run as run_demo, DemoOptions};
+use pbebench_vet::{run_demo, DemoOptions};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;

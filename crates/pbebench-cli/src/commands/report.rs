@@ -4,9 +4,8 @@
 use anyhow::{bail, Context};
 use pbebench::dataset::read_dataset;
 use pbebench_vet::audit::AuditFindings;
-use pbebench_vet::genstats;
 use pbebench_vet::report::{build, ReportInput};
-use pbebench_vet::results::load_all;
+use pbebench_vet::{load_results, GenerationStats};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -52,14 +51,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
         None => None,
     };
-    let (results, mut warnings) = load_all(
+    let (results, mut warnings) = load_results(
         &args.results,
         dataset.as_ref().map(|(n, d)| (d.as_slice(), n.as_str())),
     )?;
     let generation = args
         .generation_stats
         .iter()
-        .map(|p| genstats::read(p))
+        .map(|p| GenerationStats::read(p))
         .collect::<Result<Vec<_>, _>>()?;
     let audit = match &args.audit {
         Some(p) => {

@@ -61,6 +61,20 @@ fn count(f: &mut Formatter<'_>, name: &str, of: usize, findings: &Findings) -> f
 
 impl Display for AuditFindings {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        self.fmt_gates(f)?;
+        self.fmt_shortcuts(f)?;
+        self.fmt_stated_length(f)?;
+        self.fmt_duplicates(f)?;
+        self.fmt_labels(f)?;
+        self.fmt_calibration(f)?;
+        self.fmt_warnings(f)?;
+        Ok(())
+    }
+}
+
+impl AuditFindings {
+    /// The heading and the gates.
+    fn fmt_gates(&self, f: &mut Formatter<'_>) -> fmt::Result {
         let failed: Vec<&str> = [
             ("gold", self.gates.gold.passed),
             ("dummy", self.gates.dummy.passed),
@@ -87,10 +101,14 @@ impl Display for AuditFindings {
         writeln!(
             f,
             "      note: the identity's mean fractional score (vetted mean reward) is {:.3}: \
-             the credit for examples the gold cascade leaves unchanged",
+         the credit for examples the gold cascade leaves unchanged",
             self.gates.identity_fractional_floor
         )?;
+        Ok(())
+    }
 
+    /// The shortcut baselines and what they pass.
+    fn fmt_shortcuts(&self, f: &mut Formatter<'_>) -> fmt::Result {
         writeln!(f, "shortcuts (what trivial solvers earn)")?;
         write!(f, "  {:<12}", "baseline")?;
         for c in BASELINE_COLUMNS {
@@ -110,6 +128,11 @@ impl Display for AuditFindings {
                 examples(f, &b.passed)?;
             }
         }
+        Ok(())
+    }
+
+    /// Redundant rules and much shorter cascades.
+    fn fmt_stated_length(&self, f: &mut Formatter<'_>) -> fmt::Result {
         let s = &self.shortcuts.stated_length;
         writeln!(
             f,
@@ -144,7 +167,11 @@ impl Display for AuditFindings {
                 )?;
             }
         }
+        Ok(())
+    }
 
+    /// Identical and renamed instances, repeated examples.
+    fn fmt_duplicates(&self, f: &mut Formatter<'_>) -> fmt::Result {
         let d = &self.duplicates;
         writeln!(f, "duplicates")?;
         groups(f, "identical instances", &d.identical)?;
@@ -162,7 +189,11 @@ impl Display for AuditFindings {
             self.instances,
             &d.contradictory,
         )?;
+        Ok(())
+    }
 
+    /// Paper against exact categories, stale labels.
+    fn fmt_labels(&self, f: &mut Formatter<'_>) -> fmt::Result {
         let l = &self.labels;
         writeln!(f, "labels ({} instances with a gold cascade)", l.checked)?;
         count(f, "paper ≠ exact category", l.checked, &l.paper_vs_exact)?;
@@ -179,7 +210,11 @@ impl Display for AuditFindings {
         if l.unlabelled > 0 {
             writeln!(f, "  {:<26} {}", "unlabelled", l.unlabelled)?;
         }
+        Ok(())
+    }
 
+    /// Calibration over the panel, when results were given.
+    fn fmt_calibration(&self, f: &mut Formatter<'_>) -> fmt::Result {
         match &self.calibration {
             None => writeln!(
                 f,
@@ -214,17 +249,22 @@ impl Display for AuditFindings {
                     }
                 }
                 writeln!(
-                    f,
-                    "  collapsed slices (≥ {:.0}% of the slice solved by every solver, or by none; slices of ≥ {} instances):{}",
-                    c.collapse * 100.0,
-                    super::calibration::MIN_SLICE,
-                    if flagged.is_empty() { " none" } else { "" }
-                )?;
+                f,
+                "  collapsed slices (≥ {:.0}% of the slice solved by every solver, or by none; slices of ≥ {} instances):{}",
+                c.collapse * 100.0,
+                super::calibration::MIN_SLICE,
+                if flagged.is_empty() { " none" } else { "" }
+            )?;
                 for ((kind, flag), keys) in &flagged {
                     writeln!(f, "      {flag:<12} {kind} {}", keys.join(", "))?;
                 }
             }
         }
+        Ok(())
+    }
+
+    /// The problems of the inputs that were not fatal.
+    fn fmt_warnings(&self, f: &mut Formatter<'_>) -> fmt::Result {
         if !self.warnings.is_empty() {
             writeln!(f, "warnings")?;
             for w in &self.warnings {

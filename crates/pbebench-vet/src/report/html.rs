@@ -1,7 +1,7 @@
 //! The self-contained HTML page: inline CSS and SVG, no script, no external resource.
 
 use super::{LeaderRow, Regression, Report};
-use crate::audit::{AuditFindings, Findings, BASELINE_COLUMNS};
+use crate::audit::{AuditFindings, Calibration, Findings, BASELINE_COLUMNS};
 use crate::svg::escape;
 use pbebench::{figure, COLUMNS};
 use std::fmt::Write as _;
@@ -330,6 +330,15 @@ fn audit(h: &mut String, a: &AuditFindings) {
         "<p>The identity's mean fractional score is {:.3}: the vetted mean reward credits examples the gold cascade leaves unchanged, so this is its skill-free floor (Edit_Sim and the RL reward give the identity 0).</p>",
         a.gates.identity_fractional_floor
     );
+    audit_shortcuts(h, a);
+    audit_findings(h, a);
+    if let Some(c) = &a.calibration {
+        audit_calibration(h, c);
+    }
+}
+
+/// The shortcut baselines' table.
+fn audit_shortcuts(h: &mut String, a: &AuditFindings) {
     h.push_str("<h3>Shortcuts</h3>\n<table><tr><th class=\"l\">trivial solver</th>");
     for c in BASELINE_COLUMNS {
         let _ = write!(h, "<th>{}</th>", c.header);
@@ -348,6 +357,10 @@ fn audit(h: &mut String, a: &AuditFindings) {
         h.push_str("</tr>\n");
     }
     h.push_str("</table>\n");
+}
+
+/// The findings' table, then their examples.
+fn audit_findings(h: &mut String, a: &AuditFindings) {
     let s = &a.shortcuts.stated_length;
     let d = &a.duplicates;
     let l = &a.labels;
@@ -424,32 +437,34 @@ fn audit(h: &mut String, a: &AuditFindings) {
             }
         }
     }
-    if let Some(c) = &a.calibration {
-        let flagged: Vec<String> = c
-            .slices
-            .iter()
-            .filter_map(|s| {
-                s.flag
-                    .as_ref()
-                    .map(|f| format!("{} {} ({f}, n = {})", s.kind, s.key, s.instances))
-            })
-            .collect();
+}
+
+/// The calibration over the panel.
+fn audit_calibration(h: &mut String, c: &Calibration) {
+    let flagged: Vec<String> = c
+        .slices
+        .iter()
+        .filter_map(|s| {
+            s.flag
+                .as_ref()
+                .map(|f| format!("{} {} ({f}, n = {})", s.kind, s.key, s.instances))
+        })
+        .collect();
+    let _ = writeln!(
+        h,
+        "<h3>Calibration</h3>\n<p>Panel: {}. Slices where ≥ {:.0}% of instances are solved by every solver or by none: {}.</p>",
+        escape(&c.panel.join(", ")),
+        c.collapse * 100.0,
+        if flagged.is_empty() { "none".to_owned() } else { escape(&flagged.join("; ")) }
+    );
+    h.push_str("<table><tr><th class=\"l\">slice</th><th>instances</th><th>mean score</th><th>solved by all</th><th>solved by none</th><th class=\"l\">flag</th></tr>\n");
+    for s in &c.slices {
         let _ = writeln!(
             h,
-            "<h3>Calibration</h3>\n<p>Panel: {}. Slices where ≥ {:.0}% of instances are solved by every solver or by none: {}.</p>",
-            escape(&c.panel.join(", ")),
-            c.collapse * 100.0,
-            if flagged.is_empty() { "none".to_owned() } else { escape(&flagged.join("; ")) }
+            "<tr><td class=\"l\">{} {}</td><td>{}</td><td>{:.3}</td><td>{:.3}</td><td>{:.3}</td><td class=\"l\">{}</td></tr>",
+            escape(&s.kind), escape(&s.key), s.instances, s.mean_score, s.solved_by_all, s.solved_by_none,
+            s.flag.as_deref().unwrap_or("")
         );
-        h.push_str("<table><tr><th class=\"l\">slice</th><th>instances</th><th>mean score</th><th>solved by all</th><th>solved by none</th><th class=\"l\">flag</th></tr>\n");
-        for s in &c.slices {
-            let _ = writeln!(
-                h,
-                "<tr><td class=\"l\">{} {}</td><td>{}</td><td>{:.3}</td><td>{:.3}</td><td>{:.3}</td><td class=\"l\">{}</td></tr>",
-                escape(&s.kind), escape(&s.key), s.instances, s.mean_score, s.solved_by_all, s.solved_by_none,
-                s.flag.as_deref().unwrap_or("")
-            );
-        }
-        h.push_str("</table>\n");
     }
+    h.push_str("</table>\n");
 }

@@ -9,7 +9,7 @@ pub use figures::Figure;
 
 use crate::audit::AuditFindings;
 use crate::genstats::GenerationStats;
-use crate::logit::{self, LogitFit};
+use crate::logit::{fit_logit, LogitFit};
 use crate::results::ResultSet;
 use pbebench::{Aggregate, Instance, RelationMode};
 use pbebench_io::write_atomic;
@@ -182,7 +182,7 @@ pub fn regression(label: &str, list: &[pbebench::InstanceScore]) -> Regression {
         label: label.to_owned(),
         uncategorised,
         pure: pure_values(&rows, &y),
-        fit: logit::fit(&PREDICTORS, &rows, &y).map_err(|e| e.to_string()),
+        fit: fit_logit(&PREDICTORS, &rows, &y).map_err(|e| e.to_string()),
     }
 }
 

@@ -14,7 +14,11 @@ use std::fs::File;
 use std::io::Read;
 use std::path::Path;
 
-/// Reads one line in any accepted format (see [the module](super)).
+/// Reads one line of a responses file, in any accepted format: `{"id", "response"}`,
+/// `{"id", "sample", "response"}`, `{"id", "responses": […]}`, or the authors' result
+/// record `{"input": {…, "index": N | "N_j"}, "outputs": […]}`. A response is a string,
+/// `null` (empty: no answer), or a message object with `content` (or `text`); thinking
+/// fields (`reasoning_content`, `chains_of_thought`) are never read.
 pub fn parse_response_line(line: &str) -> Result<ResponseRecord, LineError> {
     match plain_response_line(line) {
         Some(record) => Ok(record),
