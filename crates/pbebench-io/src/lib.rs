@@ -245,13 +245,6 @@ impl Write for Output {
     }
 }
 
-/// Writes `contents` to `path` atomically, or to standard output for `-`.
-pub fn write_output(path: impl AsRef<Path>, contents: &[u8]) -> io::Result<()> {
-    let mut out = Output::create(path)?;
-    out.write_all(contents)?;
-    out.commit()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -306,7 +299,10 @@ mod tests {
         out.commit().unwrap();
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("o.txt");
-        write_output(&path, b"x\n").unwrap();
+        let mut out = Output::create(&path).unwrap();
+        assert!(!out.is_stdout());
+        out.write_all(b"x\n").unwrap();
+        out.commit().unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "x\n");
     }
 

@@ -18,10 +18,10 @@
 //!    → **instances** ([`Instance`]; module [`dataset`] reads ours and the authors' JSONL;
 //!    [`read_word_lists`] makes real sound-change data into instances;
 //!    [`DatasetStats`] summarises a dataset).
-//! 4. **Prompts** ([`PromptTemplate`]): the examples and the limits, in a template a user
-//!    can replace.
-//!    → **responses** (module-level functions [`read_responses`], [`ResponseLine`]: the
-//!    responses file, ours and the authors' result records).
+//! 4. **Prompts** ([`PromptTemplate`]; the prompts file, [`PromptLine`]): the examples and
+//!    the limits, in a template a user can replace.
+//!    → **responses** ([`read_responses`] and [`ResponseLine`]: the responses file, ours
+//!    and the authors' result records).
 //! 5. **Parsing** ([`parse_response`]): a response's cascade, each rule checked against
 //!    the instance's [`Limits`]; thinking is never read.
 //! 6. **Scoring** ([`score_instance`], [`score_dataset`], [`score_responses`]; the
@@ -81,7 +81,8 @@ mod wordlists;
 
 pub use instance::Instance;
 pub use prompt::{
-    default_prompt, Placeholder, PromptTemplate, TemplateError, TemplateLoadError, DEFAULT_TEMPLATE,
+    default_prompt, ChatMessage, Placeholder, PromptLine, PromptTemplate, TemplateError,
+    TemplateLoadError, DEFAULT_TEMPLATE,
 };
 pub use relations::{Category, RelationMode, Relations};
 pub use response::{

@@ -7,6 +7,7 @@
 
 use crate::instance::Instance;
 use crate::pylit;
+use serde::Serialize;
 use std::fmt;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -288,6 +289,47 @@ fn placeholder_name(tail: &str) -> Option<&str> {
     ((first.is_ascii_alphabetic() || first == '_')
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_'))
     .then_some(name)
+}
+
+/// One line of a prompts file (`pbebench prompt`): the instance's id, its prompt, and the
+/// same prompt as the one user message of an OpenAI-style chat.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct PromptLine<'a> {
+    /// The instance's id.
+    pub id: &'a str,
+    /// The prompt.
+    pub prompt: &'a str,
+    /// The prompt as chat messages.
+    pub messages: [ChatMessage<'a>; 1],
+}
+
+/// A chat message in the OpenAI format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct ChatMessage<'a> {
+    /// `user`.
+    pub role: &'a str,
+    /// The text.
+    pub content: &'a str,
+}
+
+impl<'a> PromptLine<'a> {
+    /// The line of the instance `id` with `prompt`.
+    pub fn new(id: &'a str, prompt: &'a str) -> Self {
+        PromptLine {
+            id,
+            prompt,
+            messages: [ChatMessage {
+                role: "user",
+                content: prompt,
+            }],
+        }
+    }
+
+    /// Writes the line, newline included.
+    pub fn write_to(&self, mut out: impl io::Write) -> io::Result<()> {
+        serde_json::to_writer(&mut out, self)?;
+        out.write_all(b"\n")
+    }
 }
 
 /// The prompt for `instance` with the default template.

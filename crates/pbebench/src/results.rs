@@ -181,13 +181,6 @@ pub struct ScoreLines {
     pub duplicates: Vec<LineIssue>,
 }
 
-impl ScoreLines {
-    /// The aggregates of the scores.
-    pub fn summary(&self) -> Summary {
-        summarize(&self.scores)
-    }
-}
-
 /// A per-instance line that cannot be used.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error("line {line}: {problem}")]
@@ -332,7 +325,6 @@ mod tests {
         assert_eq!(read.scores, scores);
         assert_eq!(read.duplicates.len(), 1);
         assert_eq!(read.duplicates[0].line, 4);
-        assert_eq!(read.summary(), summarize(&scores));
         let err = read_score_lines("{}\n").unwrap_err();
         assert_eq!(err.line, 1);
         assert!(

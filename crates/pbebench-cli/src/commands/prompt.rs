@@ -2,7 +2,7 @@
 
 use super::output::Out;
 use pbebench::dataset::read_dataset;
-use pbebench::{PromptTemplate, DEFAULT_TEMPLATE};
+use pbebench::{PromptLine, PromptTemplate, DEFAULT_TEMPLATE};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -24,21 +24,6 @@ pub struct Args {
     print_template: bool,
 }
 
-/// One output line: the prompt, and the same as chat messages.
-#[derive(serde::Serialize)]
-struct PromptLine<'a> {
-    id: &'a str,
-    prompt: &'a str,
-    messages: [Message<'a>; 1],
-}
-
-/// A chat message in the OpenAI format.
-#[derive(serde::Serialize)]
-struct Message<'a> {
-    role: &'a str,
-    content: &'a str,
-}
-
 /// Runs `pbebench prompt`: writes `{"id", "prompt", "messages": [{"role": "user", …}]}` lines.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if args.print_template {
@@ -53,26 +38,17 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     let dataset_path = args.dataset.expect("clap requires --dataset");
     let dataset = read_dataset(&dataset_path)?;
-    let mut lines = String::new();
+    let mut lines = Vec::new();
     for instance in &dataset {
         let prompt = template.render(instance);
-        let record = PromptLine {
-            id: &instance.id,
-            prompt: &prompt,
-            messages: [Message {
-                role: "user",
-                content: &prompt,
-            }],
-        };
-        lines.push_str(&serde_json::to_string(&record)?);
-        lines.push('\n');
+        PromptLine::new(&instance.id, &prompt).write_to(&mut lines)?;
     }
     let out = args
         .out
         .as_deref()
         .unwrap_or(Path::new(pbebench_io::STDOUT));
     let to_file = !pbebench_io::is_stdout(out);
-    Out::create(out)?.write_all(lines.as_bytes())?;
+    Out::create(out)?.write_all(&lines)?;
     if to_file {
         eprintln!("wrote {} prompts to {}", dataset.len(), out.display());
     }

@@ -7,6 +7,12 @@
 //! One instance: [`score_instance`]; a dataset: [`score_dataset`] on responses read by
 //! [`crate::read_responses`], or [`score_responses`] straight from the file (each response
 //! read as soon as its line is, its text dropped).
+//!
+//! Adding a figure (say `recovered` per sample and Recovered@1): the per-sample value is a
+//! field of [`SampleScore`] set in `Gold::score_all`; its aggregate a field of
+//! [`Aggregate`] set in `summary::aggregate`; its column one entry of [`COLUMNS`]. Every
+//! table (`score`, `eval`, the report's leaderboard) and both results files
+//! (`results.json`, the per-instance lines) then carry it, with no other edit.
 
 mod reward;
 mod summary;
