@@ -84,7 +84,8 @@ pub struct InstanceScore {
     pub samples: Vec<SampleScore>,
     /// Index of the chosen sample ([`metrics::best_of_k`]); `None` when missing.
     pub chosen: Option<usize>,
-    /// The chosen cascade passes (Pass@1 with budget K).
+    /// The chosen cascade passes (what best-of-K averages: the paper's "Pass@1 with
+    /// sampling budget K").
     pub pass: bool,
     /// The chosen sample's Edit_Sim.
     pub edit_sim: f64,

@@ -330,7 +330,11 @@ impl fmt::Display for Summary {
             writeln!(f, "{:<GROUP$} {}", "pass@k", at_k(&o.pass_at_k))?;
             writeln!(f, "{:<GROUP$} {}", "edit_sim@k", at_k(&o.edit_sim_at_k))?;
         }
-        Ok(())
+        writeln!(
+            f,
+            "(best-of-K is the paper's \"Pass@1 with sampling budget K\"; Pass@1 is the pass \
+             rate of one sample)"
+        )
     }
 }
 
