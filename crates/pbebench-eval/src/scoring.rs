@@ -166,7 +166,7 @@ pub fn run_results(
         .zip(instances)
         .map(|(s, inst)| s.unwrap_or_else(|| score_instance::<&str>(inst, &[], &options)))
         .collect();
-    Ok(tally.into_report(
+    Ok(tally.into_results(
         instances.len() * k as usize,
         Results::of(&scores, &Responses::<String>::default(), &options),
         scores,
@@ -198,7 +198,7 @@ impl Tally {
         }
     }
 
-    fn into_report(
+    fn into_results(
         mut self,
         expected: usize,
         scores: Results,
@@ -353,7 +353,7 @@ mod tests {
     /// Streaming the store in chunks gives exactly what the shared path gives on the same
     /// responses all at once.
     #[test]
-    fn chunked_report_equals_the_shared_path() {
+    fn chunked_results_equal_the_shared_path() {
         let instances: Vec<Instance> = (0..(2 * CHUNK + 37)).map(instance).collect();
         let pass = "```python\n[\"replace('a', 'b')\"]\n```";
         let fail = "```python\n[\"replace('c', 'b')\"]\n```";
