@@ -2,7 +2,7 @@
 //! `TypeError` (wrong kind of value) or a `ValueError` (right kind, wrong content) naming
 //! the argument, never a panic.
 
-use pbebench::score::PreparedInstance;
+use pbebench::PreparedInstance;
 use pbebench::{Cascade, Instance, Rule};
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::intern;
@@ -206,7 +206,7 @@ pub fn instance(obj: &Bound<'_, PyAny>, name: Name<'_>) -> PyResult<Instance> {
     check_scorable(inst, name)
 }
 
-/// The part of an instance that [`pbebench::score::reward`] reads: the examples
+/// The part of an instance that [`pbebench::reward`] reads: the examples
 /// (`inputs`, `outputs`, and `heldout_inputs` / `heldout_outputs` when `heldout`) and the
 /// limits (`max_rules`, `max_rule_len`, `alphabet`); other fields keep their defaults.
 ///

@@ -11,9 +11,9 @@ mod convert;
 mod generation;
 
 use convert::{non_negative, parsed, to_py, InstanceCache, Name, Responses};
-use pbebench::prompt::Template;
-use pbebench::response::{parse_response as parse, Alphabet, BlockChoice, Limits};
-use pbebench::score::{score_instance, PreparedInstance, RewardScratch, ScoreOptions};
+use pbebench::PromptTemplate;
+use pbebench::{parse_response as parse, Alphabet, BlockChoice, Limits};
+use pbebench::{score_instance, PreparedInstance, RewardScratch, ScoreOptions};
 use pbebench::{RelationMode, Relations};
 use pyo3::exceptions::{PyIndexError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -115,7 +115,7 @@ fn pairs<'py>(
     max_rule_len: i128,
     alphabet: Option<String>,
 ) -> PyResult<Vec<Bound<'py, PyAny>>> {
-    let options = pbebench::wordlists::WordListOptions {
+    let options = pbebench::WordListOptions {
         chunk: non_negative(chunk, "chunk")?,
         max_rules: non_negative(max_rules, "max_rules")?,
         max_rule_len: non_negative(max_rule_len, "max_rule_len")?,
@@ -123,8 +123,8 @@ fn pairs<'py>(
     };
     let inputs = convert::strings(inputs, "inputs".into())?;
     let outputs = convert::strings(outputs, "outputs".into())?;
-    let instances = pbebench::wordlists::word_list_instances(name, inputs, outputs, &options)
-        .map_err(PyValueError::new_err)?;
+    let instances = pbebench::word_list_instances(name, inputs, outputs, &options)
+        .map_err(|e| PyValueError::new_err(e.to_string()))?;
     instances.iter().map(|inst| to_py(py, inst)).collect()
 }
 
@@ -238,10 +238,9 @@ fn parse_response<'py>(
 fn prompt(instance: &Bound<'_, PyAny>, template: Option<&str>) -> PyResult<String> {
     let instance = convert::instance(instance, "instance".into())?;
     let template = match template {
-        Some(text) => {
-            Template::parse(text).map_err(|e| PyValueError::new_err(format!("template: {e}")))?
-        }
-        None => Template::default(),
+        Some(text) => PromptTemplate::parse(text)
+            .map_err(|e| PyValueError::new_err(format!("template: {e}")))?,
+        None => PromptTemplate::default(),
     };
     Ok(template.render(&instance))
 }

@@ -72,11 +72,25 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(code) => code,
+        // The reader of standard output (`| head`) went away: it has what it wanted.
+        Err(err) if is_broken_pipe(&err) => {
+            pbebench_io::remove_uncommitted();
+            ExitCode::SUCCESS
+        }
         Err(err) => {
             eprintln!("error: {err:#}");
             ExitCode::from(2)
         }
     }
+}
+
+/// Whether `err` comes from writing to a closed pipe.
+fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+    })
 }
 
 /// On SIGINT (Ctrl-C) or SIGTERM, removes the temporary files of the outputs being written
@@ -91,7 +105,7 @@ fn clean_up_on_interrupt() {
     };
     std::thread::spawn(move || {
         if let Some(signal) = signals.forever().next() {
-            let removed = pbebench::dataset::remove_uncommitted();
+            let removed = pbebench_io::remove_uncommitted();
             let name = if signal == SIGINT {
                 "interrupted"
             } else {
@@ -108,13 +122,13 @@ fn clean_up_on_interrupt() {
 /// quietly with success, as `apply`, `generate` and `prompt` do when their reader goes
 /// away: the reader has what it wanted. Every other panic is reported as ever.
 fn quiet_on_broken_pipe() {
-    let report = std::panic::take_hook();
+    let default_hook = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
         let message = info.payload_as_str().unwrap_or("");
         if message.starts_with("failed printing to stdout") && message.contains("Broken pipe") {
-            pbebench::dataset::remove_uncommitted();
+            pbebench_io::remove_uncommitted();
             std::process::exit(0);
         }
-        report(info)
+        default_hook(info)
     }));
 }

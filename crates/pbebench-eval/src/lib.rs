@@ -5,7 +5,7 @@
 //! programs (`--solver-cmd`). Every sample is committed to a SQLite run store the moment it
 //! completes, so a run can be killed at any point and continued without losing or
 //! repeating a sample; answers are scored through the shared path of `pbebench`
-//! ([`pbebench::response`], metrics and score).
+//! ([`pbebench::parse_response`], metrics and score).
 //!
 //! The flow: [`evaluate`] reads the dataset, checks the endpoints, opens (or continues)
 //! the [`store`], runs a bounded pool of workers ([`runner`]) that ask the [`client`] or the

@@ -1,12 +1,15 @@
-//! The runner's only door to prompts and scores: prompts come from [`pbebench::prompt`],
-//! every figure from [`pbebench::score`] (SPEC §5), so a run scores exactly as
+//! The runner's only door to prompts, scores and results: prompts come from pbebench's
+//! [`PromptTemplate`], every figure from pbebench's scoring path (SPEC §5), and
+//! `results.json` is pbebench's [`Results`], so a run scores, prints and saves exactly as
 //! `pbebench score` would on the same responses. This module adds only what a run knows
-//! besides the answers: statuses, tokens, cost, latency.
+//! besides the answers: statuses, tokens, cost, latency ([`RunFigures`]).
 
 use crate::sample::{Prices, Sample, Status};
 use crate::store::{RunStore, StoreError};
-use pbebench::score::{self, Aggregate, InstanceScore, Responses, ScoreOptions, ScoreReport};
-use pbebench::Instance;
+use pbebench::{
+    score_instance, Aggregate, BlockChoice, Instance, InstanceScore, Latency, PromptTemplate,
+    Responses, Results, RunFigures, ScoreOptions, Tokens,
+};
 use rayon::prelude::*;
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
@@ -15,43 +18,29 @@ use std::fmt;
 use std::path::Path;
 
 /// Which fenced block of a response is scored (`--block first|last`).
-pub type Block = pbebench::response::BlockChoice;
+pub type Block = BlockChoice;
 
-/// The prompt template of a run: the shared default or a user's file.
+/// A run's prompt template: pbebench's [`PromptTemplate`] (its file, text and
+/// placeholders), and what the run's manifest says of it.
 #[derive(Debug, Clone)]
-pub struct Template {
-    template: pbebench::prompt::Template,
-    text: String,
-    file: Option<String>,
-}
+pub struct Template(PromptTemplate);
 
 impl Template {
-    /// Loads and checks `path`, or takes the default template when `None`.
+    /// Loads and checks `path`, or takes the default template when `None`. The message
+    /// names the parameter (`--template FILE: …`), for the run's parameter errors.
     pub fn load(path: Option<&Path>) -> Result<Self, String> {
-        let (text, file) = match path {
-            None => (pbebench::prompt::DEFAULT_TEMPLATE.to_owned(), None),
-            Some(p) => (
-                std::fs::read_to_string(p)
-                    .map_err(|e| format!("--template {}: {e}", p.display()))?,
-                Some(p.display().to_string()),
-            ),
-        };
-        let template = pbebench::prompt::Template::parse(&text).map_err(|e| match &file {
-            Some(f) => format!("--template {f}: {e}"),
-            None => e.to_string(),
-        })?;
-        Ok(Template {
-            template,
-            text,
-            file,
-        })
+        PromptTemplate::load(path)
+            .map(Template)
+            .map_err(|e| format!("--template {e}"))
     }
 
-    /// What looks wrong with the template ([`pbebench::prompt::Template::warnings`]),
-    /// naming its file.
+    /// What looks wrong with the template ([`PromptTemplate::warnings`]), naming its file.
     pub fn warnings(&self) -> Vec<String> {
-        let file = self.file.as_deref().unwrap_or("the default template");
-        self.template
+        let file = self.0.file().map_or_else(
+            || "the default template".to_owned(),
+            |f| f.display().to_string(),
+        );
+        self.0
             .warnings()
             .into_iter()
             .map(|w| format!("--template {file}: {w}"))
@@ -60,28 +49,29 @@ impl Template {
 
     /// The prompt of one instance.
     pub fn render(&self, instance: &Instance) -> String {
-        self.template.render(instance)
+        self.0.render(instance)
     }
 
     /// What identifies the template in a manifest: its file (if any) and the SHA-256 of
     /// its text, since a changed template changes answers.
     pub fn describe(&self) -> Value {
         json!({
-            "file": self.file,
-            "sha256": crate::runner::hex(&Sha256::digest(self.text.as_bytes())),
+            "file": self.0.file().map(|f| f.display().to_string()),
+            "sha256": format!("{:x}", Sha256::digest(self.0.text().as_bytes())),
         })
     }
 }
 
 /// True when the response passes (every example reproduced), scored by
-/// [`score::score_instance`] like any other response.
+/// [`score_instance`] like any other response.
 pub fn passes(instance: &Instance, response: &str, block: Block) -> bool {
-    score::score_instance(instance, &[response], &ScoreOptions { block }).pass
+    score_instance(instance, &[response], &ScoreOptions { block }).pass
 }
 
-/// A run's figures: what the store holds, and the shared scoring path's report.
+/// A run's results: what the store holds besides the answers, and the scoring path's
+/// results of the answers.
 #[derive(Debug, Clone)]
-pub struct Report {
+pub struct RunResults {
     /// Samples that hold an answer (any status but `http_error`/`timeout`), among the
     /// dataset's instances × K.
     pub answered: usize,
@@ -101,26 +91,34 @@ pub struct Report {
     pub latency_p50_ms: f64,
     /// 95th-percentile latency of answers, milliseconds.
     pub latency_p95_ms: f64,
-    /// The scores: [`score::report`] over the answered samples. An instance without an
-    /// answered sample is missing (scored as a failure and listed).
-    pub scores: ScoreReport,
+    /// The scores: [`Results::of`] the answered samples. An instance without an answered
+    /// sample is missing (scored as a failure and listed).
+    pub scores: Results,
     /// Per-instance scores, in dataset order.
     pub instances: Vec<InstanceScore>,
 }
+
+/// The old name of [`RunResults`], which the runner still uses.
+#[doc(hidden)]
+pub type Report = RunResults;
+
+/// The old name of [`run_results`], which the runner still uses.
+#[doc(hidden)]
+pub use run_results as report;
 
 /// Instances scored together (in parallel) while a store is read.
 const CHUNK: usize = 256;
 
 /// Scores the answered samples (index < `k`) of `instances` held in `store`, and gathers
-/// the run's statistics. The store is read row by row and scored a chunk of instances at a
+/// the run's figures. The store is read row by row and scored a chunk of instances at a
 /// time, so memory does not grow with the number of samples.
-pub fn report(
+pub fn run_results(
     instances: &[Instance],
     store: &RunStore,
     k: u32,
     block: Block,
     prices: Prices,
-) -> Result<Report, StoreError> {
+) -> Result<RunResults, StoreError> {
     let options = ScoreOptions { block };
     let index: HashMap<&str, usize> = instances
         .iter()
@@ -133,7 +131,7 @@ pub fn report(
     let flush = |chunk: &mut Vec<(usize, Vec<String>)>, scores: &mut Vec<Option<InstanceScore>>| {
         let scored: Vec<(usize, InstanceScore)> = chunk
             .par_iter()
-            .map(|(i, rs)| (*i, score::score_instance(&instances[*i], rs, &options)))
+            .map(|(i, rs)| (*i, score_instance(&instances[*i], rs, &options)))
             .collect();
         for (i, s) in scored {
             scores[i] = Some(s);
@@ -166,11 +164,11 @@ pub fn report(
     let scores: Vec<InstanceScore> = scores
         .into_iter()
         .zip(instances)
-        .map(|(s, inst)| s.unwrap_or_else(|| score::score_instance::<&str>(inst, &[], &options)))
+        .map(|(s, inst)| s.unwrap_or_else(|| score_instance::<&str>(inst, &[], &options)))
         .collect();
-    Ok(tally.into_report(
+    Ok(tally.into_results(
         instances.len() * k as usize,
-        score::report(&scores, &Responses::<String>::default(), &options),
+        Results::of(&scores, &Responses::<String>::default(), &options),
         scores,
     ))
 }
@@ -200,12 +198,12 @@ impl Tally {
         }
     }
 
-    fn into_report(
+    fn into_results(
         mut self,
         expected: usize,
-        scores: ScoreReport,
+        scores: Results,
         instances: Vec<InstanceScore>,
-    ) -> Report {
+    ) -> RunResults {
         self.latencies.sort_by(f64::total_cmp);
         let pct = |p: f64| {
             if self.latencies.is_empty() {
@@ -214,7 +212,7 @@ impl Tally {
                 self.latencies[((self.latencies.len() - 1) as f64 * p).round() as usize]
             }
         };
-        Report {
+        RunResults {
             answered: self.answered,
             expected,
             statuses: Status::ALL
@@ -233,36 +231,51 @@ impl Tally {
     }
 }
 
-impl Report {
+impl RunResults {
     /// The overall aggregate of the scores.
     pub fn overall(&self) -> &Aggregate {
         &self.scores.summary.overall
     }
 
-    /// The report as JSON (`RUN_DIR/results.json`): the run's figures under `run`, the
-    /// scoring path's report under `scores`.
-    pub fn to_json(&self) -> Value {
-        json!({
-            "run": {
-                "answered": self.answered,
-                "expected": self.expected,
-                "statuses": self.statuses.iter()
-                    .map(|(s, n)| (s.as_str().to_owned(), json!(n)))
-                    .collect::<serde_json::Map<_, _>>(),
-                "tokens": {
-                    "prompt": self.prompt_tokens,
-                    "completion": self.completion_tokens,
-                    "reasoning": self.reasoning_tokens,
-                },
-                "cost": self.cost,
-                "latency_ms": {"p50": self.latency_p50_ms, "p95": self.latency_p95_ms},
+    /// The run's own figures, as `results.json` holds them.
+    pub fn figures(&self) -> RunFigures {
+        RunFigures {
+            answered: self.answered,
+            expected: self.expected,
+            statuses: self
+                .statuses
+                .iter()
+                .map(|(s, n)| (s.as_str().to_owned(), *n))
+                .collect(),
+            tokens: Tokens {
+                prompt: self.prompt_tokens,
+                completion: self.completion_tokens,
+                reasoning: self.reasoning_tokens,
             },
-            "scores": self.scores,
-        })
+            cost: self.cost,
+            latency_ms: Latency {
+                p50: self.latency_p50_ms,
+                p95: self.latency_p95_ms,
+            },
+        }
+    }
+
+    /// What `RUN_DIR/results.json` holds: the scores' [`Results`] with the run's figures.
+    pub fn results(&self) -> Results {
+        Results {
+            run: Some(self.figures()),
+            ..self.scores.clone()
+        }
+    }
+
+    /// [`RunResults::results`] as JSON.
+    pub fn to_json(&self) -> Value {
+        serde_json::to_value(self.results()).expect("results serialise")
     }
 }
 
-impl fmt::Display for Report {
+/// The run's figures, then the summary table of `pbebench score`.
+impl fmt::Display for RunResults {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "samples answered   {}/{}", self.answered, self.expected)?;
         for (status, n) in &self.statuses {
@@ -284,72 +297,16 @@ impl fmt::Display for Report {
             self.latency_p50_ms / 1e3,
             self.latency_p95_ms / 1e3
         )?;
-        writeln!(f, "block scored       {}", self.scores.options.block)?;
-        if !self.scores.missing.is_empty() {
-            writeln!(
-                f,
-                "no answer          {} instances (scored as failures)",
-                self.scores.missing.len()
-            )?;
-        }
         writeln!(f)?;
-        summary_table(f, &self.scores)
+        write!(f, "{}", self.scores)
     }
-}
-
-/// The summary table: overall, then by cascade length.
-fn summary_table(f: &mut fmt::Formatter<'_>, report: &ScoreReport) -> fmt::Result {
-    let opt = |v: Option<f64>| v.map_or_else(|| "–".to_owned(), |v| format!("{v:.4}"));
-    writeln!(
-        f,
-        "{:<10} {:>9} {:>8} {:>8} {:>9} {:>8} {:>8} {:>8} {:>8}",
-        "slice",
-        "instances",
-        "Pass@1",
-        "EditSim",
-        "EditSimW",
-        "Valid",
-        "reward",
-        "resolved",
-        "held-out"
-    )?;
-    let row = |f: &mut fmt::Formatter<'_>, name: &str, a: &Aggregate| {
-        writeln!(
-            f,
-            "{:<10} {:>9} {:>8.4} {:>8.4} {:>9.4} {:>8} {:>8.4} {:>8.4} {:>8}",
-            name,
-            a.instances,
-            a.pass,
-            a.edit_sim,
-            a.edit_sim_word,
-            opt(a.valid_rate),
-            a.mean_reward,
-            a.resolved,
-            opt(a.heldout_pass)
-        )
-    };
-    row(f, "overall", &report.summary.overall)?;
-    for (len, a) in &report.summary.by_cascade_len {
-        row(f, &format!("length {len}"), a)?;
-    }
-    let pass_at_k: Vec<String> = report
-        .summary
-        .overall
-        .pass_at_k
-        .iter()
-        .map(|(k, v)| format!("pass@{k} {v:.4}"))
-        .collect();
-    if !pass_at_k.is_empty() {
-        write!(f, "{}", pass_at_k.join(" · "))?;
-    }
-    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::sample::Usage;
-    use pbebench::{Cascade, RelationMode, Rule};
+    use pbebench::{score_dataset, summarize, Cascade, RelationMode, Rule};
 
     fn instance(i: usize) -> Instance {
         let cascade = Cascade::new(vec![Rule::new("a", "b").unwrap()]);
@@ -396,7 +353,7 @@ mod tests {
     /// Streaming the store in chunks gives exactly what the shared path gives on the same
     /// responses all at once.
     #[test]
-    fn chunked_report_equals_the_shared_path() {
+    fn chunked_results_equal_the_shared_path() {
         let instances: Vec<Instance> = (0..(2 * CHUNK + 37)).map(instance).collect();
         let pass = "```python\n[\"replace('a', 'b')\"]\n```";
         let fail = "```python\n[\"replace('c', 'b')\"]\n```";
@@ -434,11 +391,11 @@ mod tests {
             input: 0.0,
             output: 1.0,
         };
-        let got = report(&instances, &store, 2, Block::Last, prices).unwrap();
+        let got = run_results(&instances, &store, 2, Block::Last, prices).unwrap();
         let options = ScoreOptions { block: Block::Last };
-        let expected = score::score_dataset(&instances, &responses, &options);
+        let expected = score_dataset(&instances, &responses, &options);
         assert_eq!(got.instances, expected);
-        assert_eq!(got.scores.summary, score::summarize(&expected));
+        assert_eq!(got.scores.summary, summarize(&expected));
         let answered_instances = instances.len() - instances.len() / 5;
         assert_eq!(got.scores.missing.len(), instances.len() / 5);
         let timeouts = (0..instances.len())

@@ -34,9 +34,11 @@ mod lev;
 mod problem;
 mod propose;
 mod repair;
+mod run;
 
 pub use beam::{BeamSolver, Ranking};
 pub use problem::{Problem, ProblemError};
+pub use run::{solve_dataset, InstanceStats, SolveJob, SolveProgress, SolveRunError, Solved};
 
 use pbebench::Cascade;
 use std::time::{Duration, Instant};

@@ -2,20 +2,20 @@
 //! score every run through the shared scoring path, audit the set, and write the report.
 //! Offline and deterministic apart from the solvers' wall-clock limits.
 
-use crate::audit::{audit, AuditOptions, AuditReport};
-use crate::genstats::{self, GenerationStats};
+use crate::audit::{audit, AuditFindings, AuditOptions};
+use crate::genstats::GenerationStats;
 use crate::report::{self, ReportInput};
 use crate::results::ResultSet;
 use crate::shortcuts::Baseline;
-use pbebench::dataset::{write_atomic, AtomicFile};
 use pbebench::generate::{self, GenStats, Preset};
-use pbebench::response::render_answer;
-use pbebench::score::{read_responses, report as score_report, score_dataset, ScoreOptions};
-use pbebench::Instance;
-use pbebench_solve::{solve_all, solver_by_name, Budget, Problem};
+use pbebench::{
+    read_responses, render_answer, score_dataset, write_score_lines, Instance, ResponseLine,
+    Results, ScoreOptions,
+};
+use pbebench_io::{write_atomic, AtomicFile};
+use pbebench_solve::{solve_dataset, solver_by_name, Budget, SolveJob, SolveProgress};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 /// What the demo does.
@@ -79,8 +79,8 @@ pub struct DemoSummary {
     /// The dataset generated.
     pub dataset: PathBuf,
     /// The audit.
-    pub audit: AuditReport,
-    /// Leaderboard rows, best first: (label, Pass@1, mean reward).
+    pub audit: AuditFindings,
+    /// Leaderboard rows, best first: (label, best-of-K, mean reward).
     pub leaderboard: Vec<(String, f64, f64)>,
     /// Wall-clock seconds.
     pub seconds: f64,
@@ -98,7 +98,10 @@ const PANEL: [(&str, &str, Option<u64>); 3] = [
 ];
 
 /// Runs the demo, telling `say` what it is doing.
-pub fn run(options: &DemoOptions, say: &(dyn Fn(&str) + Sync)) -> Result<DemoSummary, DemoError> {
+pub fn run_demo(
+    options: &DemoOptions,
+    say: &(dyn Fn(&str) + Sync),
+) -> Result<DemoSummary, DemoError> {
     let start = Instant::now();
     let out = &options.out;
     std::fs::create_dir_all(out).map_err(io_err(out))?;
@@ -109,130 +112,25 @@ pub fn run(options: &DemoOptions, say: &(dyn Fn(&str) + Sync)) -> Result<DemoSum
         .validate()
         .map_err(|e| DemoError::Params(format!("--size {}: {e}", options.size)))?;
 
-    // 1. Generate the set, and a patience sweep for the efficiency figure.
     say(&format!(
         "[1/5] generating {} Lite instances (seed {})",
         params.size, params.seed
     ));
     let dataset_path = out.join("dataset.jsonl");
-    let gen_dir = out.join("generation");
-    std::fs::create_dir_all(&gen_dir).map_err(io_err(&gen_dir))?;
-    let mut dataset: Vec<Instance> = Vec::new();
-    let stats = generate::generate(&params, &(), &mut |inst| {
-        dataset.push(inst);
-        Ok(())
-    })
-    .map_err(|e| DemoError::Generate(e.to_string()))?;
-    let mut file = AtomicFile::create(&dataset_path).map_err(io_err(&dataset_path))?;
-    for inst in &dataset {
-        let line = serde_json::to_string(inst).expect("instances serialise");
-        writeln!(file, "{line}").map_err(io_err(&dataset_path))?;
-    }
-    file.commit().map_err(io_err(&dataset_path))?;
-    let mut generation = vec![write_stats(&gen_dir, &params, &stats)?];
-    for patience in PATIENCE_SWEEP {
-        let mut p = params.clone();
-        p.patience = patience;
-        let s = generate::generate(&p, &(), &mut |_| Ok(()))
-            .map_err(|e| DemoError::Generate(e.to_string()))?;
-        generation.push(write_stats(&gen_dir, &p, &s)?);
-    }
-    generation.sort_by_key(|g| g.patience);
-    say(&format!(
-        "      {} instances, {} attempts ({:.1}% accepted); patience sweep {:?} + {}",
-        dataset.len(),
-        stats.attempts,
-        stats.efficiency * 100.0,
-        PATIENCE_SWEEP,
-        params.patience
-    ));
+    let (dataset, generation) = generate_set(&params, &dataset_path, &out.join("generation"), say)?;
 
-    // 2. Solve with the panel, and answer with the trivial baselines.
-    let problems = dataset
-        .iter()
-        .map(Problem::from_instance)
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| DemoError::Other(format!("a generated instance cannot be posed: {e}")))?;
     let runs_dir = out.join("runs");
-    let mut runs: Vec<(String, PathBuf)> = Vec::new();
-    for (k, (label, name, nodes)) in PANEL.iter().enumerate() {
-        let solver = solver_by_name(name)
-            .ok_or_else(|| DemoError::Other(format!("solver '{name}' is not registered")))?;
-        say(&format!(
-            "[2/5] solving with '{label}' ({}/{}; {:.1} s limit per instance{})",
-            k + 1,
-            PANEL.len(),
-            options.time_limit.as_secs_f64(),
-            nodes.map_or(String::new(), |n| format!(", {n} search nodes"))
-        ));
-        let budget = Budget {
-            time_limit: options.time_limit,
-            max_nodes: *nodes,
-        };
-        let done = AtomicUsize::new(0);
-        let solved = AtomicUsize::new(0);
-        let n = problems.len();
-        let outcomes = solve_all(
-            solver.as_ref(),
-            &problems,
-            &budget,
-            rayon::current_num_threads(),
-            |_, o| {
-                let d = done.fetch_add(1, Ordering::Relaxed) + 1;
-                let s = solved.fetch_add(usize::from(o.is_solved()), Ordering::Relaxed)
-                    + usize::from(o.is_solved());
-                if d.is_multiple_of(32) || d == n {
-                    say(&format!("      {d}/{n} done, {s} solved"));
-                }
-            },
-        )
-        .map_err(|e| DemoError::Other(format!("cannot start worker threads: {e}")))?;
-        let answers = outcomes
-            .iter()
-            .map(|o| render_answer(&o.cascade.clone().unwrap_or_default()))
-            .collect::<Vec<_>>();
-        runs.push((
-            label.to_string(),
-            write_responses(&runs_dir, label, &dataset, &answers)?,
-        ));
-    }
+    let mut runs = solve_with_panel(&dataset, &runs_dir, options.time_limit, say)?;
     say("[3/5] scoring the runs and the trivial baselines (identity, single rule, memoriser)");
-    for baseline in Baseline::ALL {
-        let answers: Vec<String> = dataset
-            .iter()
-            .map(|inst| render_answer(&baseline.cascade(inst)))
-            .collect();
-        runs.push((
-            baseline.name().to_owned(),
-            write_responses(&runs_dir, baseline.name(), &dataset, &answers)?,
-        ));
-    }
-    let mut results = Vec::new();
-    for (name, responses_path) in &runs {
-        results.push(score_run(&dataset, &dataset_path, name, responses_path)?);
-    }
-
-    // 4. Audit, with the solvers as the calibration panel.
-    say("[4/5] auditing the set (gates, shortcuts, stated lengths, duplicates, labels, calibration)");
-    let panel: Vec<ResultSet> = results
+    runs.extend(answer_with_baselines(&dataset, &runs_dir)?);
+    let results = runs
         .iter()
-        .filter(|r| PANEL.iter().any(|(label, _, _)| *label == r.label))
-        .cloned()
-        .collect();
-    let audit_report = audit(
-        &dataset,
-        &dataset_path.display().to_string(),
-        &panel,
-        &AuditOptions::default(),
-        &|stage: &str| say(&format!("      {stage}")),
-    );
-    let audit_json = out.join("audit.json");
-    let text = serde_json::to_string_pretty(&audit_report).expect("serialisable") + "\n";
-    write_atomic(&audit_json, text.as_bytes()).map_err(io_err(&audit_json))?;
-    let audit_txt = out.join("audit.txt");
-    write_atomic(&audit_txt, audit_report.to_string().as_bytes()).map_err(io_err(&audit_txt))?;
+        .map(|(name, responses)| score_run(&dataset, &dataset_path, name, responses))
+        .collect::<Result<Vec<ResultSet>, DemoError>>()?;
 
-    // 5. Report.
+    say("[4/5] auditing the set (gates, shortcuts, stated lengths, duplicates, labels, calibration)");
+    let findings = audit_set(&dataset, &dataset_path, &results, out, say)?;
+
     say("[5/5] writing the report");
     let report_dir = out.join("report");
     let built = report::build(ReportInput {
@@ -243,7 +141,7 @@ pub fn run(options: &DemoOptions, say: &(dyn Fn(&str) + Sync)) -> Result<DemoSum
         ),
         results,
         generation,
-        audit: Some(audit_report.clone()),
+        audit: Some(findings.clone()),
         dataset: Some((dataset_path.display().to_string(), dataset)),
         warnings: Vec::new(),
     });
@@ -251,14 +149,155 @@ pub fn run(options: &DemoOptions, say: &(dyn Fn(&str) + Sync)) -> Result<DemoSum
     Ok(DemoSummary {
         index: report_dir.join("index.html"),
         dataset: dataset_path,
-        audit: audit_report,
+        audit: findings,
         leaderboard: built
             .leaderboard
             .iter()
-            .map(|r| (r.label.clone(), r.pass, r.mean_reward))
+            .map(|r| (r.label.clone(), r.overall.pass, r.overall.mean_reward))
             .collect(),
         seconds: start.elapsed().as_secs_f64(),
     })
+}
+
+/// Generates the set into `dataset_path`, and a patience sweep into `gen_dir` for the
+/// efficiency figure; returns the instances and the generation statistics.
+fn generate_set(
+    params: &generate::GenParams,
+    dataset_path: &Path,
+    gen_dir: &Path,
+    say: &(dyn Fn(&str) + Sync),
+) -> Result<(Vec<Instance>, Vec<GenerationStats>), DemoError> {
+    std::fs::create_dir_all(gen_dir).map_err(io_err(gen_dir))?;
+    let mut dataset: Vec<Instance> = Vec::new();
+    let stats = generate::generate(params, &(), &mut |inst| {
+        dataset.push(inst);
+        Ok(())
+    })
+    .map_err(|e| DemoError::Generate(e.to_string()))?;
+    let mut file = AtomicFile::create(dataset_path).map_err(io_err(dataset_path))?;
+    for inst in &dataset {
+        let line = serde_json::to_string(inst).expect("instances serialise");
+        writeln!(file, "{line}").map_err(io_err(dataset_path))?;
+    }
+    file.commit().map_err(io_err(dataset_path))?;
+    let mut generation = vec![write_stats(gen_dir, params, &stats)?];
+    for patience in PATIENCE_SWEEP {
+        let mut p = params.clone();
+        p.patience = patience;
+        let s = generate::generate(&p, &(), &mut |_| Ok(()))
+            .map_err(|e| DemoError::Generate(e.to_string()))?;
+        generation.push(write_stats(gen_dir, &p, &s)?);
+    }
+    generation.sort_by_key(|g| g.patience);
+    say(&format!(
+        "      {} instances, {} attempts ({:.1}% accepted); patience sweep {:?} + {}",
+        dataset.len(),
+        stats.attempts,
+        stats.efficiency * 100.0,
+        PATIENCE_SWEEP,
+        params.patience
+    ));
+    Ok((dataset, generation))
+}
+
+/// What a solver of the panel says as it goes: every 32 instances, and at the end.
+struct PanelProgress<'a>(&'a (dyn Fn(&str) + Sync));
+
+impl SolveProgress for PanelProgress<'_> {
+    fn done(&self, done: usize, solved: usize, total: usize) {
+        if done.is_multiple_of(32) || done == total {
+            (self.0)(&format!("      {done}/{total} done, {solved} solved"));
+        }
+    }
+}
+
+/// Solves the set with each solver of [`PANEL`] into `runs_dir/LABEL/responses.jsonl`,
+/// as `pbebench solve` does; returns (label, responses file) per solver.
+fn solve_with_panel(
+    dataset: &[Instance],
+    runs_dir: &Path,
+    time_limit: Duration,
+    say: &(dyn Fn(&str) + Sync),
+) -> Result<Vec<(String, PathBuf)>, DemoError> {
+    let mut runs = Vec::new();
+    for (k, (label, name, nodes)) in PANEL.iter().enumerate() {
+        let solver = solver_by_name(name)
+            .ok_or_else(|| DemoError::Other(format!("solver '{name}' is not registered")))?;
+        say(&format!(
+            "[2/5] solving with '{label}' ({}/{}; {:.1} s limit per instance{})",
+            k + 1,
+            PANEL.len(),
+            time_limit.as_secs_f64(),
+            nodes.map_or(String::new(), |n| format!(", {n} search nodes"))
+        ));
+        let dir = runs_dir.join(label);
+        std::fs::create_dir_all(&dir).map_err(io_err(&dir))?;
+        let out = dir.join("responses.jsonl");
+        let job = SolveJob {
+            solver: solver.as_ref(),
+            budget: Budget {
+                time_limit,
+                max_nodes: *nodes,
+            },
+            threads: rayon::current_num_threads(),
+            out: &out,
+            stats: None,
+            // The set is generated again by every demo: an older journal is not of it.
+            fresh: true,
+        };
+        solve_dataset(dataset, &job, &PanelProgress(say))
+            .map_err(|e| DemoError::Other(format!("solving with '{label}': {e}")))?;
+        runs.push((label.to_string(), out));
+    }
+    Ok(runs)
+}
+
+/// The answers of the trivial baselines, each written as a responses file; returns
+/// (name, responses file) per baseline.
+fn answer_with_baselines(
+    dataset: &[Instance],
+    runs_dir: &Path,
+) -> Result<Vec<(String, PathBuf)>, DemoError> {
+    Baseline::ALL
+        .iter()
+        .map(|baseline| {
+            let answers: Vec<String> = dataset
+                .iter()
+                .map(|inst| render_answer(&baseline.cascade(inst)))
+                .collect();
+            let path = write_responses(runs_dir, baseline.name(), dataset, &answers)?;
+            Ok((baseline.name().to_owned(), path))
+        })
+        .collect()
+}
+
+/// Audits the set with the panel's results as calibration panel; writes `audit.json` and
+/// `audit.txt` into `out`.
+fn audit_set(
+    dataset: &[Instance],
+    dataset_path: &Path,
+    results: &[ResultSet],
+    out: &Path,
+    say: &(dyn Fn(&str) + Sync),
+) -> Result<AuditFindings, DemoError> {
+    let panel: Vec<ResultSet> = results
+        .iter()
+        .filter(|r| PANEL.iter().any(|(label, _, _)| *label == r.label))
+        .cloned()
+        .collect();
+    let findings = audit(
+        dataset,
+        &dataset_path.display().to_string(),
+        &panel,
+        &AuditOptions::default(),
+        &|stage: &str| say(&format!("      {stage}")),
+    );
+    let audit_json = out.join("audit.json");
+    let text = serde_json::to_string_pretty(&findings).expect("serialisable") + "\n";
+    write_atomic(&audit_json, text.as_bytes()).map_err(io_err(&audit_json))?;
+    let audit_txt = out.join("audit.txt");
+    write_atomic(&audit_txt, findings.to_string().as_bytes()).map_err(io_err(&audit_txt))?;
+    Ok(findings)
 }
 
 /// Writes `--stats-json`-style statistics for one generation run and reads them back.
@@ -271,10 +310,10 @@ fn write_stats(
     let json = serde_json::json!({ "params": params, "stats": stats });
     let text = serde_json::to_string_pretty(&json).expect("serialisable") + "\n";
     write_atomic(&path, text.as_bytes()).map_err(io_err(&path))?;
-    genstats::read(&path).map_err(|e| DemoError::Other(e.to_string()))
+    GenerationStats::read(&path).map_err(|e| DemoError::Other(e.to_string()))
 }
 
-/// Writes `{"id", "response"}` lines, the format `pbebench score` reads.
+/// Writes a responses file ([`ResponseLine`]s), the format `pbebench score` reads.
 fn write_responses(
     runs_dir: &Path,
     name: &str,
@@ -284,12 +323,15 @@ fn write_responses(
     let dir = runs_dir.join(name);
     std::fs::create_dir_all(&dir).map_err(io_err(&dir))?;
     let path = dir.join("responses.jsonl");
-    let mut text = String::new();
+    let mut bytes = Vec::new();
     for (inst, answer) in dataset.iter().zip(answers) {
-        text.push_str(&serde_json::json!({ "id": inst.id, "response": answer }).to_string());
-        text.push('\n');
+        let line = ResponseLine {
+            id: &inst.id,
+            response: answer,
+        };
+        line.write_to(&mut bytes).map_err(io_err(&path))?;
     }
-    write_atomic(&path, text.as_bytes()).map_err(io_err(&path))?;
+    write_atomic(&path, &bytes).map_err(io_err(&path))?;
     Ok(path)
 }
 
@@ -305,26 +347,16 @@ fn score_run(
         read_responses(responses_path, dataset).map_err(|e| DemoError::Other(e.to_string()))?;
     let options = ScoreOptions::default();
     let scores = score_dataset(dataset, &responses, &options);
-    let report = score_report(&scores, &responses, &options);
+    let mut results = Results::of(&scores, &responses, &options);
+    results.dataset = Some(dataset_path.to_path_buf());
+    results.responses = Some(responses_path.to_path_buf());
     let dir = responses_path.parent().unwrap_or(Path::new("."));
-    let mut results = serde_json::to_value(&report).expect("serialisable");
-    if let serde_json::Value::Object(map) = &mut results {
-        map.insert("dataset".into(), dataset_path.display().to_string().into());
-        map.insert(
-            "responses".into(),
-            responses_path.display().to_string().into(),
-        );
-    }
     let results_path = dir.join("results.json");
-    let text = serde_json::to_string_pretty(&results).expect("serialisable") + "\n";
-    write_atomic(&results_path, text.as_bytes()).map_err(io_err(&results_path))?;
+    write_atomic(&results_path, results.to_json().as_bytes()).map_err(io_err(&results_path))?;
     let per_path = dir.join("per-instance.jsonl");
-    let mut lines = String::new();
-    for s in &scores {
-        lines.push_str(&serde_json::to_string(s).expect("serialisable"));
-        lines.push('\n');
-    }
-    write_atomic(&per_path, lines.as_bytes()).map_err(io_err(&per_path))?;
+    let mut lines = Vec::new();
+    write_score_lines(&mut lines, &scores).map_err(io_err(&per_path))?;
+    write_atomic(&per_path, &lines).map_err(io_err(&per_path))?;
     let mut set = ResultSet::from_instances(name, scores);
     set.sources = vec![results_path, per_path];
     set.dataset = Some(dataset_path.to_path_buf());

@@ -44,7 +44,15 @@ pub struct GenStatsError {
 }
 
 /// Reads either format.
-pub fn read(path: &Path) -> Result<GenerationStats, GenStatsError> {
+impl GenerationStats {
+    /// Reads a statistics file: `pbebench generate --stats-json`, or the authors'
+    /// `generation_stats.json`.
+    pub fn read(path: &Path) -> Result<GenerationStats, GenStatsError> {
+        read(path)
+    }
+}
+
+fn read(path: &Path) -> Result<GenerationStats, GenStatsError> {
     let err = |message: String| GenStatsError {
         path: path.to_path_buf(),
         message,

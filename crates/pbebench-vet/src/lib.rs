@@ -1,24 +1,52 @@
 //! # pbebench-vet
 //!
-//! Vetting and reporting for pbebench (SPEC §6–7, after ProgramBench Vetted): the
-//! [`audit`] of a dataset (gold and dummy gates, shortcut solvers, stated lengths,
-//! duplicates, labels, calibration over a panel of results), the [`report`] of scored
-//! results (leaderboard, SVG plots, a logistic regression of pass on difficulty, one
-//! self-contained `index.html`), and the end-to-end [`demo`].
+//! Vetting and reporting for pbebench (SPEC §6 and §8, after ProgramBench Vetted), the
+//! last stages of the data flow:
 //!
-//! The data it reads are the files of the earlier stages: datasets, the scoring path's
-//! results ([`results`]) and the generator's statistics ([`genstats`]).
+//! - **audit** ([`audit()`](fn@audit) → [`AuditFindings`], module [`audit`](mod@audit)): of a
+//!   dataset, with
+//!   gold and dummy gates, the shortcut baselines ([`Baseline`]), stated lengths,
+//!   duplicates, labels and, given scored results of a panel of solvers, calibration. Its
+//!   `Display` is the text `pbebench audit` prints, its JSON `audit.json`.
+//! - **results** ([`load_results`] → [`ResultSet`]): the scored results the audit and the
+//!   report read (`results.json` and the per-instance lines, through `pbebench::Results`),
+//!   checked against the dataset ([`check_against`]) or against each other.
+//! - **report** (module [`report`], [`Report`]): a leaderboard, SVG figures, a logistic
+//!   regression of pass on difficulty ([`fit_logit`]) and one self-contained
+//!   `index.html`, from results, the generator's statistics ([`GenerationStats`]) and an
+//!   audit.
+//! - **demo** ([`run_demo`]): generate, solve, score, audit and report a small Lite set.
+//!
+//! ```
+//! use pbebench_vet::{audit, AuditOptions};
+//!
+//! // An instance whose outputs equal its inputs: every answer, even none, passes it.
+//! let line = r#"{"id": "no-op", "inputs": ["ab"], "outputs": ["ab"], "cascade": [["c", "d"]],
+//!     "cascade_len": 1, "max_rules": 5, "max_rule_len": 3, "alphabet": "abcd"}"#;
+//! let dataset = vec![pbebench::dataset::parse_instance(line, 0)?];
+//! let options = AuditOptions { solver: None, ..AuditOptions::default() };
+//! let findings = audit(&dataset, "one.jsonl", &[], &options, &|_stage: &str| {});
+//! assert!(!findings.passed, "the dummy gate fails");
+//! assert_eq!(findings.gates.dummy.failures.examples[0].id, "no-op");
+//! assert!(findings.to_string().contains("FAILED gate(s): dummy"));
+//! # Ok::<(), pbebench::dataset::InstanceError>(())
+//! ```
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod audit;
-pub mod demo;
-pub mod genstats;
-pub mod logit;
+mod demo;
+mod genstats;
+mod logit;
 pub mod report;
-pub mod results;
-pub mod shortcuts;
-pub mod svg;
+mod results;
+mod shortcuts;
+mod svg;
 
-pub use audit::{audit, AuditOptions, AuditProgress, AuditReport};
-pub use results::{ResultSet, ResultsError};
+pub use audit::{audit, AuditFindings, AuditOptions, AuditProgress, SolverCheck};
+pub use demo::{run_demo, DemoError, DemoOptions, DemoSummary};
+pub use genstats::{GenStatsError, GenerationStats};
+pub use logit::{fit_logit, LogitError, LogitFit};
+pub use report::{Report, ReportInput};
+pub use results::{check_against, check_same_instances, load_results, ResultSet, ResultsError};
+pub use shortcuts::Baseline;

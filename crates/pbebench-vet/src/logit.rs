@@ -65,7 +65,7 @@ const MAX_ITER: usize = 100;
 
 /// Fits `P(y = 1) = σ(β₀ + Σ βⱼ xⱼ)`. `rows` hold the predictor values (without the
 /// intercept) in the order of `names`; predictors that are constant are dropped and listed.
-pub fn fit(names: &[&str], rows: &[Vec<f64>], y: &[bool]) -> Result<LogitFit, LogitError> {
+pub fn fit_logit(names: &[&str], rows: &[Vec<f64>], y: &[bool]) -> Result<LogitFit, LogitError> {
     for (k, row) in rows.iter().enumerate() {
         if row.len() != names.len() || row.iter().any(|v| !v.is_finite()) {
             return Err(LogitError::BadRow(k));
@@ -357,7 +357,7 @@ mod tests {
             .map(|v| vec![*v])
             .collect();
         let y = [true, true, true, false, true, false, false, false];
-        let f = fit(&["x"], &rows, &y).unwrap();
+        let f = fit_logit(&["x"], &rows, &y).unwrap();
         assert!(f.converged);
         assert!((f.coef[0] - 3f64.ln()).abs() < 1e-9);
         assert!((f.coef[1] + 2.0 * 3f64.ln()).abs() < 1e-9);
@@ -375,10 +375,10 @@ mod tests {
             vec![4.0, 0.0],
         ];
         assert_eq!(
-            fit(&["len", "F"], &rows, &[true; 4]),
+            fit_logit(&["len", "F"], &rows, &[true; 4]),
             Err(LogitError::ConstantOutcome(true))
         );
-        let f = fit(&["len", "F"], &rows, &[true, false, true, false]).unwrap();
+        let f = fit_logit(&["len", "F"], &rows, &[true, false, true, false]).unwrap();
         assert_eq!(f.dropped, vec!["F".to_owned()]);
         assert_eq!(f.names, vec!["const".to_owned(), "len".to_owned()]);
         let twins = vec![
@@ -388,21 +388,21 @@ mod tests {
             vec![1.0, 1.0],
         ];
         assert!(matches!(
-            fit(&["a", "b"], &twins, &[true, false, true, false]),
+            fit_logit(&["a", "b"], &twins, &[true, false, true, false]),
             Err(LogitError::Collinear(_))
         ));
         assert!(matches!(
-            fit(&["a"], &[vec![f64::NAN]], &[true]),
+            fit_logit(&["a"], &[vec![f64::NAN]], &[true]),
             Err(LogitError::BadRow(0))
         ));
         assert!(matches!(
-            fit(&["a"], &[vec![0.0], vec![1.0]], &[true, false]),
+            fit_logit(&["a"], &[vec![0.0], vec![1.0]], &[true, false]),
             Err(LogitError::TooFew { .. })
         ));
         // Perfect separation: flagged, not a panic.
         let sep: Vec<Vec<f64>> = (0..10).map(|k| vec![k as f64]).collect();
         let y: Vec<bool> = (0..10).map(|k| k >= 5).collect();
-        let f = fit(&["x"], &sep, &y).unwrap();
+        let f = fit_logit(&["x"], &sep, &y).unwrap();
         assert!(f.separation);
     }
 }

@@ -9,8 +9,7 @@
 //! leaderboard and the by-length figures.
 
 use pbebench::metrics;
-use pbebench::score::{summarize, InstanceScore, Summary};
-use pbebench::Instance;
+use pbebench::{read_score_lines, summarize, Instance, InstanceScore, Results, Summary};
 use serde_json::Value;
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -105,15 +104,15 @@ impl ResultSet {
 
 /// A results set and the warnings met while reading it.
 #[derive(Debug)]
-pub struct Loaded {
+pub(crate) struct Loaded {
     /// The results.
-    pub set: ResultSet,
+    pub(crate) set: ResultSet,
     /// Things a user should know (listed, not fatal).
-    pub warnings: Vec<String>,
+    pub(crate) warnings: Vec<String>,
 }
 
 /// Reads one `[LABEL=]PATH[,PATH]` argument.
-pub fn load(spec: &str) -> Result<Loaded, ResultsError> {
+pub(crate) fn load(spec: &str) -> Result<Loaded, ResultsError> {
     let (label, paths) = split_spec(spec);
     if paths.is_empty() {
         return Err(ResultsError::Mismatch(format!(
@@ -133,15 +132,12 @@ pub fn load(spec: &str) -> Result<Loaded, ResultsError> {
     let mut warnings = Vec::new();
     for file in &files {
         match read_file(file)? {
-            Content::Summary {
-                summary: s,
-                cost,
-                dataset,
-            } => {
+            Content::Summary(results) => {
                 if summary.is_some() {
                     return Err(file_err(file, "a second summary for the same results; give one summary and one per-instance file"));
                 }
-                summary = Some((*s, cost, dataset, file.clone()));
+                let cost = results.run.as_ref().map(|r| r.cost).filter(|c| *c > 0.0);
+                summary = Some((results.summary, cost, results.dataset, file.clone()));
             }
             Content::Instances(list, w) => {
                 if instances.is_some() {
@@ -252,15 +248,11 @@ fn default_label(first: &Path) -> String {
 }
 
 enum Content {
-    Summary {
-        summary: Box<Summary>,
-        cost: Option<f64>,
-        dataset: Option<PathBuf>,
-    },
+    Summary(Box<Results>),
     Instances(Vec<InstanceScore>, Vec<String>),
 }
 
-/// Reads a file as a summary JSON (one JSON value) or per-instance JSONL.
+/// Reads a file as results JSON ([`Results`]) or per-instance lines.
 fn read_file(path: &Path) -> Result<Content, ResultsError> {
     let bytes = std::fs::read(path).map_err(|e| file_err(path, e.to_string()))?;
     let text = std::str::from_utf8(&bytes).map_err(|e| {
@@ -273,22 +265,10 @@ fn read_file(path: &Path) -> Result<Content, ResultsError> {
         return Err(file_err(path, "the file is empty"));
     }
     if let Ok(value) = serde_json::from_str::<Value>(text) {
-        if let Some(summary) = summary_of(&value) {
-            let summary: Summary = serde_json::from_value(summary.clone())
+        if Results::is_results(&value) {
+            let results = Results::from_value(value)
                 .map_err(|e| file_err(path, format!("'summary' is not a score summary: {e}")))?;
-            let cost = value
-                .pointer("/run/cost")
-                .and_then(Value::as_f64)
-                .filter(|c| *c > 0.0);
-            let dataset = value
-                .get("dataset")
-                .and_then(Value::as_str)
-                .map(PathBuf::from);
-            return Ok(Content::Summary {
-                summary: Box::new(summary),
-                cost,
-                dataset,
-            });
+            return Ok(Content::Summary(Box::new(results)));
         }
         if value.get("id").is_none() {
             return Err(file_err(
@@ -301,50 +281,22 @@ fn read_file(path: &Path) -> Result<Content, ResultsError> {
     read_instances(path, text)
 }
 
-/// The `summary` object of `pbebench score --out` or of an eval run (`scores.summary`).
-fn summary_of(value: &Value) -> Option<&Value> {
-    value
-        .get("summary")
-        .or_else(|| value.pointer("/scores/summary"))
-}
-
 fn read_instances(path: &Path, text: &str) -> Result<Content, ResultsError> {
-    let mut list: Vec<InstanceScore> = Vec::new();
-    let mut seen: HashMap<String, usize> = HashMap::new();
-    let mut duplicates = Vec::new();
-    for (k, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let score: InstanceScore =
-            serde_json::from_str(line).map_err(|e| ResultsError::Line {
-                path: path.to_path_buf(),
-                line: k + 1,
-                message: format!(
-                    "not a per-instance result ({e}); expected the lines of `pbebench score --per-instance`"
-                ),
-            })?;
-        check_score(&score).map_err(|message| ResultsError::Line {
-            path: path.to_path_buf(),
-            line: k + 1,
-            message,
-        })?;
-        if let Some(first) = seen.get(&score.id) {
-            duplicates.push(format!(
-                "line {} repeats id '{}' of line {first}",
-                k + 1,
-                score.id
-            ));
-            continue;
-        }
-        seen.insert(score.id.clone(), k + 1);
-        list.push(score);
-    }
-    if list.is_empty() {
+    let lines = read_score_lines(text).map_err(|e| ResultsError::Line {
+        path: path.to_path_buf(),
+        line: e.line,
+        message: e.problem.to_string(),
+    })?;
+    if lines.scores.is_empty() {
         return Err(file_err(path, "the file holds no results"));
     }
     let mut warnings = Vec::new();
-    if !duplicates.is_empty() {
+    if !lines.duplicates.is_empty() {
+        let duplicates: Vec<&str> = lines
+            .duplicates
+            .iter()
+            .map(|d| d.message.as_str())
+            .collect();
         warnings.push(format!(
             "{}: {} duplicate line(s) ignored (the first wins): {}",
             path.display(),
@@ -352,29 +304,11 @@ fn read_instances(path: &Path, text: &str) -> Result<Content, ResultsError> {
             named(&duplicates)
         ));
     }
-    Ok(Content::Instances(list, warnings))
-}
-
-/// Rejects figures no scorer produces (so a hand-edited file cannot skew a plot).
-fn check_score(s: &InstanceScore) -> Result<(), String> {
-    let bad = |what: &str| Err(format!("instance '{}': {what}", s.id));
-    if !(0.0..=1.0).contains(&s.score) {
-        return bad("score outside [0, 1]");
-    }
-    if !s.edit_sim.is_finite() || s.edit_sim > 1.0 + 1e-12 {
-        return bad("edit_sim is not a number ≤ 1");
-    }
-    if s.pass != (s.score == 1.0) && s.examples > 0 {
-        return bad("'pass' disagrees with 'score'");
-    }
-    if s.valid_rules > s.rules {
-        return bad("more valid rules than rules");
-    }
-    Ok(())
+    Ok(Content::Instances(lines.scores, warnings))
 }
 
 /// The first few items, then "… and N more".
-pub fn named<S: AsRef<str>>(items: &[S]) -> String {
+pub(crate) fn named<S: AsRef<str>>(items: &[S]) -> String {
     let shown: Vec<&str> = items.iter().take(NAMED).map(AsRef::as_ref).collect();
     let more = items.len().saturating_sub(NAMED);
     if more > 0 {
@@ -395,13 +329,13 @@ fn check_agree(
     if let Some(place) = first_difference(&a, &b, String::new()) {
         return Err(ResultsError::Mismatch(format!(
             "{} and {} are not from the same run: their figures differ at {place} \
-             (the summary has {} instances, Pass@1 {:.4}; the per-instance lines {} instances, Pass@1 {:.4})",
+             (the summary has {} instances, best-of-K {}; the per-instance lines {} instances, best-of-K {})",
             summary_path.display(),
             instances_path.display(),
             file.overall.instances,
-            file.overall.pass,
+            pbebench::figure(Some(file.overall.pass)),
             recomputed.overall.instances,
-            recomputed.overall.pass
+            pbebench::figure(Some(recomputed.overall.pass))
         )));
     }
     Ok(())
@@ -640,7 +574,7 @@ pub fn check_same_instances(sets: &[ResultSet]) -> Result<Vec<String>, ResultsEr
 }
 
 /// Makes labels unique by appending " (2)", " (3)", ….
-pub fn dedupe_labels(sets: &mut [ResultSet]) {
+pub(crate) fn dedupe_labels(sets: &mut [ResultSet]) {
     let mut seen: HashMap<String, usize> = HashMap::new();
     for set in sets.iter_mut() {
         let n = seen.entry(set.label.clone()).or_insert(0);
@@ -654,7 +588,7 @@ pub fn dedupe_labels(sets: &mut [ResultSet]) {
 /// Reads every `--results` argument, makes the labels unique, and checks the sets
 /// against `dataset` (when given) or against each other. Returns the sets and the
 /// warnings to list.
-pub fn load_all(
+pub fn load_results(
     specs: &[String],
     dataset: Option<(&[Instance], &str)>,
 ) -> Result<(Vec<ResultSet>, Vec<String>), ResultsError> {

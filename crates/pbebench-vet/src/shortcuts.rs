@@ -362,8 +362,8 @@ mod tests {
     fn response_text_round_trips_through_the_scorer() {
         let mut inst = instance(&["ab", "b'a"], &[("a", "c"), ("'", "")], &[]);
         inst.alphabet.push('\'');
-        let text = pbebench::response::render_answer(inst.cascade.as_ref().unwrap());
-        let s = pbebench::score::score_instance(&inst, &[text], &Default::default());
+        let text = pbebench::render_answer(inst.cascade.as_ref().unwrap());
+        let s = pbebench::score_instance(&inst, &[text], &Default::default());
         assert!(s.pass, "{s:?}");
     }
 

@@ -2,11 +2,11 @@
 //! (fixtures/flawed.jsonl), and the checks of results against a dataset.
 
 use pbebench::dataset::read_dataset;
-use pbebench::response::render_answer;
-use pbebench::score::{score_instance, ScoreOptions};
+use pbebench::render_answer;
 use pbebench::Instance;
-use pbebench_vet::audit::{audit, AuditOptions, AuditReport};
-use pbebench_vet::results::{check_against, check_same_instances, ResultSet};
+use pbebench::{score_instance, ScoreOptions};
+use pbebench_vet::audit::{audit, AuditFindings, AuditOptions};
+use pbebench_vet::{check_against, check_same_instances, ResultSet};
 
 fn flawed() -> Vec<Instance> {
     read_dataset(concat!(
@@ -16,7 +16,7 @@ fn flawed() -> Vec<Instance> {
     .unwrap()
 }
 
-fn run(data: &[Instance], panel: &[ResultSet]) -> AuditReport {
+fn run(data: &[Instance], panel: &[ResultSet]) -> AuditFindings {
     audit(
         data,
         "flawed.jsonl",
@@ -27,7 +27,7 @@ fn run(data: &[Instance], panel: &[ResultSet]) -> AuditReport {
 }
 
 /// Scores of answering every instance with its gold cascade (`gold`) or nothing.
-fn answers(data: &[Instance], gold: bool) -> Vec<pbebench::score::InstanceScore> {
+fn answers(data: &[Instance], gold: bool) -> Vec<pbebench::InstanceScore> {
     data.iter()
         .map(|inst| {
             let text = if gold {
@@ -86,7 +86,7 @@ fn each_flaw_is_found() {
     assert!(text.contains("FAILED gate(s): gold, dummy"), "{text}");
     // audit.json round-trips (the report reads it back).
     let json = serde_json::to_string(&a).unwrap();
-    let back: AuditReport = serde_json::from_str(&json).unwrap();
+    let back: AuditFindings = serde_json::from_str(&json).unwrap();
     assert_eq!(back, a);
 }
 

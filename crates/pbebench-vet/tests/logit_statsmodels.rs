@@ -1,7 +1,7 @@
 //! The logistic regression against statsmodels' `Logit` fits, computed once by
 //! fixtures/make_logit_fixture.py and stored in fixtures/logit_statsmodels.json.
 
-use pbebench_vet::logit;
+use pbebench_vet::fit_logit;
 use serde_json::Value;
 
 fn floats(v: &Value) -> Vec<f64> {
@@ -44,7 +44,7 @@ fn matches_statsmodels() {
             .iter()
             .map(|v| v.as_bool().unwrap())
             .collect();
-        let fit = logit::fit(&names, &rows, &y).unwrap();
+        let fit = fit_logit(&names, &rows, &y).unwrap();
         assert!(fit.converged, "{name}");
         assert!(fit.dropped.is_empty(), "{name}");
         assert_eq!(fit.names[0], "const");
@@ -108,7 +108,7 @@ fn the_report_regression_uses_the_same_fit() {
         .iter()
         .map(|v| v.as_bool().unwrap())
         .collect();
-    let scores: Vec<pbebench::score::InstanceScore> = rows
+    let scores: Vec<pbebench::InstanceScore> = rows
         .iter()
         .zip(&y)
         .enumerate()

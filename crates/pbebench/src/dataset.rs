@@ -1,13 +1,13 @@
 //! Reading and writing datasets: JSONL files of [`Instance`]s in pbebench's own schema or
-//! in the authors' published format, and atomic writes.
+//! in the authors' published format. (Writing files is `pbebench-io`'s.)
 
 use crate::instance::Instance;
 use crate::pylit;
 use crate::relations::{Category, RelationMode};
-use crate::rule::{Cascade, Rule};
+use crate::rule::{Cascade, Rule, RuleError};
 use serde_json::Value;
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, BufWriter, Write};
+use std::io::{self, BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
 /// The alphabet of the Lite presets: a–k and u–z.
@@ -38,9 +38,73 @@ pub enum DatasetError {
     },
 }
 
+/// Why a line is not an instance.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum InstanceError {
+    /// The text is not JSON.
+    #[error("malformed JSON: {0}")]
+    MalformedJson(String),
+    /// The line is JSON but not an object.
+    #[error("a line must hold a JSON object")]
+    NotAnObject,
+    /// An object in our schema with a missing or mistyped field.
+    #[error("not an instance: {0}")]
+    NotAnInstance(String),
+    /// A field of the authors' record that is absent.
+    #[error("missing '{0}'")]
+    Missing(&'static str),
+    /// A field of the authors' record that is no list of strings.
+    #[error("'{0}' must be a list of strings")]
+    NotAList(&'static str),
+    /// A list of the authors' record holding something else than strings.
+    #[error("'{0}' must hold strings")]
+    NotStrings(&'static str),
+    /// A Python list repr of the authors' record that cannot be read.
+    #[error("'{key}': {error}")]
+    BadRepr {
+        /// The field.
+        key: &'static str,
+        /// What is wrong with the repr.
+        error: pylit::LiteralError,
+    },
+    /// One of the authors' `programs` that is no rule.
+    #[error(transparent)]
+    BadProgram(#[from] ReplaceCallError),
+    /// `bfcc_category` that is no category.
+    #[error("{0}")]
+    BadCategory(String),
+    /// `bfcc_category` that is no string.
+    #[error("'bfcc_category' must be a string such as \"1011\"")]
+    CategoryNotAString,
+    /// `cascade_length` that is not the number of programs.
+    #[error("cascade_length is {stated} but there are {programs} programs")]
+    LengthMismatch {
+        /// The stated length.
+        stated: u64,
+        /// The programs given.
+        programs: usize,
+    },
+}
+
+/// Why a program string is no rule.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ReplaceCallError {
+    /// Not a call `replace("a", "b")` of two string literals.
+    #[error("'{0}' is not of the form replace(\"a\", \"b\")")]
+    NotACall(String),
+    /// A call whose sides make no rule (an empty pattern).
+    #[error("'{text}': {error}")]
+    BadRule {
+        /// The program.
+        text: String,
+        /// Why its sides make no rule.
+        error: RuleError,
+    },
+}
+
 /// Parses one JSONL line in either format. `index` (0-based line among instances) becomes
 /// the id of the authors' records, which have none.
-pub fn parse_instance(line: &str, index: usize) -> Result<Instance, String> {
+pub fn parse_instance(line: &str, index: usize) -> Result<Instance, InstanceError> {
     match own_instance(line) {
         Some(instance) => Ok(instance),
         None => parse_instance_generally(line, index),
@@ -59,37 +123,41 @@ fn own_instance(line: &str) -> Option<Instance> {
 }
 
 /// [`parse_instance`] through a JSON tree: both schemas, every error.
-fn parse_instance_generally(line: &str, index: usize) -> Result<Instance, String> {
-    let value: Value = serde_json::from_str(line).map_err(|e| format!("malformed JSON: {e}"))?;
+fn parse_instance_generally(line: &str, index: usize) -> Result<Instance, InstanceError> {
+    let value: Value =
+        serde_json::from_str(line).map_err(|e| InstanceError::MalformedJson(e.to_string()))?;
     let Value::Object(map) = &value else {
-        return Err("a line must hold a JSON object".to_owned());
+        return Err(InstanceError::NotAnObject);
     };
     if map.contains_key("programs") && !map.contains_key("cascade") {
         return parse_official(map, index);
     }
     let instance: Instance =
-        serde_json::from_value(value).map_err(|e| format!("not an instance: {e}"))?;
+        serde_json::from_value(value).map_err(|e| InstanceError::NotAnInstance(e.to_string()))?;
     Ok(instance)
 }
 
 /// The authors' format: `inputs`/`outputs` as lists or Python list reprs, `programs` as
 /// `replace("a", "b")` strings, `cascade_length`, `bfcc_category`.
-fn parse_official(map: &serde_json::Map<String, Value>, index: usize) -> Result<Instance, String> {
-    let strings = |key: &str| -> Result<Vec<String>, String> {
+fn parse_official(
+    map: &serde_json::Map<String, Value>,
+    index: usize,
+) -> Result<Instance, InstanceError> {
+    let strings = |key: &'static str| -> Result<Vec<String>, InstanceError> {
         match map.get(key) {
             Some(Value::Array(items)) => items
                 .iter()
                 .map(|v| {
                     v.as_str()
                         .map(str::to_owned)
-                        .ok_or_else(|| format!("'{key}' must hold strings"))
+                        .ok_or(InstanceError::NotStrings(key))
                 })
                 .collect(),
             Some(Value::String(repr)) => {
-                pylit::parse_str_list(repr).map_err(|e| format!("'{key}': {e}"))
+                pylit::parse_str_list(repr).map_err(|error| InstanceError::BadRepr { key, error })
             }
-            Some(_) => Err(format!("'{key}' must be a list of strings")),
-            None => Err(format!("missing '{key}'")),
+            Some(_) => Err(InstanceError::NotAList(key)),
+            None => Err(InstanceError::Missing(key)),
         }
     };
     let inputs = strings("inputs")?;
@@ -97,19 +165,19 @@ fn parse_official(map: &serde_json::Map<String, Value>, index: usize) -> Result<
     let rules = strings("programs")?
         .iter()
         .map(|p| parse_replace_call(p))
-        .collect::<Result<Vec<Rule>, String>>()?;
+        .collect::<Result<Vec<Rule>, ReplaceCallError>>()?;
     let cascade = Cascade::new(rules);
     let category = match map.get("bfcc_category") {
-        Some(Value::String(c)) => Some(c.parse::<Category>()?),
-        Some(_) => return Err("'bfcc_category' must be a string such as \"1011\"".to_owned()),
+        Some(Value::String(c)) => Some(c.parse::<Category>().map_err(InstanceError::BadCategory)?),
+        Some(_) => return Err(InstanceError::CategoryNotAString),
         None => None,
     };
     if let Some(stated) = map.get("cascade_length").and_then(Value::as_u64) {
         if stated as usize != cascade.len() {
-            return Err(format!(
-                "cascade_length is {stated} but there are {} programs",
-                cascade.len()
-            ));
+            return Err(InstanceError::LengthMismatch {
+                stated,
+                programs: cascade.len(),
+            });
         }
     }
     let alphabet = infer_alphabet(inputs.iter().chain(&outputs).map(String::as_str));
@@ -136,8 +204,8 @@ fn parse_official(map: &serde_json::Map<String, Value>, index: usize) -> Result<
 }
 
 /// Reads `replace("a", "b")` (either quote style) into a rule.
-pub fn parse_replace_call(text: &str) -> Result<Rule, String> {
-    let bad = || format!("'{text}' is not of the form replace(\"a\", \"b\")");
+pub fn parse_replace_call(text: &str) -> Result<Rule, ReplaceCallError> {
+    let bad = || ReplaceCallError::NotACall(text.to_owned());
     let body = text.trim().strip_prefix("replace(").ok_or_else(bad)?;
     let (a, end) = pylit::parse_string_literal(body, skip_ws(body, 0)).map_err(|_| bad())?;
     let comma = skip_ws(body, end);
@@ -149,7 +217,10 @@ pub fn parse_replace_call(text: &str) -> Result<Rule, String> {
     if body[end..].trim() != ")" {
         return Err(bad());
     }
-    Rule::new(a, b).map_err(|e| format!("'{text}': {e}"))
+    Rule::new(a, b).map_err(|error| ReplaceCallError::BadRule {
+        text: text.to_owned(),
+        error,
+    })
 }
 
 fn skip_ws(s: &str, mut i: usize) -> usize {
@@ -230,10 +301,10 @@ impl Iterator for DatasetReader {
             }
             let parsed = parse_instance(&text, self.index);
             self.index += 1;
-            return Some(parsed.map_err(|message| DatasetError::Line {
+            return Some(parsed.map_err(|error| DatasetError::Line {
                 path: self.path.clone(),
                 line: self.line,
-                message,
+                message: error.to_string(),
             }));
         }
     }
@@ -257,157 +328,6 @@ pub fn read_dataset(path: impl AsRef<Path>) -> Result<Vec<Instance>, DatasetErro
         out.push(instance);
     }
     Ok(out)
-}
-
-/// A file written under a temporary name and renamed into place only by [`commit`], so a
-/// crash never leaves a half-written file where the real one should be.
-///
-/// The file gets the permissions a plain create would give (`0666` less the umask), or
-/// those of the file it replaces; a symbolic link to a file is kept and its target
-/// replaced. A path that exists but is no regular file (`/dev/null`, `/dev/stdout`, a named
-/// pipe) is written directly: renaming over it would replace the device or pipe itself.
-///
-/// [`commit`]: AtomicFile::commit
-pub struct AtomicFile {
-    target: Target,
-}
-
-enum Target {
-    Renamed {
-        path: PathBuf,
-        writer: BufWriter<tempfile::NamedTempFile>,
-        _pending: Pending,
-    },
-    Direct(BufWriter<File>),
-}
-
-/// The temporary files of the [`AtomicFile`]s of the process that are neither committed
-/// nor dropped: what [`remove_uncommitted`] removes.
-static PENDING: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
-
-/// A temporary file listed in [`PENDING`] for as long as this lives.
-struct Pending(PathBuf);
-
-impl Pending {
-    fn new(path: &Path) -> Self {
-        pending().push(path.to_path_buf());
-        Pending(path.to_path_buf())
-    }
-}
-
-impl Drop for Pending {
-    fn drop(&mut self) {
-        let mut list = pending();
-        if let Some(k) = list.iter().position(|p| *p == self.0) {
-            list.swap_remove(k);
-        }
-    }
-}
-
-/// The write buffer of an [`AtomicFile`]: a dataset is written in a few large writes
-/// rather than many 8 KiB ones (each a system call).
-const WRITE_BUFFER: usize = 1 << 16;
-
-fn pending() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
-    PENDING
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
-/// Removes the temporary file of every [`AtomicFile`] not yet committed, for a process
-/// about to exit without unwinding (on SIGINT or SIGTERM): the outputs it was writing are
-/// left as they were before it started. Returns how many were removed.
-pub fn remove_uncommitted() -> usize {
-    pending()
-        .drain(..)
-        .filter(|path| std::fs::remove_file(path).is_ok())
-        .count()
-}
-
-impl AtomicFile {
-    /// Starts writing what will become `path` (a temporary file beside it).
-    pub fn create(path: impl AsRef<Path>) -> io::Result<Self> {
-        let path = path.as_ref().to_path_buf();
-        // Following symbolic links: what a write to `path` would reach.
-        let existing = match std::fs::metadata(&path) {
-            Ok(meta) => Some(meta),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => None,
-            Err(e) => return Err(e),
-        };
-        if existing
-            .as_ref()
-            .is_some_and(|m| !m.is_file() && !m.is_dir())
-        {
-            let file = std::fs::OpenOptions::new().write(true).open(&path)?;
-            return Ok(AtomicFile {
-                target: Target::Direct(BufWriter::with_capacity(WRITE_BUFFER, file)),
-            });
-        }
-        let path = match &existing {
-            Some(meta) if meta.is_file() => std::fs::canonicalize(&path)?,
-            _ => path,
-        };
-        let dir = match path.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
-        let mut builder = tempfile::Builder::new();
-        builder.prefix(".pbebench-").suffix(".tmp");
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            // Created with 0666 the umask still applies, as for any new file.
-            builder.permissions(std::fs::Permissions::from_mode(0o666));
-        }
-        let tmp = builder.tempfile_in(dir)?;
-        if let Some(meta) = existing.filter(|m| m.is_file()) {
-            tmp.as_file().set_permissions(meta.permissions())?;
-        }
-        Ok(AtomicFile {
-            target: Target::Renamed {
-                path,
-                _pending: Pending::new(tmp.path()),
-                writer: BufWriter::with_capacity(WRITE_BUFFER, tmp),
-            },
-        })
-    }
-
-    /// Flushes, syncs and renames the file into place (flushes only, for a path written
-    /// directly).
-    pub fn commit(self) -> io::Result<()> {
-        match self.target {
-            Target::Renamed { path, writer, .. } => {
-                let tmp = writer.into_inner().map_err(|e| e.into_error())?;
-                tmp.as_file().sync_all()?;
-                tmp.persist(&path).map_err(|e| e.error)?;
-            }
-            Target::Direct(mut writer) => writer.flush()?,
-        }
-        Ok(())
-    }
-
-    fn writer(&mut self) -> &mut dyn Write {
-        match &mut self.target {
-            Target::Renamed { writer, .. } => writer,
-            Target::Direct(writer) => writer,
-        }
-    }
-}
-
-impl Write for AtomicFile {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.writer().write(buf)
-    }
-    fn flush(&mut self) -> io::Result<()> {
-        self.writer().flush()
-    }
-}
-
-/// Writes `contents` to `path` atomically.
-pub fn write_atomic(path: impl AsRef<Path>, contents: &[u8]) -> io::Result<()> {
-    let mut f = AtomicFile::create(path)?;
-    f.write_all(contents)?;
-    f.commit()
 }
 
 #[cfg(test)]
@@ -458,86 +378,20 @@ mod tests {
     fn bad_lines_say_why() {
         assert!(parse_instance("{", 0)
             .unwrap_err()
+            .to_string()
             .contains("malformed JSON"));
-        assert!(parse_instance("[1]", 0).unwrap_err().contains("object"));
+        assert!(parse_instance("[1]", 0)
+            .unwrap_err()
+            .to_string()
+            .contains("object"));
         let e = parse_instance(
             r#"{"inputs": [], "outputs": [], "programs": ["replace(z, x)"]}"#,
             0,
         )
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
         assert!(e.contains("not of the form"), "{e}");
         assert!(parse_replace_call("replace('a','b')").is_ok());
         assert!(parse_replace_call("replace('a','b') + 1").is_err());
-    }
-
-    #[test]
-    fn atomic_write_replaces_whole_file() {
-        let dir = tempfile::tempdir().unwrap();
-        let p = dir.path().join("x.jsonl");
-        write_atomic(&p, b"one\n").unwrap();
-        write_atomic(&p, b"two\n").unwrap();
-        assert_eq!(std::fs::read_to_string(&p).unwrap(), "two\n");
-        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
-    }
-
-    #[cfg(unix)]
-    fn mode(path: &Path) -> u32 {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::metadata(path).unwrap().permissions().mode() & 0o777
-    }
-
-    /// A new file is as readable as any other new file (not the temporary file's 0600).
-    #[cfg(unix)]
-    #[test]
-    fn new_files_get_the_usual_permissions() {
-        let dir = tempfile::tempdir().unwrap();
-        let (ours, plain) = (dir.path().join("a.jsonl"), dir.path().join("b.jsonl"));
-        write_atomic(&ours, b"x\n").unwrap();
-        File::create(&plain).unwrap();
-        assert_eq!(mode(&ours), mode(&plain));
-    }
-
-    /// Replacing a file keeps its permissions, and a link to it stays a link.
-    #[cfg(unix)]
-    #[test]
-    fn replacing_keeps_permissions_and_links() {
-        use std::os::unix::fs::PermissionsExt;
-        let dir = tempfile::tempdir().unwrap();
-        let (file, link) = (dir.path().join("data.jsonl"), dir.path().join("link.jsonl"));
-        write_atomic(&file, b"one\n").unwrap();
-        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o640)).unwrap();
-        std::os::unix::fs::symlink("data.jsonl", &link).unwrap();
-        write_atomic(&link, b"two\n").unwrap();
-        assert!(std::fs::symlink_metadata(&link)
-            .unwrap()
-            .file_type()
-            .is_symlink());
-        assert_eq!(std::fs::read_to_string(&file).unwrap(), "two\n");
-        assert_eq!(mode(&file), 0o640);
-        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
-    }
-
-    /// A path to a device is written through, not replaced: through a link to /dev/null
-    /// here (renaming over the link, as a plain atomic write would, leaves a regular file).
-    #[cfg(unix)]
-    #[test]
-    fn devices_are_written_through() {
-        use std::os::unix::fs::FileTypeExt;
-        let dir = tempfile::tempdir().unwrap();
-        let link = dir.path().join("discard.jsonl");
-        std::os::unix::fs::symlink("/dev/null", &link).unwrap();
-        write_atomic(&link, b"gone\n").unwrap();
-        assert!(std::fs::symlink_metadata(&link)
-            .unwrap()
-            .file_type()
-            .is_symlink());
-        assert!(std::fs::metadata(&link)
-            .unwrap()
-            .file_type()
-            .is_char_device());
-        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
-        // A directory is refused, naming the problem.
-        let err = write_atomic(dir.path(), b"x").unwrap_err();
-        assert_eq!(err.kind(), io::ErrorKind::IsADirectory, "{err}");
     }
 }

@@ -1,8 +1,64 @@
 //! # pbebench
 //!
-//! Multi-step programming by examples over string-rewrite cascades: exact `replace`
-//! semantics ([`rule`]), rule interactions and categories ([`relations`]), the PBEBench
-//! generator ([`generate`]), and datasets ([`instance`], [`dataset`]).
+//! Multi-step programming by examples over string-rewrite cascades (PBEBench): a hidden
+//! cascade of Python `str.replace(a, b)` rules maps short inputs to outputs, and a solver
+//! must recover *a* cascade that reproduces them. This crate is the core every other one
+//! builds on; it computes and reads files, and writes none (output files are
+//! `pbebench-io`'s).
+//!
+//! The stages, in the order the data flows (each arrow a file format a user can read):
+//!
+//! 1. **Rules and cascades** ([`Rule`], [`Cascade`], module [`rule`]): exactly CPython's
+//!    `str.replace`, applied in order.
+//! 2. **Relations** ([`Relations`], [`Category`], module [`relations`]): which rules feed
+//!    or bleed which (the paper's formula or the exact classifier), and the `F B CF CB`
+//!    category of a cascade.
+//! 3. **Generation** (module [`generate`]): the paper's Algorithm 1 with its presets,
+//!    deterministic under any thread count or shard split.
+//!    → **instances** ([`Instance`]; module [`dataset`] reads ours and the authors' JSONL;
+//!    [`read_word_lists`] makes real sound-change data into instances;
+//!    [`DatasetStats`] summarises a dataset).
+//! 4. **Prompts** ([`PromptTemplate`]; the prompts file, [`PromptLine`]): the examples and
+//!    the limits, in a template a user can replace.
+//!    → **responses** ([`read_responses`] and [`ResponseLine`]: the responses file, ours
+//!    and the authors' result records).
+//! 5. **Parsing** ([`parse_response`]): a response's cascade, each rule checked against
+//!    the instance's [`Limits`]; thinking is never read.
+//! 6. **Scoring** ([`score_instance`], [`score_dataset`], [`score_responses`]; the
+//!    formulas in module [`metrics`]): Pass@1, best-of-K, Edit_Sim, Valid_Rate, pass@k
+//!    and the vetted figures, aggregated into a [`Summary`] whose table is a `Display`;
+//!    [`reward`] and [`Rewarder`] are the RL fast path.
+//!    → **results** ([`Results`]: `results.json`; [`write_score_lines`] and
+//!    [`read_score_lines`]: the per-instance lines).
+//!
+//! ```
+//! use pbebench::{score_instance, Cascade, Instance, RelationMode, Relations, Rule, ScoreOptions};
+//!
+//! let gold = Cascade::new(vec![Rule::new("ab", "c")?, Rule::new("c", "d")?]);
+//! assert_eq!(gold.apply("xab"), "xd");
+//! let inputs = vec!["xab".to_owned(), "cc".to_owned()];
+//! let instance = Instance {
+//!     id: "demo".into(),
+//!     outputs: gold.apply_all(&inputs),
+//!     inputs,
+//!     cascade_len: gold.len(),
+//!     category: Some(Relations::of(&gold, RelationMode::Exact).category()),
+//!     cascade: Some(gold),
+//!     relations_mode: RelationMode::Exact,
+//!     max_rules: 5,
+//!     max_rule_len: 3,
+//!     alphabet: "abcdx".into(),
+//!     heldout_inputs: Vec::new(),
+//!     heldout_outputs: Vec::new(),
+//!     interactions: Vec::new(),
+//! };
+//! let answer = "Rule order matters.\n```python\n[\"replace('ab', 'c')\", \"replace('c', 'd')\"]\n```";
+//! let score = score_instance(&instance, &[answer, "no idea"], &ScoreOptions::default());
+//! assert!(score.pass);
+//! assert_eq!(score.chosen, Some(0));
+//! assert_eq!(score.samples[1].edit_sim, 0.0);
+//! # Ok::<(), pbebench::RuleError>(())
+//! ```
 // One measured exception, allowed where it is: `rule::byte_positions` calls SSE2
 // intrinsics on x86-64.
 #![deny(unsafe_code)]
@@ -10,16 +66,45 @@
 
 pub mod dataset;
 pub mod generate;
-pub mod instance;
+mod instance;
 pub mod metrics;
-pub mod prompt;
+mod prompt;
 pub mod pylit;
 pub mod relations;
-pub mod response;
+mod response;
+mod responses;
+mod results;
 pub mod rule;
-pub mod score;
-pub mod wordlists;
+mod score;
+mod stats;
+mod wordlists;
 
 pub use instance::Instance;
+pub use prompt::{
+    default_prompt, ChatMessage, Placeholder, PromptLine, PromptTemplate, TemplateError,
+    TemplateLoadError, DEFAULT_TEMPLATE,
+};
 pub use relations::{Category, RelationMode, Relations};
+pub use response::{
+    code_blocks, parse_block, parse_response, render_answer, strip_thinking, Alphabet, BlockChoice,
+    BlockError, Limits, ParsedResponse, ParsedRule, ResponseStatus, RuleOutcome, RuleProblem,
+};
+pub use responses::{
+    parse_response_line, read_responses, read_responses_with, InstanceRef, LineError, LineIssue,
+    ResponseLine, ResponseRecord, Responses, ResponsesError,
+};
+pub use results::{
+    read_score_lines, write_score_lines, Latency, Results, RunFigures, ScoreLineError,
+    ScoreLineProblem, ScoreLines, Tokens,
+};
 pub use rule::{Cascade, Rule, RuleError};
+pub use score::{
+    figure, reward, score_dataset, score_instance, score_readings, score_responses, summarize,
+    Aggregate, Column, InstanceScore, PreparedInstance, ResponseReading, RewardScratch, Rewarder,
+    SampleScore, ScoreOptions, Summary, COLUMNS,
+};
+pub use stats::{CategoryComparison, DatasetStats, InvalidLine};
+pub use wordlists::{
+    language_pairs, read_word_lists, word_list_instances, LanguagePair, WordListError,
+    WordListOptions,
+};

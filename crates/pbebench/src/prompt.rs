@@ -7,7 +7,10 @@
 
 use crate::instance::Instance;
 use crate::pylit;
+use serde::Serialize;
 use std::fmt;
+use std::io;
+use std::path::{Path, PathBuf};
 
 /// The default template, stating the released restrictions in our own words.
 pub const DEFAULT_TEMPLATE: &str = r#"Each output string below was produced from the input string above it by a hidden program: a sequence of rewrite rules applied one after another. Every rule is a call of Python's `replace`: replace(A, B) turns every occurrence of A into B, scanning from left to right without overlaps, and text it has just inserted is not scanned again. Since each rule works on the result of the rules before it, their order matters: an earlier rule can create text a later rule rewrites, or remove text a later rule would have rewritten.
@@ -95,19 +98,53 @@ enum Part {
     Slot(Placeholder),
 }
 
-/// A parsed prompt template.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Template {
+/// A parsed prompt template, with the text it was parsed from and its file, if any (a
+/// run's manifest names the file and hashes the text: a changed template changes answers).
+#[derive(Debug, Clone)]
+pub struct PromptTemplate {
     parts: Vec<Part>,
+    text: String,
+    file: Option<PathBuf>,
 }
 
-impl Default for Template {
-    fn default() -> Self {
-        Template::parse(DEFAULT_TEMPLATE).expect("the default template is valid")
+/// Two templates are equal when they say the same: the same text and placeholders,
+/// whatever their escaping or file.
+impl PartialEq for PromptTemplate {
+    fn eq(&self, other: &Self) -> bool {
+        self.parts == other.parts
     }
 }
 
-impl Template {
+impl Eq for PromptTemplate {}
+
+/// Why a template file could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum TemplateLoadError {
+    /// The file could not be read.
+    #[error("{path}: {source}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// What the OS said.
+        source: io::Error,
+    },
+    /// The file is no valid template.
+    #[error("{path}: {error}")]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it.
+        error: TemplateError,
+    },
+}
+
+impl Default for PromptTemplate {
+    fn default() -> Self {
+        PromptTemplate::parse(DEFAULT_TEMPLATE).expect("the default template is valid")
+    }
+}
+
+impl PromptTemplate {
     /// Parses `text`, failing on unknown `{name}` placeholders (all of them named).
     pub fn parse(text: &str) -> Result<Self, TemplateError> {
         let mut parts = Vec::new();
@@ -149,7 +186,40 @@ impl Template {
         if !literal.is_empty() {
             parts.push(Part::Text(literal));
         }
-        Ok(Template { parts })
+        Ok(PromptTemplate {
+            parts,
+            text: text.to_owned(),
+            file: None,
+        })
+    }
+
+    /// Reads and parses the template file at `path`, or takes the default template when
+    /// `None`.
+    pub fn load(path: Option<&Path>) -> Result<Self, TemplateLoadError> {
+        let Some(path) = path else {
+            return Ok(PromptTemplate::default());
+        };
+        let text = std::fs::read_to_string(path).map_err(|source| TemplateLoadError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let mut template =
+            PromptTemplate::parse(&text).map_err(|error| TemplateLoadError::Invalid {
+                path: path.to_path_buf(),
+                error,
+            })?;
+        template.file = Some(path.to_path_buf());
+        Ok(template)
+    }
+
+    /// The text the template was parsed from, as written.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// The file the template was loaded from; `None` for the default or a parsed text.
+    pub fn file(&self) -> Option<&Path> {
+        self.file.as_deref()
     }
 
     /// The placeholders the template uses, in order of first use.
@@ -196,7 +266,7 @@ impl Template {
     }
 }
 
-impl fmt::Display for Template {
+impl fmt::Display for PromptTemplate {
     /// The template text, with literal braces escaped again.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for part in &self.parts {
@@ -221,9 +291,50 @@ fn placeholder_name(tail: &str) -> Option<&str> {
     .then_some(name)
 }
 
+/// One line of a prompts file (`pbebench prompt`): the instance's id, its prompt, and the
+/// same prompt as the one user message of an OpenAI-style chat.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct PromptLine<'a> {
+    /// The instance's id.
+    pub id: &'a str,
+    /// The prompt.
+    pub prompt: &'a str,
+    /// The prompt as chat messages.
+    pub messages: [ChatMessage<'a>; 1],
+}
+
+/// A chat message in the OpenAI format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct ChatMessage<'a> {
+    /// `user`.
+    pub role: &'a str,
+    /// The text.
+    pub content: &'a str,
+}
+
+impl<'a> PromptLine<'a> {
+    /// The line of the instance `id` with `prompt`.
+    pub fn new(id: &'a str, prompt: &'a str) -> Self {
+        PromptLine {
+            id,
+            prompt,
+            messages: [ChatMessage {
+                role: "user",
+                content: prompt,
+            }],
+        }
+    }
+
+    /// Writes the line, newline included.
+    pub fn write_to(&self, mut out: impl io::Write) -> io::Result<()> {
+        serde_json::to_writer(&mut out, self)?;
+        out.write_all(b"\n")
+    }
+}
+
 /// The prompt for `instance` with the default template.
 pub fn default_prompt(instance: &Instance) -> String {
-    Template::default().render(instance)
+    PromptTemplate::default().render(instance)
 }
 
 #[cfg(test)]
@@ -251,7 +362,7 @@ mod tests {
 
     #[test]
     fn default_template_states_the_restrictions() {
-        let t = Template::default();
+        let t = PromptTemplate::default();
         let mut used = t.placeholders();
         used.sort_by_key(|p| Placeholder::ALL.iter().position(|q| q == p));
         assert_eq!(used, Placeholder::ALL.to_vec());
@@ -267,31 +378,57 @@ mod tests {
 
     #[test]
     fn braces_and_unknown_placeholders() {
-        let t = Template::parse("{{x}} {\"k\": 1} {inputs}{max_rules}}}").unwrap();
+        let t = PromptTemplate::parse("{{x}} {\"k\": 1} {inputs}{max_rules}}}").unwrap();
         assert_eq!(t.render(&instance()), "{x} {\"k\": 1} ['ab', \"it's\"]5}");
         assert_eq!(
-            Template::parse("{input} {inputs} {foo} {input}"),
+            PromptTemplate::parse("{input} {inputs} {foo} {input}"),
             Err(TemplateError::UnknownPlaceholders(vec![
                 "input".into(),
                 "foo".into()
             ]))
         );
-        let e = Template::parse("{foo}").unwrap_err().to_string();
+        let e = PromptTemplate::parse("{foo}").unwrap_err().to_string();
         assert!(e.contains("{foo}") && e.contains("{inputs}"), "{e}");
-        let round = Template::parse("{{a}} {outputs}").unwrap();
-        assert_eq!(Template::parse(&round.to_string()).unwrap(), round);
+        let round = PromptTemplate::parse("{{a}} {outputs}").unwrap();
+        assert_eq!(PromptTemplate::parse(&round.to_string()).unwrap(), round);
+        assert_eq!(round.text(), "{{a}} {outputs}");
     }
 
     #[test]
     fn templates_without_the_examples_are_warned_about() {
-        assert!(Template::default().warnings().is_empty());
-        assert!(Template::parse("{outputs} {inputs}")
+        assert!(PromptTemplate::default().warnings().is_empty());
+        assert!(PromptTemplate::parse("{outputs} {inputs}")
             .unwrap()
             .warnings()
             .is_empty());
-        let only_outputs = Template::parse("{outputs} {{inputs}}").unwrap().warnings();
+        let only_outputs = PromptTemplate::parse("{outputs} {{inputs}}")
+            .unwrap()
+            .warnings();
         assert_eq!(only_outputs.len(), 1);
         assert!(only_outputs[0].contains("{inputs}"), "{only_outputs:?}");
-        assert_eq!(Template::parse("hello").unwrap().warnings().len(), 2);
+        assert_eq!(PromptTemplate::parse("hello").unwrap().warnings().len(), 2);
+    }
+}
+
+#[cfg(test)]
+mod load_tests {
+    use super::*;
+
+    #[test]
+    fn files_are_loaded_with_their_text_and_named_in_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.txt");
+        std::fs::write(&path, "{inputs} {{x}} {outputs}").unwrap();
+        let t = PromptTemplate::load(Some(&path)).unwrap();
+        assert_eq!(t.file(), Some(path.as_path()));
+        assert_eq!(t.text(), "{inputs} {{x}} {outputs}");
+        let default = PromptTemplate::load(None).unwrap();
+        assert_eq!(default.text(), DEFAULT_TEMPLATE);
+        assert_eq!(default.file(), None);
+        let missing = PromptTemplate::load(Some(&dir.path().join("no.txt"))).unwrap_err();
+        assert!(missing.to_string().contains("no.txt: "), "{missing}");
+        std::fs::write(&path, "{nope}").unwrap();
+        let bad = PromptTemplate::load(Some(&path)).unwrap_err().to_string();
+        assert!(bad.contains("t.txt: unknown placeholder {nope}"), "{bad}");
     }
 }

@@ -485,7 +485,9 @@ fn read_block<R>(
         Ok(outcomes) => outcomes,
         Err(reason) => {
             return then(Answer {
-                status: ResponseStatus::Unparsable { reason },
+                status: ResponseStatus::Unparsable {
+                    reason: reason.to_string(),
+                },
                 blocks: count,
                 rules: Vec::new(),
                 dropped_rules: 0,
@@ -787,6 +789,39 @@ fn blocks(text: &str) -> impl Iterator<Item = &str> {
     })
 }
 
+/// Why a code block holds no answer.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BlockError {
+    /// A string literal that cannot be read.
+    #[error("{error} (at byte {at} of the block)")]
+    Literal {
+        /// What is wrong with it.
+        error: crate::pylit::LiteralError,
+        /// Byte offset of the literal in the block.
+        at: usize,
+    },
+    /// Brackets nested deeper than Python allows.
+    #[error("brackets nested more than {} deep", syntax::MAX_DEPTH)]
+    TooDeep,
+    /// A closing bracket with no opening one.
+    #[error("'{0}' closes nothing")]
+    ClosesNothing(char),
+    /// A closing bracket of another kind than the one open.
+    #[error("'{close}' closes '{open}'")]
+    Mismatched {
+        /// The closing bracket.
+        close: char,
+        /// The bracket open.
+        open: char,
+    },
+    /// A bracket never closed.
+    #[error("'{0}' is never closed")]
+    NeverClosed(char),
+    /// Neither a list of rules nor a `replace` call.
+    #[error("no list of rules and no replace(...) call in the code block")]
+    NoRules,
+}
+
 /// One rule as read from a block, before the limits are checked: its two string arguments,
 /// or why it is not a rule.
 pub type RuleOutcome = Result<(String, String), RuleProblem>;
@@ -796,7 +831,7 @@ type RuleRead<'a> = Result<(Cow<'a, str>, Cow<'a, str>), RuleProblem>;
 
 /// Reads the rules of one code block, in order, without checking limits. `Err` says why the
 /// block holds no answer (a lexical error, unbalanced brackets, no rules at all).
-pub fn parse_block(code: &str) -> Result<Vec<RuleOutcome>, String> {
+pub fn parse_block(code: &str) -> Result<Vec<RuleOutcome>, BlockError> {
     Ok(syntax::read_rules(code)?
         .into_iter()
         .map(|rule| rule.map(|(a, b)| (a.into_owned(), b.into_owned())))

@@ -8,7 +8,7 @@
 use crate::dataset::DatasetError;
 use crate::instance::Instance;
 use std::collections::BTreeSet;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// How word lists become instances.
 #[derive(Debug, Clone, PartialEq)]
@@ -71,37 +71,105 @@ pub fn read_word_lists(
     Ok(instances(name, ins, outs, options))
 }
 
+/// Why word lists given in memory make no instances.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum WordListError {
+    /// The lists are empty.
+    #[error("no words: the lists are empty")]
+    NoWords,
+    /// The lists have different lengths.
+    #[error("{inputs} inputs but {outputs} outputs: the lists pair word by word")]
+    Unpaired {
+        /// Words of the inputs.
+        inputs: usize,
+        /// Words of the outputs.
+        outputs: usize,
+    },
+    /// A word without a letter.
+    #[error("{side}[{index}] is empty: every word needs a letter")]
+    EmptyWord {
+        /// `inputs` or `outputs`.
+        side: &'static str,
+        /// Its 0-based position.
+        index: usize,
+    },
+    /// `max_rules` or `max_rule_len` is 0.
+    #[error("max_rules and max_rule_len must be at least 1")]
+    ZeroLimit,
+    /// An alphabet given as an empty string.
+    #[error("alphabet: give the letters rules may use, or none")]
+    EmptyAlphabet,
+}
+
 /// The instances of word lists given in memory, paired in order (see [`read_word_lists`]);
-/// `Err` names what is wrong: lists of different lengths, an empty word, no words, or
-/// limits of zero.
+/// `Err` names what is wrong.
 pub fn word_list_instances(
     name: &str,
     inputs: Vec<String>,
     outputs: Vec<String>,
     options: &WordListOptions,
-) -> Result<Vec<Instance>, String> {
+) -> Result<Vec<Instance>, WordListError> {
     if inputs.is_empty() {
-        return Err("no words: the lists are empty".to_owned());
+        return Err(WordListError::NoWords);
     }
     if inputs.len() != outputs.len() {
-        return Err(format!(
-            "{} inputs but {} outputs: the lists pair word by word",
-            inputs.len(),
-            outputs.len()
-        ));
+        return Err(WordListError::Unpaired {
+            inputs: inputs.len(),
+            outputs: outputs.len(),
+        });
     }
     for (side, words) in [("inputs", &inputs), ("outputs", &outputs)] {
-        if let Some(k) = words.iter().position(|w| w.trim().is_empty()) {
-            return Err(format!("{side}[{k}] is empty: every word needs a letter"));
+        if let Some(index) = words.iter().position(|w| w.trim().is_empty()) {
+            return Err(WordListError::EmptyWord { side, index });
         }
     }
     if options.max_rules == 0 || options.max_rule_len == 0 {
-        return Err("max_rules and max_rule_len must be at least 1".to_owned());
+        return Err(WordListError::ZeroLimit);
     }
     if options.alphabet.as_deref() == Some("") {
-        return Err("alphabet: give the letters rules may use, or none".to_owned());
+        return Err(WordListError::EmptyAlphabet);
     }
     Ok(instances(name, inputs, outputs, options))
+}
+
+/// One language's word lists, as [`read_word_lists`] takes them.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct LanguagePair {
+    /// Its name: the prefix of its instances' ids.
+    pub name: String,
+    /// The inputs (e.g. proto-forms), one word per line.
+    pub inputs: PathBuf,
+    /// The outputs (e.g. attested reflexes), paired line by line with the inputs.
+    pub outputs: PathBuf,
+}
+
+/// The language pairs of a directory laid out as the authors' `real_sli`: every
+/// subdirectory holding `words.in` or `words.out`, in name order, named after it. `None`
+/// when there is none.
+pub fn language_pairs(dir: &Path) -> Result<Option<Vec<LanguagePair>>, DatasetError> {
+    let io = |error| DatasetError::Io {
+        path: dir.to_path_buf(),
+        error,
+    };
+    let mut languages = Vec::new();
+    for entry in std::fs::read_dir(dir).map_err(io)? {
+        let path = entry.map_err(io)?.path();
+        let (ins, outs) = (path.join("words.in"), path.join("words.out"));
+        if ins.is_file() || outs.is_file() {
+            // Named as the directory is, links resolved.
+            let real = path.canonicalize().unwrap_or_else(|_| path.clone());
+            let name = real
+                .file_name()
+                .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+            languages.push(LanguagePair {
+                name,
+                inputs: ins,
+                outputs: outs,
+            });
+        }
+    }
+    languages.sort();
+    Ok((!languages.is_empty()).then_some(languages))
 }
 
 /// The words of a list, one per line: a final line end is optional, `\r\n` is read as a
@@ -218,7 +286,9 @@ mod tests {
         let ok = word_list_instances("x", words(&["ab", "c"]), words(&["b", "cc"]), &options);
         assert_eq!(ok.unwrap()[0].outputs, ["b", "cc"]);
         let err = |i: &[&str], o: &[&str]| {
-            word_list_instances("x", words(i), words(o), &options).unwrap_err()
+            word_list_instances("x", words(i), words(o), &options)
+                .unwrap_err()
+                .to_string()
         };
         assert!(err(&["a"], &["b", "c"]).contains("1 inputs but 2 outputs"));
         assert!(err(&["a", " "], &["b", "c"]).contains("inputs[1] is empty"));

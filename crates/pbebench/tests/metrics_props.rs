@@ -5,8 +5,8 @@
 use pbebench::metrics;
 use pbebench::pylit::{repr, repr_double};
 use pbebench::relations::RelationMode;
-use pbebench::response::BlockChoice;
-use pbebench::score::{reward, score_instance, ScoreOptions};
+use pbebench::BlockChoice;
+use pbebench::{reward, score_instance, ScoreOptions};
 use pbebench::{Cascade, Instance, Rule};
 use proptest::prelude::*;
 

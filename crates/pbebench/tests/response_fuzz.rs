@@ -1,6 +1,6 @@
 //! The response parser never panics, and stays linear on huge or deeply nested garbage.
 
-use pbebench::response::{parse_block, parse_response, BlockChoice, Limits};
+use pbebench::{parse_block, parse_response, BlockChoice, Limits};
 use proptest::prelude::*;
 use std::time::{Duration, Instant};
 
@@ -8,7 +8,7 @@ fn limits() -> Limits {
     Limits {
         max_rules: 5,
         max_rule_len: 3,
-        alphabet: Some(pbebench::response::Alphabet::new("abc")),
+        alphabet: Some(pbebench::Alphabet::new("abc")),
     }
 }
 

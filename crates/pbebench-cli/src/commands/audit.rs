@@ -1,12 +1,12 @@
 //! `pbebench audit`: vet a dataset (gates, shortcuts, duplicates, labels, calibration),
 //! print the findings and write them as JSON.
 
+use super::output::{say, Out};
 use anyhow::{bail, Context};
 use indicatif::{ProgressBar, ProgressStyle};
-use pbebench::dataset::{read_dataset, AtomicFile};
+use pbebench::dataset::read_dataset;
 use pbebench_vet::audit::{audit, AuditOptions, AuditProgress, SolverCheck};
-use pbebench_vet::results::load_all;
-use std::io::Write;
+use pbebench_vet::load_results;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -27,7 +27,8 @@ pub struct Args {
     /// (optionally with its --out summary), or a directory holding them.
     #[arg(long = "results", value_name = "R", num_args = 1..)]
     results: Vec<String>,
-    /// Where to write the audit as JSON.
+    /// Where to write the audit as JSON ("-": standard output, and the text goes to
+    /// standard error).
     #[arg(long, value_name = "FILE", default_value = "audit.json")]
     out: PathBuf,
     /// Skip the built-in solver's search for cascades shorter than stated.
@@ -92,7 +93,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         bail!("{}: the dataset has no instances", args.dataset.display());
     }
     let name = args.dataset.display().to_string();
-    let (panel, warnings) = load_all(&args.results, Some((&dataset, &name)))?;
+    let (panel, warnings) = load_results(&args.results, Some((&dataset, &name)))?;
     for set in &panel {
         set.require_instances()?;
     }
@@ -100,8 +101,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         eprintln!("warning: {w}");
     }
     // Opened first so that an unwritable path fails before the work, not after.
-    let mut out = AtomicFile::create(&args.out)
-        .with_context(|| format!("{}: cannot create", args.out.display()))?;
+    let out = Out::create(&args.out)?;
     let options = AuditOptions {
         solver: (!args.no_solver).then(|| SolverCheck {
             name: args.solver.clone(),
@@ -118,20 +118,18 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .context("starting worker threads")?;
     let started = std::time::Instant::now();
     let progress = Progress::default();
-    let mut report = pool.install(|| audit(&dataset, &name, &panel, &options, &progress));
+    let mut findings = pool.install(|| audit(&dataset, &name, &panel, &options, &progress));
     progress.finish();
-    report.warnings = warnings;
-    print!("{report}");
-    serde_json::to_writer_pretty(&mut out, &report)?;
-    out.write_all(b"\n")
-        .and_then(|()| out.commit())
-        .with_context(|| format!("{}: cannot write", args.out.display()))?;
+    findings.warnings = warnings;
+    say(&findings.to_string(), out.is_stdout());
+    let json = serde_json::to_string_pretty(&findings)? + "\n";
+    out.write_all(json.as_bytes())?;
     eprintln!(
         "audit: wrote {} in {:.1} s",
         args.out.display(),
         started.elapsed().as_secs_f64()
     );
-    Ok(if report.passed {
+    Ok(if findings.passed {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)

@@ -2,7 +2,8 @@
 //! audit and report, offline; prints where to open the report.
 
 use anyhow::{bail, Context};
-use pbebench_vet::demo::{run as run_demo, DemoOptions};
+use pbebench::{figure, Column};
+use pbebench_vet::{run_demo, DemoOptions};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -61,9 +62,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .max()
         .unwrap_or(7)
         .max(7);
-    println!("{:<w$} {:>7} {:>12}", "results", "Pass@1", "mean reward");
-    for (label, pass, reward) in &summary.leaderboard {
-        println!("{label:<w$} {pass:>7.3} {reward:>12.3}");
+    let (best, reward) = (Column::BEST_OF_K.header, Column::MEAN_REWARD.header);
+    println!("{:<w$} {best:>9} {reward:>11}", "results");
+    for (label, pass, mean) in &summary.leaderboard {
+        println!(
+            "{label:<w$} {:>9} {:>11}",
+            figure(Some(*pass)),
+            figure(Some(*mean))
+        );
     }
     let a = &summary.audit;
     println!(

@@ -268,7 +268,7 @@ fn finish(outcome: &RunOutcome) -> anyhow::Result<ExitCode> {
     println!("{}", outcome.report);
     let results = outcome.run_dir.join("results.json");
     let json = serde_json::to_string_pretty(&outcome.report.to_json())?;
-    pbebench::dataset::write_atomic(&results, json.as_bytes())
+    pbebench_io::write_atomic(&results, json.as_bytes())
         .with_context(|| format!("cannot write {}", results.display()))?;
     if let Some(reason) = &outcome.stopped {
         eprintln!("{reason}");

@@ -1,12 +1,12 @@
 //! `pbebench generate`: write a PBEBench-style dataset as JSONL.
 
 use anyhow::Context;
-use pbebench::dataset::AtomicFile;
 use pbebench::generate::{
     self, parse_alphabet, parse_lengths, parse_range, Balance, GenParams, GenStats, MaxRules,
     Preset,
 };
 use pbebench::RelationMode;
+use pbebench_io::AtomicFile;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -7,6 +7,7 @@ pub mod demo;
 pub mod eval;
 pub mod generate;
 pub mod inspect;
+mod output;
 pub mod pairs;
 pub mod parse;
 pub mod prompt;
@@ -14,3 +15,12 @@ pub mod relations;
 pub mod report;
 pub mod score;
 pub mod solve;
+
+/// How a command prints what it found: `--format text|json`, the same in every command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// Text to read.
+    Text,
+    /// One JSON value.
+    Json,
+}

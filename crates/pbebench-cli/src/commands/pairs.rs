@@ -1,11 +1,10 @@
 //! `pbebench pairs`: real sound-change data (parallel word lists) as a dataset without gold
 //! cascades, for `solve`, `prompt`, `eval` and `score`.
 
+use super::output::Out;
 use anyhow::{bail, Context};
-use pbebench::dataset::AtomicFile;
-use pbebench::wordlists::{read_word_lists, WordListOptions};
 use pbebench::Instance;
-use std::io::Write;
+use pbebench::{language_pairs, read_word_lists, LanguagePair, WordListOptions};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -48,7 +47,7 @@ pub struct Args {
     /// The letters rules may use [default: every letter of the language's two lists].
     #[arg(long, value_name = "LETTERS")]
     alphabet: Option<String>,
-    /// Where to write the dataset (JSONL).
+    /// Where to write the dataset (JSONL; "-": standard output).
     #[arg(long, value_name = "FILE")]
     out: PathBuf,
 }
@@ -67,7 +66,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         max_rule_len: args.max_rule_len,
         alphabet: args.alphabet,
     };
-    let mut languages: Vec<(String, PathBuf, PathBuf)> = Vec::new();
+    let mut languages: Vec<LanguagePair> = Vec::new();
     match (&args.inputs, &args.outputs, &args.dir) {
         (Some(inputs), Some(outputs), None) => {
             let name = match args.name {
@@ -75,42 +74,31 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 None => directory_name(inputs)
                     .with_context(|| format!("{}: give the pair a --name", inputs.display()))?,
             };
-            languages.push((name, inputs.clone(), outputs.clone()));
+            languages.push(LanguagePair {
+                name,
+                inputs: inputs.clone(),
+                outputs: outputs.clone(),
+            });
         }
-        (None, None, Some(dir)) => {
-            let entries = std::fs::read_dir(dir)
-                .with_context(|| format!("{}: cannot read the directory", dir.display()))?;
-            for entry in entries {
-                let path = entry
-                    .with_context(|| format!("{}: cannot read the directory", dir.display()))?
-                    .path();
-                let (ins, outs) = (path.join("words.in"), path.join("words.out"));
-                if ins.is_file() || outs.is_file() {
-                    let name = directory_name(&ins).expect("a subdirectory has a name");
-                    languages.push((name, ins, outs));
-                }
-            }
-            if languages.is_empty() {
-                bail!(
-                    "{}: no subdirectory holds words.in and words.out",
-                    dir.display()
-                );
-            }
-            languages.sort();
-        }
+        (None, None, Some(dir)) => match language_pairs(dir)? {
+            Some(found) => languages = found,
+            None => bail!(
+                "{}: no subdirectory holds words.in and words.out",
+                dir.display()
+            ),
+        },
         _ => bail!("give --inputs and --outputs, or --dir"),
     }
     let mut instances: Vec<Instance> = Vec::new();
-    for (name, ins, outs) in &languages {
-        instances.extend(read_word_lists(name, ins, outs, &options)?);
+    for l in &languages {
+        instances.extend(read_word_lists(&l.name, &l.inputs, &l.outputs, &options)?);
     }
-    let mut file = AtomicFile::create(&args.out)
-        .with_context(|| format!("{}: cannot create", args.out.display()))?;
+    let mut lines = String::new();
     for inst in &instances {
-        writeln!(file, "{}", serde_json::to_string(inst)?)?;
+        lines.push_str(&serde_json::to_string(inst)?);
+        lines.push('\n');
     }
-    file.commit()
-        .with_context(|| format!("{}: cannot write", args.out.display()))?;
+    Out::create(&args.out)?.write_all(lines.as_bytes())?;
     let words: usize = instances.iter().map(|i| i.inputs.len()).sum();
     eprintln!(
         "wrote {} instances ({words} word pairs, {} language pair(s)) to {}",

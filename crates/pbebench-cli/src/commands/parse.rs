@@ -1,7 +1,7 @@
 //! `pbebench parse`: the cascade one response (on stdin) yields, with each rule's validity.
 
 use anyhow::Context;
-use pbebench::response::{parse_response, Alphabet, BlockChoice, Limits};
+use pbebench::{parse_response, Alphabet, BlockChoice, Limits};
 use std::io::Read;
 use std::process::ExitCode;
 

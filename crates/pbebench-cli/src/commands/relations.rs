@@ -1,15 +1,9 @@
 //! `pbebench relations`: the feeding/bleeding matrix and category of a cascade.
 
 use super::cascade_arg::read_cascade;
+use super::Format;
 use pbebench::{RelationMode, Relations};
 use std::process::ExitCode;
-
-/// Output format.
-#[derive(Clone, Copy, clap::ValueEnum)]
-enum Format {
-    Text,
-    Json,
-}
 
 /// Arguments of `pbebench relations`.
 #[derive(clap::Args)]

@@ -3,10 +3,9 @@
 
 use anyhow::{bail, Context};
 use pbebench::dataset::read_dataset;
-use pbebench_vet::audit::AuditReport;
-use pbebench_vet::genstats;
+use pbebench_vet::audit::AuditFindings;
 use pbebench_vet::report::{build, ReportInput};
-use pbebench_vet::results::load_all;
+use pbebench_vet::{load_results, GenerationStats};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -52,25 +51,18 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
         None => None,
     };
-    let (results, mut warnings) = load_all(
+    let (results, mut warnings) = load_results(
         &args.results,
         dataset.as_ref().map(|(n, d)| (d.as_slice(), n.as_str())),
     )?;
     let generation = args
         .generation_stats
         .iter()
-        .map(|p| genstats::read(p))
+        .map(|p| GenerationStats::read(p))
         .collect::<Result<Vec<_>, _>>()?;
     let audit = match &args.audit {
         Some(p) => {
-            let text = std::fs::read_to_string(p)
-                .with_context(|| format!("{}: cannot read", p.display()))?;
-            let a: AuditReport = serde_json::from_str(&text).map_err(|e| {
-                anyhow::anyhow!(
-                    "{}: not an audit (`pbebench audit --out`): {e}",
-                    p.display()
-                )
-            })?;
+            let a = AuditFindings::read(p)?;
             if let Some((_, d)) = &dataset {
                 if a.instances != d.len() {
                     warnings.push(format!(

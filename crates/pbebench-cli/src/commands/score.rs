@@ -1,11 +1,10 @@
-//! `pbebench score`: score responses against a dataset; summary table, JSON results.
+//! `pbebench score`: score responses against a dataset; the summary table, `results.json`
+//! and the per-instance lines.
 
-use anyhow::{bail, Context};
-use pbebench::dataset::{read_dataset, AtomicFile};
-use pbebench::response::BlockChoice;
-use pbebench::score::{report, score_responses, Aggregate, ScoreOptions, ScoreReport};
-use std::fmt::Write as _;
-use std::io::Write;
+use super::output::{any_stdout, create, say};
+use anyhow::bail;
+use pbebench::dataset::read_dataset;
+use pbebench::{score_responses, write_score_lines, BlockChoice, Results, ScoreOptions};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -22,21 +21,14 @@ pub struct Args {
     /// Which fenced code block holds the answer.
     #[arg(long, default_value_t = BlockChoice::Last)]
     block: BlockChoice,
-    /// Write the summary and input problems here as JSON.
+    /// Write the results (summary and input problems) here as JSON ("-": standard output,
+    /// and the table goes to standard error).
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
-    /// Write one JSON line per instance here (its samples, choice and figures).
+    /// Write one JSON line per instance here (its samples, choice and figures; "-":
+    /// standard output).
     #[arg(long, value_name = "FILE")]
     per_instance: Option<PathBuf>,
-}
-
-/// The `--out` file: where the figures came from, then the report.
-#[derive(serde::Serialize)]
-struct Results<'a> {
-    dataset: &'a Path,
-    responses: &'a Path,
-    #[serde(flatten)]
-    report: &'a ScoreReport,
 }
 
 /// How many unknown/duplicate lines and missing ids are printed before "… and N more".
@@ -62,45 +54,29 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
     }
     // Opened first so that an unwritable path fails before the work, not after.
-    let create = |path: &PathBuf| {
-        AtomicFile::create(path).with_context(|| format!("{}: cannot create", path.display()))
-    };
-    let out_file = args.out.as_ref().map(create).transpose()?;
-    let per_instance_file = args.per_instance.as_ref().map(create).transpose()?;
+    let out = create(args.out.as_deref())?;
+    let per_instance = create(args.per_instance.as_deref())?;
     let options = ScoreOptions { block: args.block };
     let (scores, responses) = score_responses(&args.responses, &dataset, &options)?;
-    let report = report(&scores, &responses, &options);
-    warn_about_input(&report, &args.responses);
-    print!("{}", table(&report));
-
-    if let (Some(mut file), Some(path)) = (out_file, &args.out) {
-        let results = Results {
-            dataset: &args.dataset,
-            responses: &args.responses,
-            report: &report,
-        };
-        serde_json::to_writer_pretty(&mut file, &results)?;
-        file.write_all(b"\n")
-            .and_then(|()| file.commit())
-            .with_context(|| format!("{}: cannot write", path.display()))?;
+    let mut results = Results::of(&scores, &responses, &options);
+    results.dataset = Some(args.dataset.clone());
+    results.responses = Some(args.responses.clone());
+    warn_about_input(&results, &args.responses);
+    say(&results.to_string(), any_stdout([&out, &per_instance]));
+    if let Some(out) = out {
+        out.write_all(results.to_json().as_bytes())?;
     }
-    if let (Some(mut file), Some(path)) = (per_instance_file, &args.per_instance) {
-        let written: std::io::Result<()> = scores.iter().try_for_each(|score| {
-            serde_json::to_writer(&mut file, score)?;
-            file.write_all(b"\n")
-        });
-        written
-            .and_then(|()| file.commit())
-            .with_context(|| format!("{}: cannot write", path.display()))?;
+    if let Some(out) = per_instance {
+        out.write(|w| write_score_lines(w, &scores))?;
     }
     Ok(ExitCode::SUCCESS)
 }
 
-fn warn_about_input(report: &ScoreReport, responses: &Path) {
+fn warn_about_input(results: &Results, responses: &Path) {
     let file = responses.display();
     for (what, issues) in [
-        ("unknown id", &report.unknown),
-        ("duplicate", &report.duplicates),
+        ("unknown id", &results.unknown),
+        ("duplicate", &results.duplicates),
     ] {
         for issue in issues.iter().take(SHOWN) {
             eprintln!(
@@ -112,22 +88,14 @@ fn warn_about_input(report: &ScoreReport, responses: &Path) {
             eprintln!("warning: … and {} more {what} lines", issues.len() - SHOWN);
         }
     }
-    if !report.missing.is_empty() {
-        let shown: Vec<&str> = report
-            .missing
-            .iter()
-            .take(SHOWN)
-            .map(String::as_str)
-            .collect();
-        let more = report.missing.len().saturating_sub(SHOWN);
+    let missing = &results.missing;
+    if !missing.is_empty() {
+        let shown: Vec<&str> = missing.iter().take(SHOWN).map(String::as_str).collect();
+        let more = missing.len().saturating_sub(SHOWN);
         eprintln!(
             "warning: {} instance{} no response in {file} (scored as failures): {}{}",
-            report.missing.len(),
-            if report.missing.len() == 1 {
-                " has"
-            } else {
-                "s have"
-            },
+            missing.len(),
+            if missing.len() == 1 { " has" } else { "s have" },
             shown.join(", "),
             if more > 0 {
                 format!(" … and {more} more")
@@ -136,72 +104,4 @@ fn warn_about_input(report: &ScoreReport, responses: &Path) {
             }
         );
     }
-}
-
-fn table(report: &ScoreReport) -> String {
-    let s = &report.summary;
-    let o = &s.overall;
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "instances {}  samples {}  missing {}  unknown ids {}  duplicates {}  degenerate {}  block {}",
-        o.instances,
-        o.samples,
-        report.missing.len(),
-        report.unknown.len(),
-        report.duplicates.len(),
-        o.degenerate,
-        report.options.block,
-    );
-    let _ = writeln!(
-        out,
-        "{:<10} {:>6} {:>7} {:>8} {:>8} {:>7} {:>7} {:>7} {:>7} {:>8} {:>7}",
-        "group",
-        "n",
-        "pass",
-        "edit_sim",
-        "ed_word",
-        "valid",
-        "v_resp",
-        "reward",
-        "almost",
-        "resolved",
-        "heldout"
-    );
-    let mut row = |name: String, a: &Aggregate| {
-        let opt = |v: Option<f64>| v.map_or_else(|| "-".to_owned(), |v| format!("{v:.3}"));
-        let _ = writeln!(
-            out,
-            "{:<10} {:>6} {:>7.3} {:>8.3} {:>8.3} {:>7} {:>7} {:>7.3} {:>7.3} {:>8.3} {:>7}",
-            name,
-            a.instances,
-            a.pass,
-            a.edit_sim,
-            a.edit_sim_word,
-            opt(a.valid_rate),
-            opt(a.valid_response_rate),
-            a.mean_reward,
-            a.almost,
-            a.resolved,
-            opt(a.heldout_pass),
-        );
-    };
-    row("overall".to_owned(), o);
-    for (len, a) in &s.by_cascade_len {
-        row(format!("len {len}"), a);
-    }
-    for (cat, a) in &s.by_category {
-        row(format!("cat {cat}"), a);
-    }
-    let at_k = |m: &std::collections::BTreeMap<usize, f64>| {
-        m.iter()
-            .map(|(k, v)| format!("{k}: {v:.3}"))
-            .collect::<Vec<_>>()
-            .join("  ")
-    };
-    if !o.pass_at_k.is_empty() {
-        let _ = writeln!(out, "pass@k     {}", at_k(&o.pass_at_k));
-        let _ = writeln!(out, "edit_sim@k {}", at_k(&o.edit_sim_at_k));
-    }
-    out
 }

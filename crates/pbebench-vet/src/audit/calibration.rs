@@ -33,7 +33,7 @@ pub struct Slice {
     /// Share of the slice no solver of the panel passes.
     pub solved_by_none: f64,
     /// `all-solved` or `none-solved` when the slice collapses (slices of at least
-    /// [`MIN_SLICE`] instances only).
+    /// `MIN_SLICE` instances only).
     pub flag: Option<String>,
 }
 

@@ -3,8 +3,8 @@
 //! and earns no reward.
 
 use super::Findings;
-use pbebench::score::{reward, score_instance, ScoreOptions};
 use pbebench::Instance;
+use pbebench::{reward, score_instance, ScoreOptions};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 

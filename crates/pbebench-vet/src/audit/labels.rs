@@ -2,7 +2,7 @@
 //! cascade's category, and stored categories that do not match a recomputation.
 
 use super::Findings;
-use pbebench::{Category, Instance, RelationMode, Relations};
+use pbebench::{Category, CategoryComparison, Instance, RelationMode};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -39,11 +39,7 @@ pub(super) fn run(dataset: &[Instance], shown: usize) -> Labels {
     let cats: Vec<(Category, Category)> = gold
         .par_iter()
         .map(|inst| {
-            let c = inst.cascade.as_ref().expect("filtered on gold");
-            (
-                Relations::of(c, RelationMode::Paper).category(),
-                Relations::of(c, RelationMode::Exact).category(),
-            )
+            CategoryComparison::categories(inst.cascade.as_ref().expect("filtered on gold"))
         })
         .collect();
     let mut labels = Labels {

@@ -2,8 +2,8 @@
 //! gates (gold, dummy), the shortcut audit, duplicates, label checks and, given scored
 //! results of a panel of solvers, calibration.
 //!
-//! [`audit`] computes an [`AuditReport`]; its `Display` is the text the CLI prints and
-//! its JSON form is `audit.json`. A failed gate makes [`AuditReport::passed`] false.
+//! [`audit`] computes an [`AuditFindings`]; its `Display` is the text the CLI prints and
+//! its JSON form is `audit.json`. A failed gate makes [`AuditFindings::passed`] false.
 
 mod calibration;
 mod duplicates;
@@ -20,9 +20,8 @@ pub use stated::StatedLength;
 
 use crate::results::ResultSet;
 use crate::shortcuts::Baseline;
-use pbebench::response::render_answer;
-use pbebench::score::{score_instance, summarize, InstanceScore, ScoreOptions};
 use pbebench::Instance;
+use pbebench::{render_answer, score_instance, summarize, Column, InstanceScore, ScoreOptions};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
@@ -127,7 +126,7 @@ pub struct BaselineResult {
     pub name: String,
     /// What it does.
     pub description: String,
-    /// Pass@1.
+    /// Pass@1 (one answer an instance: the same as best-of-1).
     pub pass: f64,
     /// Mean Edit_Sim.
     pub edit_sim: f64,
@@ -144,6 +143,32 @@ pub struct BaselineResult {
     pub passed: Findings,
 }
 
+/// The columns of the shortcut baselines' tables (text and HTML), from
+/// [`pbebench::COLUMNS`]. A baseline gives one answer an instance, so its chosen answer is
+/// its only sample and its pass rate is Pass@1.
+pub const BASELINE_COLUMNS: [Column; 6] = [
+    Column::PASS_AT_1,
+    Column::EDIT_SIM,
+    Column::MEAN_REWARD,
+    Column::ALMOST,
+    Column::RESOLVED,
+    Column::HELDOUT_PASS,
+];
+
+impl BaselineResult {
+    /// Its figures, in the order of [`BASELINE_COLUMNS`].
+    pub fn figures(&self) -> [Option<f64>; 6] {
+        [
+            Some(self.pass),
+            Some(self.edit_sim),
+            Some(self.mean_reward),
+            Some(self.almost),
+            Some(self.resolved),
+            self.heldout_pass,
+        ]
+    }
+}
+
 /// The shortcut audit: trivial solvers and the stated-length checks.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Shortcuts {
@@ -155,7 +180,7 @@ pub struct Shortcuts {
 
 /// Everything the audit found. Serialised as `audit.json`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct AuditReport {
+pub struct AuditFindings {
     /// The dataset audited (as given).
     pub dataset: String,
     /// Its instances.
@@ -174,6 +199,41 @@ pub struct AuditReport {
     pub calibration: Option<Calibration>,
     /// Problems with the inputs that were not fatal.
     pub warnings: Vec<String>,
+}
+
+/// Why an audit file cannot be read.
+#[derive(Debug, thiserror::Error)]
+pub enum AuditFileError {
+    /// The file could not be read.
+    #[error("{}: cannot read: {source}", path.display())]
+    Io {
+        /// The file.
+        path: std::path::PathBuf,
+        /// What the OS said.
+        source: std::io::Error,
+    },
+    /// The file is no audit.
+    #[error("{}: not an audit (`pbebench audit --out`): {source}", path.display())]
+    NotAnAudit {
+        /// The file.
+        path: std::path::PathBuf,
+        /// What the JSON reader said.
+        source: serde_json::Error,
+    },
+}
+
+impl AuditFindings {
+    /// Reads `audit.json` (`pbebench audit --out`).
+    pub fn read(path: &std::path::Path) -> Result<Self, AuditFileError> {
+        let text = std::fs::read_to_string(path).map_err(|source| AuditFileError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        serde_json::from_str(&text).map_err(|source| AuditFileError::NotAnAudit {
+            path: path.to_path_buf(),
+            source,
+        })
+    }
 }
 
 /// What an audit tells as it goes: each stage, and how far the slow one (the solver's
@@ -202,7 +262,7 @@ pub fn audit(
     panel: &[ResultSet],
     options: &AuditOptions,
     progress: &dyn AuditProgress,
-) -> AuditReport {
+) -> AuditFindings {
     let shown = options.shown;
     progress.stage("gates");
     let gates = gates::run(dataset, shown);
@@ -227,7 +287,7 @@ pub fn audit(
         progress.stage("calibration");
         Some(calibration::run(dataset, panel, options.collapse))
     };
-    AuditReport {
+    AuditFindings {
         dataset: name.to_owned(),
         instances: dataset.len(),
         passed: gates.gold.passed && gates.dummy.passed,

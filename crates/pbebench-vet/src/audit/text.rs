@@ -1,6 +1,7 @@
 //! The audit as text: counts first, then a few examples of each finding.
 
-use super::{AuditReport, Findings, Gate, Groups};
+use super::{AuditFindings, Findings, Gate, Groups, BASELINE_COLUMNS};
+use pbebench::figure;
 use std::fmt::{self, Display, Formatter};
 
 fn verdict(passed: bool) -> &'static str {
@@ -58,8 +59,22 @@ fn count(f: &mut Formatter<'_>, name: &str, of: usize, findings: &Findings) -> f
     examples(f, findings)
 }
 
-impl Display for AuditReport {
+impl Display for AuditFindings {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        self.fmt_gates(f)?;
+        self.fmt_shortcuts(f)?;
+        self.fmt_stated_length(f)?;
+        self.fmt_duplicates(f)?;
+        self.fmt_labels(f)?;
+        self.fmt_calibration(f)?;
+        self.fmt_warnings(f)?;
+        Ok(())
+    }
+}
+
+impl AuditFindings {
+    /// The heading and the gates.
+    fn fmt_gates(&self, f: &mut Formatter<'_>) -> fmt::Result {
         let failed: Vec<&str> = [
             ("gold", self.gates.gold.passed),
             ("dummy", self.gates.dummy.passed),
@@ -86,30 +101,26 @@ impl Display for AuditReport {
         writeln!(
             f,
             "      note: the identity's mean fractional score (vetted mean reward) is {:.3}: \
-             the credit for examples the gold cascade leaves unchanged",
+         the credit for examples the gold cascade leaves unchanged",
             self.gates.identity_fractional_floor
         )?;
+        Ok(())
+    }
 
+    /// The shortcut baselines and what they pass.
+    fn fmt_shortcuts(&self, f: &mut Formatter<'_>) -> fmt::Result {
         writeln!(f, "shortcuts (what trivial solvers earn)")?;
-        writeln!(
-            f,
-            "  {:<12} {:>7} {:>8} {:>11} {:>8} {:>8} {:>8}",
-            "baseline", "Pass@1", "EditSim", "mean reward", "almost", "resolved", "held-out"
-        )?;
+        write!(f, "  {:<12}", "baseline")?;
+        for c in BASELINE_COLUMNS {
+            write!(f, " {:>w$}", c.header, w = c.width())?;
+        }
+        writeln!(f)?;
         for b in &self.shortcuts.baselines {
-            writeln!(
-                f,
-                "  {:<12} {:>7.3} {:>8.3} {:>11.3} {:>8.3} {:>8.3} {:>8}   {} passed",
-                b.name,
-                b.pass,
-                b.edit_sim,
-                b.mean_reward,
-                b.almost,
-                b.resolved,
-                b.heldout_pass
-                    .map_or_else(|| "–".to_owned(), |v| format!("{v:.3}")),
-                b.passed.count
-            )?;
+            write!(f, "  {:<12}", b.name)?;
+            for (c, v) in BASELINE_COLUMNS.iter().zip(b.figures()) {
+                write!(f, " {:>w$}", figure(v), w = c.width())?;
+            }
+            writeln!(f, "   {} passed", b.passed.count)?;
         }
         for b in &self.shortcuts.baselines {
             if !b.passed.examples.is_empty() {
@@ -117,6 +128,11 @@ impl Display for AuditReport {
                 examples(f, &b.passed)?;
             }
         }
+        Ok(())
+    }
+
+    /// Redundant rules and much shorter cascades.
+    fn fmt_stated_length(&self, f: &mut Formatter<'_>) -> fmt::Result {
         let s = &self.shortcuts.stated_length;
         writeln!(
             f,
@@ -151,7 +167,11 @@ impl Display for AuditReport {
                 )?;
             }
         }
+        Ok(())
+    }
 
+    /// Identical and renamed instances, repeated examples.
+    fn fmt_duplicates(&self, f: &mut Formatter<'_>) -> fmt::Result {
         let d = &self.duplicates;
         writeln!(f, "duplicates")?;
         groups(f, "identical instances", &d.identical)?;
@@ -169,7 +189,11 @@ impl Display for AuditReport {
             self.instances,
             &d.contradictory,
         )?;
+        Ok(())
+    }
 
+    /// Paper against exact categories, stale labels.
+    fn fmt_labels(&self, f: &mut Formatter<'_>) -> fmt::Result {
         let l = &self.labels;
         writeln!(f, "labels ({} instances with a gold cascade)", l.checked)?;
         count(f, "paper ≠ exact category", l.checked, &l.paper_vs_exact)?;
@@ -186,7 +210,11 @@ impl Display for AuditReport {
         if l.unlabelled > 0 {
             writeln!(f, "  {:<26} {}", "unlabelled", l.unlabelled)?;
         }
+        Ok(())
+    }
 
+    /// Calibration over the panel, when results were given.
+    fn fmt_calibration(&self, f: &mut Formatter<'_>) -> fmt::Result {
         match &self.calibration {
             None => writeln!(
                 f,
@@ -221,17 +249,22 @@ impl Display for AuditReport {
                     }
                 }
                 writeln!(
-                    f,
-                    "  collapsed slices (≥ {:.0}% of the slice solved by every solver, or by none; slices of ≥ {} instances):{}",
-                    c.collapse * 100.0,
-                    super::calibration::MIN_SLICE,
-                    if flagged.is_empty() { " none" } else { "" }
-                )?;
+                f,
+                "  collapsed slices (≥ {:.0}% of the slice solved by every solver, or by none; slices of ≥ {} instances):{}",
+                c.collapse * 100.0,
+                super::calibration::MIN_SLICE,
+                if flagged.is_empty() { " none" } else { "" }
+            )?;
                 for ((kind, flag), keys) in &flagged {
                     writeln!(f, "      {flag:<12} {kind} {}", keys.join(", "))?;
                 }
             }
         }
+        Ok(())
+    }
+
+    /// The problems of the inputs that were not fatal.
+    fn fmt_warnings(&self, f: &mut Formatter<'_>) -> fmt::Result {
         if !self.warnings.is_empty() {
             writeln!(f, "warnings")?;
             for w in &self.warnings {

@@ -3,7 +3,7 @@
 use super::ReportInput;
 use crate::results::ResultSet;
 use crate::svg::{BarChart, Heatmap, LineChart, Series, XAxis};
-use pbebench::score::{Aggregate, InstanceScore};
+use pbebench::{Aggregate, InstanceScore};
 use pbebench::{Category, RelationMode, Relations};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -28,8 +28,8 @@ pub(super) fn all(input: &ReportInput, mode: RelationMode) -> (Vec<Figure>, Vec<
         figures.push(by_length(
             &input.results,
             "pass_by_length",
-            "Pass@1 by cascade length",
-            "Pass@1",
+            "best-of-K by cascade length",
+            "best-of-K",
             |a| a.pass,
         ));
         figures.push(by_length(

@@ -1,8 +1,9 @@
 //! The self-contained HTML page: inline CSS and SVG, no script, no external resource.
 
 use super::{LeaderRow, Regression, Report};
-use crate::audit::{AuditReport, Findings};
+use crate::audit::{AuditFindings, Calibration, Findings, BASELINE_COLUMNS};
 use crate::svg::escape;
+use pbebench::{figure, COLUMNS};
 use std::fmt::Write as _;
 
 const CSS: &str = r#"
@@ -28,14 +29,6 @@ ul.ex { margin: 2px 0 10px; font-size: 0.88em; color: #333333; }
 code { font-size: 0.92em; }
 footer { margin-top: 36px; font-size: 0.85em; color: #666666; }
 "#;
-
-fn num(v: f64) -> String {
-    format!("{v:.3}")
-}
-
-fn opt(v: Option<f64>) -> String {
-    v.map_or_else(|| "–".to_owned(), num)
-}
 
 fn cost(v: Option<f64>) -> String {
     v.map_or_else(|| "–".to_owned(), |c| format!("{c:.4}"))
@@ -107,41 +100,39 @@ pub(super) fn page(r: &Report) -> String {
     h
 }
 
-const COLUMNS: [&str; 12] = [
-    "results",
-    "instances",
-    "samples",
-    "Pass@1",
-    "Edit_Sim",
-    "edit_sim_word",
-    "Valid_Rate",
-    "mean reward",
-    "almost",
-    "resolved",
-    "held-out pass",
-    "cost",
-];
+/// The leaderboard's headers: the results, their size, every figure of
+/// [`pbebench::COLUMNS`], and the cost.
+fn headers() -> Vec<&'static str> {
+    let mut headers = vec!["results", "instances", "samples"];
+    headers.extend(COLUMNS.iter().map(|c| c.header));
+    headers.push("cost");
+    headers
+}
 
-fn cells(row: &LeaderRow) -> [String; 12] {
-    [
+fn cells(row: &LeaderRow) -> Vec<String> {
+    let o = &row.overall;
+    let mut cells = vec![
         row.label.clone(),
-        row.instances.to_string(),
-        row.samples.to_string(),
-        num(row.pass),
-        num(row.edit_sim),
-        num(row.edit_sim_word),
-        opt(row.valid_rate),
-        num(row.mean_reward),
-        num(row.almost),
-        num(row.resolved),
-        opt(row.heldout_pass),
-        cost(row.cost),
-    ]
+        o.instances.to_string(),
+        o.samples.to_string(),
+    ];
+    cells.extend(COLUMNS.iter().map(|c| c.cell(o)));
+    cells.push(cost(row.cost));
+    cells
+}
+
+/// What each figure is, from [`pbebench::COLUMNS`].
+fn legend() -> String {
+    let items: Vec<String> = COLUMNS
+        .iter()
+        .map(|c| format!("{}: {}.", c.header, c.meaning))
+        .collect();
+    format!("<p>{}</p>\n", escape(&items.join(" ")))
 }
 
 fn leaderboard(h: &mut String, rows: &[LeaderRow]) {
     h.push_str("<table id=\"leaderboard\">\n<tr>");
-    for (k, c) in COLUMNS.iter().enumerate() {
+    for (k, c) in headers().iter().enumerate() {
         let _ = write!(
             h,
             "<th{}>{c}</th>",
@@ -161,15 +152,16 @@ fn leaderboard(h: &mut String, rows: &[LeaderRow]) {
         }
         h.push_str("</tr>\n");
     }
-    h.push_str("</table>\n<p>Pass@1: the chosen answer (any passing sample, else the best Edit_Sim) reproduces every example. Edit_Sim: 1 − Σ edit distance to the outputs / Σ distance of the inputs (characters); edit_sim_word: the released word-level version. Valid_Rate: share of valid rules. Mean reward: mean share of examples reproduced exactly; almost / resolved: share of instances at ≥ 95% / 100%. Held-out pass: the answer also reproduces examples it never saw.</p>\n");
+    h.push_str("</table>\n");
+    h.push_str(&legend());
 }
 
 /// The leaderboard as Markdown.
 pub(super) fn leaderboard_markdown(rows: &[LeaderRow]) -> String {
     let mut s = format!(
         "| {} |\n|{}\n",
-        COLUMNS.join(" | "),
-        "---|".repeat(COLUMNS.len())
+        headers().join(" | "),
+        "---|".repeat(headers().len())
     );
     for row in rows {
         let _ = writeln!(s, "| {} |", cells(row).join(" | "));
@@ -186,7 +178,7 @@ fn by_length_table(h: &mut String, r: &Report) {
     if lengths.is_empty() {
         return;
     }
-    h.push_str("<h3>Pass@1 / Edit_Sim by gold cascade length</h3>\n<table><tr><th class=\"l\">results</th>");
+    h.push_str("<h3>best-of-K / Edit_Sim by gold cascade length</h3>\n<table><tr><th class=\"l\">results</th>");
     for l in &lengths {
         let _ = write!(h, "<th>{l}</th>");
     }
@@ -196,7 +188,12 @@ fn by_length_table(h: &mut String, r: &Report) {
         for l in &lengths {
             match x.summary.by_cascade_len.get(l) {
                 Some(a) => {
-                    let _ = write!(h, "<td>{:.3} / {:.3}</td>", a.pass, a.edit_sim);
+                    let _ = write!(
+                        h,
+                        "<td>{} / {}</td>",
+                        figure(Some(a.pass)),
+                        figure(Some(a.edit_sim))
+                    );
                 }
                 None => h.push_str("<td>–</td>"),
             }
@@ -290,7 +287,7 @@ fn findings(h: &mut String, f: &Findings) {
     h.push_str("</ul>\n");
 }
 
-fn audit(h: &mut String, a: &AuditReport) {
+fn audit(h: &mut String, a: &AuditFindings) {
     let _ = writeln!(
         h,
         "<h2>Audit of the dataset</h2>\n<p><code>{}</code>, {} instances: {}</p>",
@@ -333,15 +330,37 @@ fn audit(h: &mut String, a: &AuditReport) {
         "<p>The identity's mean fractional score is {:.3}: the vetted mean reward credits examples the gold cascade leaves unchanged, so this is its skill-free floor (Edit_Sim and the RL reward give the identity 0).</p>",
         a.gates.identity_fractional_floor
     );
-    h.push_str("<h3>Shortcuts</h3>\n<table><tr><th class=\"l\">trivial solver</th><th>Pass@1</th><th>Edit_Sim</th><th>mean reward</th><th>almost</th><th>resolved</th><th>held-out pass</th></tr>\n");
+    audit_shortcuts(h, a);
+    audit_findings(h, a);
+    if let Some(c) = &a.calibration {
+        audit_calibration(h, c);
+    }
+}
+
+/// The shortcut baselines' table.
+fn audit_shortcuts(h: &mut String, a: &AuditFindings) {
+    h.push_str("<h3>Shortcuts</h3>\n<table><tr><th class=\"l\">trivial solver</th>");
+    for c in BASELINE_COLUMNS {
+        let _ = write!(h, "<th>{}</th>", c.header);
+    }
+    h.push_str("</tr>\n");
     for b in &a.shortcuts.baselines {
-        let _ = writeln!(
+        let _ = write!(
             h,
-            "<tr><td class=\"l\">{} — {}</td><td>{:.3}</td><td>{:.3}</td><td>{:.3}</td><td>{:.3}</td><td>{:.3}</td><td>{}</td></tr>",
-            escape(&b.name), escape(&b.description), b.pass, b.edit_sim, b.mean_reward, b.almost, b.resolved, opt(b.heldout_pass)
+            "<tr><td class=\"l\">{} — {}</td>",
+            escape(&b.name),
+            escape(&b.description)
         );
+        for v in b.figures() {
+            let _ = write!(h, "<td>{}</td>", figure(v));
+        }
+        h.push_str("</tr>\n");
     }
     h.push_str("</table>\n");
+}
+
+/// The findings' table, then their examples.
+fn audit_findings(h: &mut String, a: &AuditFindings) {
     let s = &a.shortcuts.stated_length;
     let d = &a.duplicates;
     let l = &a.labels;
@@ -418,32 +437,34 @@ fn audit(h: &mut String, a: &AuditReport) {
             }
         }
     }
-    if let Some(c) = &a.calibration {
-        let flagged: Vec<String> = c
-            .slices
-            .iter()
-            .filter_map(|s| {
-                s.flag
-                    .as_ref()
-                    .map(|f| format!("{} {} ({f}, n = {})", s.kind, s.key, s.instances))
-            })
-            .collect();
+}
+
+/// The calibration over the panel.
+fn audit_calibration(h: &mut String, c: &Calibration) {
+    let flagged: Vec<String> = c
+        .slices
+        .iter()
+        .filter_map(|s| {
+            s.flag
+                .as_ref()
+                .map(|f| format!("{} {} ({f}, n = {})", s.kind, s.key, s.instances))
+        })
+        .collect();
+    let _ = writeln!(
+        h,
+        "<h3>Calibration</h3>\n<p>Panel: {}. Slices where ≥ {:.0}% of instances are solved by every solver or by none: {}.</p>",
+        escape(&c.panel.join(", ")),
+        c.collapse * 100.0,
+        if flagged.is_empty() { "none".to_owned() } else { escape(&flagged.join("; ")) }
+    );
+    h.push_str("<table><tr><th class=\"l\">slice</th><th>instances</th><th>mean score</th><th>solved by all</th><th>solved by none</th><th class=\"l\">flag</th></tr>\n");
+    for s in &c.slices {
         let _ = writeln!(
             h,
-            "<h3>Calibration</h3>\n<p>Panel: {}. Slices where ≥ {:.0}% of instances are solved by every solver or by none: {}.</p>",
-            escape(&c.panel.join(", ")),
-            c.collapse * 100.0,
-            if flagged.is_empty() { "none".to_owned() } else { escape(&flagged.join("; ")) }
+            "<tr><td class=\"l\">{} {}</td><td>{}</td><td>{:.3}</td><td>{:.3}</td><td>{:.3}</td><td class=\"l\">{}</td></tr>",
+            escape(&s.kind), escape(&s.key), s.instances, s.mean_score, s.solved_by_all, s.solved_by_none,
+            s.flag.as_deref().unwrap_or("")
         );
-        h.push_str("<table><tr><th class=\"l\">slice</th><th>instances</th><th>mean score</th><th>solved by all</th><th>solved by none</th><th class=\"l\">flag</th></tr>\n");
-        for s in &c.slices {
-            let _ = writeln!(
-                h,
-                "<tr><td class=\"l\">{} {}</td><td>{}</td><td>{:.3}</td><td>{:.3}</td><td>{:.3}</td><td class=\"l\">{}</td></tr>",
-                escape(&s.kind), escape(&s.key), s.instances, s.mean_score, s.solved_by_all, s.solved_by_none,
-                s.flag.as_deref().unwrap_or("")
-            );
-        }
-        h.push_str("</table>\n");
     }
+    h.push_str("</table>\n");
 }

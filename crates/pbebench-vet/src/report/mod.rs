@@ -7,12 +7,12 @@ mod html;
 
 pub use figures::Figure;
 
-use crate::audit::AuditReport;
+use crate::audit::AuditFindings;
 use crate::genstats::GenerationStats;
-use crate::logit::{self, LogitFit};
+use crate::logit::{fit_logit, LogitFit};
 use crate::results::ResultSet;
-use pbebench::dataset::write_atomic;
-use pbebench::{Instance, RelationMode};
+use pbebench::{Aggregate, Instance, RelationMode};
+use pbebench_io::write_atomic;
 use serde::Serialize;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -27,38 +27,22 @@ pub struct ReportInput {
     /// Generation statistics files.
     pub generation: Vec<GenerationStats>,
     /// An audit to summarise, if one was run.
-    pub audit: Option<AuditReport>,
+    pub audit: Option<AuditFindings>,
     /// The dataset, if given: only its relation mode is used (for predicted categories).
     pub dataset: Option<(String, Vec<Instance>)>,
     /// Warnings met while reading the inputs; shown at the top of the page.
     pub warnings: Vec<String>,
 }
 
-/// One row of the leaderboard.
+/// One row of the leaderboard: a results set's overall figures (its columns are
+/// [`pbebench::COLUMNS`], as in every table) and its cost.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct LeaderRow {
     /// Results label.
     pub label: String,
-    /// Instances.
-    pub instances: usize,
-    /// Responses scored (K × instances when every sample is there).
-    pub samples: usize,
-    /// Pass@1 with the sampling budget.
-    pub pass: f64,
-    /// Mean character Edit_Sim.
-    pub edit_sim: f64,
-    /// Mean released word Edit_Sim.
-    pub edit_sim_word: f64,
-    /// Valid_Rate (rules), when any rule was given.
-    pub valid_rate: Option<f64>,
-    /// Mean fractional score.
-    pub mean_reward: f64,
-    /// Share of instances ≥ 95%.
-    pub almost: f64,
-    /// Share of instances at 100%.
-    pub resolved: f64,
-    /// Held-out pass rate, when instances have held-out examples.
-    pub heldout_pass: Option<f64>,
+    /// The overall aggregate of the results.
+    #[serde(flatten)]
+    pub overall: Aggregate,
     /// Cost of the run, when known.
     pub cost: Option<f64>,
 }
@@ -82,7 +66,7 @@ pub struct Regression {
 pub struct Report {
     /// Heading.
     pub title: String,
-    /// Leaderboard rows, best Pass@1 first.
+    /// Leaderboard rows, best best-of-K first.
     pub leaderboard: Vec<LeaderRow>,
     /// Figures in page order.
     pub figures: Vec<Figure>,
@@ -106,16 +90,16 @@ pub const PREDICTORS: [&str; 5] = [
 
 /// Builds the report.
 pub fn build(mut input: ReportInput) -> Report {
-    // One order everywhere (tables, legends, colours): best Pass@1 first.
+    // One order everywhere (tables, legends, colours): best best-of-K first.
     input
         .results
         .sort_by(|a, b| b.summary.overall.pass.total_cmp(&a.summary.overall.pass));
     let mut warnings = input.warnings.clone();
     let mut leaderboard: Vec<LeaderRow> = input.results.iter().map(leader_row).collect();
     leaderboard.sort_by(|a, b| {
-        b.pass
-            .total_cmp(&a.pass)
-            .then(b.edit_sim.total_cmp(&a.edit_sim))
+        (b.overall.pass)
+            .total_cmp(&a.overall.pass)
+            .then(b.overall.edit_sim.total_cmp(&a.overall.edit_sim))
     });
     let mode = input
         .dataset
@@ -167,25 +151,15 @@ pub fn build(mut input: ReportInput) -> Report {
 }
 
 fn leader_row(r: &ResultSet) -> LeaderRow {
-    let o = &r.summary.overall;
     LeaderRow {
         label: r.label.clone(),
-        instances: o.instances,
-        samples: o.samples,
-        pass: o.pass,
-        edit_sim: o.edit_sim,
-        edit_sim_word: o.edit_sim_word,
-        valid_rate: o.valid_rate,
-        mean_reward: o.mean_reward,
-        almost: o.almost,
-        resolved: o.resolved,
-        heldout_pass: o.heldout_pass,
+        overall: r.summary.overall.clone(),
         cost: r.cost,
     }
 }
 
 /// Fits pass ~ cascade length + the four relation flags over one results set.
-pub fn regression(label: &str, list: &[pbebench::score::InstanceScore]) -> Regression {
+pub fn regression(label: &str, list: &[pbebench::InstanceScore]) -> Regression {
     let mut rows = Vec::new();
     let mut y = Vec::new();
     let mut uncategorised = 0;
@@ -208,7 +182,7 @@ pub fn regression(label: &str, list: &[pbebench::score::InstanceScore]) -> Regre
         label: label.to_owned(),
         uncategorised,
         pure: pure_values(&rows, &y),
-        fit: logit::fit(&PREDICTORS, &rows, &y).map_err(|e| e.to_string()),
+        fit: fit_logit(&PREDICTORS, &rows, &y).map_err(|e| e.to_string()),
     }
 }
 

@@ -2,13 +2,13 @@
 //! stack that finds rule lists and `replace` calls. Linear in the block's length; nothing
 //! is evaluated.
 
-use super::{RuleOutcome, RuleProblem, RuleRead};
+use super::{BlockError, RuleOutcome, RuleProblem, RuleRead};
 use crate::pylit;
 use std::borrow::Cow;
 
 /// Reads the rules of one code block (see [`super::parse_block`]), their sides borrowed
 /// from `code` where the shortcut for plain lists read them.
-pub(super) fn read_rules(code: &str) -> Result<Vec<RuleRead<'_>>, String> {
+pub(super) fn read_rules(code: &str) -> Result<Vec<RuleRead<'_>>, BlockError> {
     match plain_list(code) {
         Some(rules) => Ok(rules),
         None => Ok(read_rules_generally(code)?
@@ -20,7 +20,7 @@ pub(super) fn read_rules(code: &str) -> Result<Vec<RuleRead<'_>>, String> {
 
 /// [`read_rules`] without the shortcut for plain lists: every block goes through the
 /// tokens and the bracket stack.
-pub(super) fn read_rules_generally(code: &str) -> Result<Vec<RuleOutcome>, String> {
+pub(super) fn read_rules_generally(code: &str) -> Result<Vec<RuleOutcome>, BlockError> {
     scan(code, false)?.into_rules()
 }
 
@@ -168,7 +168,7 @@ struct Lexer<'a> {
 }
 
 impl<'a> Lexer<'a> {
-    fn next_token(&mut self) -> Option<Result<Tok<'a>, String>> {
+    fn next_token(&mut self) -> Option<Result<Tok<'a>, BlockError>> {
         let bytes = self.src.as_bytes();
         loop {
             let &b = bytes.get(self.pos)?;
@@ -222,7 +222,12 @@ impl<'a> Lexer<'a> {
     }
 
     /// Reads the literal starting at `from` (prefix included for text literals).
-    fn literal(&mut self, from: usize, start: usize, not_text: bool) -> Result<Tok<'a>, String> {
+    fn literal(
+        &mut self,
+        from: usize,
+        start: usize,
+        not_text: bool,
+    ) -> Result<Tok<'a>, BlockError> {
         match pylit::parse_string_literal(self.src, from) {
             Ok((value, end)) => {
                 self.pos = end;
@@ -232,7 +237,7 @@ impl<'a> Lexer<'a> {
                     Tok::Str(value)
                 })
             }
-            Err(e) => Err(format!("{e} (at byte {start} of the block)")),
+            Err(error) => Err(BlockError::Literal { error, at: start }),
         }
     }
 }
@@ -404,7 +409,7 @@ struct Scan {
 }
 
 impl Scan {
-    fn into_rules(mut self) -> Result<Vec<RuleOutcome>, String> {
+    fn into_rules(mut self) -> Result<Vec<RuleOutcome>, BlockError> {
         if let Some((_, rules)) = self.list {
             return Ok(rules);
         }
@@ -423,13 +428,13 @@ impl Scan {
                 _ => {}
             }
         }
-        Err("no list of rules and no replace(...) call in the code block".to_owned())
+        Err(BlockError::NoRules)
     }
 }
 
 /// One pass over `code`. `nested` is true inside a rule string, whose bare words are text
 /// and whose strings are not read again (so the work stays linear).
-fn scan(code: &str, nested: bool) -> Result<Scan, String> {
+fn scan(code: &str, nested: bool) -> Result<Scan, BlockError> {
     let mut lexer = Lexer { src: code, pos: 0 };
     let mut stack: Vec<Frame> = vec![Frame::new(0, 0, None)];
     let mut found = Scan {
@@ -449,14 +454,14 @@ fn scan(code: &str, nested: bool) -> Result<Scan, String> {
         match tok {
             Tok::Open(b) => {
                 if depth > MAX_DEPTH {
-                    return Err(format!("brackets nested more than {MAX_DEPTH} deep"));
+                    return Err(BlockError::TooDeep);
                 }
                 let call = (frame.cur.last == Last::Replace && b == b'(').then_some(index - 1);
                 stack.push(Frame::new(b, index, call));
             }
             Tok::Close(b) => {
                 if depth == 1 {
-                    return Err(format!("'{}' closes nothing", b as char));
+                    return Err(BlockError::ClosesNothing(b as char));
                 }
                 let expected = match frame.open {
                     b'(' => b')',
@@ -464,7 +469,10 @@ fn scan(code: &str, nested: bool) -> Result<Scan, String> {
                     _ => b'}',
                 };
                 if b != expected {
-                    return Err(format!("'{}' closes '{}'", b as char, frame.open as char));
+                    return Err(BlockError::Mismatched {
+                        close: b as char,
+                        open: frame.open as char,
+                    });
                 }
                 let mut done = stack.pop().expect("depth > 1");
                 done.end_elem(false);
@@ -485,7 +493,7 @@ fn scan(code: &str, nested: bool) -> Result<Scan, String> {
     }
     if stack.len() > 1 {
         let open = stack.last().map_or(b'(', |f| f.open);
-        return Err(format!("'{}' is never closed", open as char));
+        return Err(BlockError::NeverClosed(open as char));
     }
     let top = stack
         .last_mut()

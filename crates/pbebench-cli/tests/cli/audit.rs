@@ -1,8 +1,6 @@
 //! `pbebench audit` on real files: gate failures, results panels, and bad input.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use std::path::{Path, PathBuf};
 
 fn flawed() -> String {
@@ -12,52 +10,10 @@ fn flawed() -> String {
         .to_string()
 }
 
-/// Generates a Lite set (seed), solves and scores it; returns (dataset, results.json,
-/// per-instance.jsonl).
+/// A scored Lite set (seed): (dataset, results.json, per-instance.jsonl).
 fn scored(dir: &Path, seed: &str) -> (PathBuf, PathBuf, PathBuf) {
-    let data = dir.join(format!("lite{seed}.jsonl"));
-    let resp = dir.join(format!("resp{seed}.jsonl"));
-    let results = dir.join(format!("results{seed}.json"));
-    let per = dir.join(format!("per{seed}.jsonl"));
-    let o = pbebench(&[
-        "generate",
-        "--preset",
-        "lite",
-        "--size",
-        "32",
-        "--patience",
-        "2000",
-        "--heldout",
-        "3",
-        "--seed",
-        seed,
-        "--out",
-        &s(&data),
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let o = pbebench(&[
-        "solve",
-        "--dataset",
-        &s(&data),
-        "--out",
-        &s(&resp),
-        "--time-limit",
-        "1",
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let o = pbebench(&[
-        "score",
-        "--dataset",
-        &s(&data),
-        "--responses",
-        &s(&resp),
-        "--out",
-        &s(&results),
-        "--per-instance",
-        &s(&per),
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    (data, results, per)
+    let run = scored_lite(dir, seed);
+    (run.data, run.results, run.per)
 }
 
 #[test]

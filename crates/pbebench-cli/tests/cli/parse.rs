@@ -1,20 +1,14 @@
 //! `pbebench parse` run as a binary.
 
+use crate::common::pbebench_with_stdin;
 use serde_json::{json, Value};
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 fn parse(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_pbebench"))
-        .arg("parse")
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the binary runs");
-    child.stdin.take().unwrap().write_all(stdin).unwrap();
-    child.wait_with_output().unwrap()
+    let args: Vec<&str> = std::iter::once("parse")
+        .chain(args.iter().copied())
+        .collect();
+    pbebench_with_stdin(&args, stdin)
 }
 
 fn json_of(out: &Output) -> Value {

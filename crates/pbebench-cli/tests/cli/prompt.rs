@@ -1,20 +1,11 @@
 //! `pbebench prompt` run as a binary.
 
+use crate::common::pbebench_in as pbebench;
 use serde_json::Value;
-use std::path::Path;
-use std::process::{Command, Output};
 
 const DATA: &str = r#"{"id": "a", "inputs": ["ab", "it's"], "outputs": ["c", "b"], "max_rules": 5, "max_rule_len": 3, "alphabet": "abcist'", "heldout_inputs": ["SECRET"], "heldout_outputs": ["SECRET"]}
 {"inputs": ["xbu", "kib"], "outputs": ["xhu", "kih"], "programs": ["replace(\"b\", \"h\")"], "cascade_length": 1}
 "#;
-
-fn pbebench(args: &[&str], dir: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_pbebench"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("the binary runs")
-}
 
 #[test]
 fn one_prompt_line_per_instance() {

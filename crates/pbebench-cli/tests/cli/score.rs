@@ -1,8 +1,8 @@
 //! `pbebench score` run as a binary on real files.
 
+use crate::common::{pbebench_in as pbebench, stderr, write};
 use serde_json::{json, Value};
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
 
 /// Three records in the authors' published format (from the PBEBench-Lite snapshot).
 const AUTHORS: &str = r#"{"inputs": ["xbu", "uxwkkg", "kib", "fjze", "cv"], "outputs": ["xhu", "uxwkkvzw", "kih", "fjxwye", "cv"], "programs": ["replace(\"z\", \"xwy\")", "replace(\"b\", \"h\")", "replace(\"g\", \"vzw\")"], "cascade_length": 3, "bfcc_category": "0010"}
@@ -21,26 +21,8 @@ fn answer(code: &str) -> String {
     format!("Here is my answer.\n```python\n{code}\n```\n")
 }
 
-fn pbebench(args: &[&str], dir: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_pbebench"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("the binary runs")
-}
-
-fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
-    let path = dir.join(name);
-    std::fs::write(&path, text).unwrap();
-    path
-}
-
 fn lines(values: &[Value]) -> String {
     values.iter().map(|v| format!("{v}\n")).collect()
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
 #[test]

@@ -1,11 +1,9 @@
 //! `pbebench report` on real files: the page, the figures, and bad input.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use std::path::{Path, PathBuf};
-use std::process::Output;
 
+/// A scored Lite set (seed) and the per-instance lines of an empty run on it.
 struct Run {
     data: PathBuf,
     stats: PathBuf,
@@ -16,68 +14,27 @@ struct Run {
 
 /// A generated set, its statistics, a solver's scored run and an empty run.
 fn setup(dir: &Path, seed: &str) -> Run {
-    let p = |n: &str| {
-        let (stem, ext) = n.split_once('.').unwrap();
-        dir.join(format!("{stem}{seed}.{ext}"))
-    };
-    let run = Run {
-        data: p("lite.jsonl"),
-        stats: p("stats.json"),
-        results: p("results.json"),
-        per: p("per.jsonl"),
-        empty_per: p("empty-per.jsonl"),
-    };
-    let ok = |o: Output| assert!(o.status.success(), "{}", stderr(&o));
-    ok(pbebench(&[
-        "generate",
-        "--preset",
-        "lite",
-        "--size",
-        "32",
-        "--patience",
-        "2000",
-        "--heldout",
-        "3",
-        "--seed",
-        seed,
-        "--out",
-        &s(&run.data),
-        "--stats-json",
-        &s(&run.stats),
-    ]));
-    let resp = p("resp.jsonl");
-    ok(pbebench(&[
-        "solve",
-        "--dataset",
-        &s(&run.data),
-        "--out",
-        &s(&resp),
-        "--time-limit",
-        "1",
-    ]));
-    ok(pbebench(&[
-        "score",
-        "--dataset",
-        &s(&run.data),
-        "--responses",
-        &s(&resp),
-        "--out",
-        &s(&run.results),
-        "--per-instance",
-        &s(&run.per),
-    ]));
-    let none = p("none.jsonl");
+    let scored = scored_lite(dir, seed);
+    let none = dir.join(format!("none{seed}.jsonl"));
     std::fs::write(&none, "").unwrap();
-    ok(pbebench(&[
+    let empty_per = dir.join(format!("empty-per{seed}.jsonl"));
+    let o = pbebench(&[
         "score",
         "--dataset",
-        &s(&run.data),
+        &s(&scored.data),
         "--responses",
         &s(&none),
         "--per-instance",
-        &s(&run.empty_per),
-    ]));
-    run
+        &s(&empty_per),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    Run {
+        data: scored.data,
+        stats: scored.stats,
+        results: scored.results,
+        per: scored.per,
+        empty_per,
+    }
 }
 
 /// Every tag of an SVG or HTML fragment closes, in order (void HTML tags aside).
@@ -146,7 +103,7 @@ fn writes_a_self_contained_page_with_every_figure() {
     let html = std::fs::read_to_string(out.join("index.html")).unwrap();
     assert!(html.contains("<table id=\"leaderboard\">"));
     for needle in [
-        "Pass@1 by cascade length",
+        "best-of-K by cascade length",
         "Survival of the fractional score",
         "Cascade length: beam",
         "Relation category: nothing",

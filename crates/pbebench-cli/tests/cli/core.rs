@@ -1,8 +1,6 @@
 //! The real `pbebench` binary on real files: generate, apply, relations, inspect.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
@@ -154,20 +152,10 @@ fn apply_reads_arguments_or_stdin() {
         "xaax",
     ]);
     assert_eq!(stdout(&o), "a\nxx\n");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_pbebench"))
-        .args(["apply", "--cascade", r#"[["é","e"]]"#])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    use std::io::Write;
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all("café\nété\n".as_bytes())
-        .unwrap();
-    let o = child.wait_with_output().unwrap();
+    let o = pbebench_with_stdin(
+        &["apply", "--cascade", r#"[["é","e"]]"#],
+        "café\nété\n".as_bytes(),
+    );
     assert_eq!(stdout(&o), "cafe\nete\n");
     let o = pbebench(&["apply", "--cascade", r#"[["", "x"]]"#, "a"]);
     assert_eq!(o.status.code(), Some(2));

@@ -1,8 +1,6 @@
 //! `pbebench solve` on real files: its journal makes an interrupted run resumable.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use std::path::{Path, PathBuf};
 
 /// A 16-instance Lite set in `dir`.

@@ -1,0 +1,15 @@
+//! The `pbebench` binary run on real files in temporary directories, in one test binary
+//! (as ruff's `crates/ruff/tests/cli/`): a module per command, the fixture they share in
+//! [`common`], and insta snapshots of what users see in [`snapshots`].
+
+mod common;
+
+mod audit;
+mod core;
+mod demo;
+mod parse;
+mod prompt;
+mod report;
+mod score;
+mod snapshots;
+mod solve;

@@ -1,0 +1,372 @@
+//! # pbebench-io
+//!
+//! The output files of pbebench's commands, in one place: every file is written under a
+//! temporary name beside its target and renamed into place only when complete
+//! ([`AtomicFile`]), so a crash or an interrupt never leaves a half-written file where
+//! the real one should be; the temporary files not yet committed are listed process-wide
+//! so that a signal handler can remove them before the process exits
+//! ([`remove_uncommitted`]); and an [`Output`] is such a file or, for the path `-`,
+//! standard output.
+//!
+//! The core library (`pbebench`) does no I/O of this kind: it reads files and computes;
+//! the commands, the demo and the solving of a dataset write through this crate.
+//!
+//! ```
+//! use std::io::Write;
+//!
+//! let dir = tempfile::tempdir()?;
+//! let path = dir.path().join("results.json");
+//! let mut file = pbebench_io::AtomicFile::create(&path)?;
+//! file.write_all(b"{}\n")?;
+//! assert!(!path.exists(), "not there before the commit");
+//! file.commit()?;
+//! assert_eq!(std::fs::read_to_string(&path)?, "{}\n");
+//! # Ok::<(), std::io::Error>(())
+//! ```
+#![deny(unsafe_code)]
+#![warn(missing_docs)]
+
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+/// A file written under a temporary name and renamed into place only by [`commit`], so a
+/// crash never leaves a half-written file where the real one should be.
+///
+/// The file gets the permissions a plain create would give (`0666` less the umask), or
+/// those of the file it replaces; a symbolic link to a file is kept and its target
+/// replaced. A path that exists but is no regular file (`/dev/null`, `/dev/stdout`, a named
+/// pipe) is written directly: renaming over it would replace the device or pipe itself.
+///
+/// [`commit`]: AtomicFile::commit
+pub struct AtomicFile {
+    target: Target,
+}
+
+enum Target {
+    Renamed {
+        path: PathBuf,
+        writer: BufWriter<tempfile::NamedTempFile>,
+        _pending: Pending,
+    },
+    Direct(BufWriter<File>),
+}
+
+/// The temporary files of the [`AtomicFile`]s of the process that are neither committed
+/// nor dropped: what [`remove_uncommitted`] removes.
+static PENDING: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+
+/// A temporary file listed in [`PENDING`] for as long as this lives.
+struct Pending(PathBuf);
+
+impl Pending {
+    fn new(path: &Path) -> Self {
+        pending().push(path.to_path_buf());
+        Pending(path.to_path_buf())
+    }
+}
+
+impl Drop for Pending {
+    fn drop(&mut self) {
+        let mut list = pending();
+        if let Some(k) = list.iter().position(|p| *p == self.0) {
+            list.swap_remove(k);
+        }
+    }
+}
+
+/// The write buffer of an [`AtomicFile`]: a dataset is written in a few large writes
+/// rather than many 8 KiB ones (each a system call).
+const WRITE_BUFFER: usize = 1 << 16;
+
+fn pending() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
+    PENDING
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Removes the temporary file of every [`AtomicFile`] not yet committed, for a process
+/// about to exit without unwinding (on SIGINT or SIGTERM): the outputs it was writing are
+/// left as they were before it started. Returns how many were removed.
+pub fn remove_uncommitted() -> usize {
+    pending()
+        .drain(..)
+        .filter(|path| std::fs::remove_file(path).is_ok())
+        .count()
+}
+
+impl AtomicFile {
+    /// Starts writing what will become `path` (a temporary file beside it).
+    pub fn create(path: impl AsRef<Path>) -> io::Result<Self> {
+        let path = path.as_ref().to_path_buf();
+        // Following symbolic links: what a write to `path` would reach.
+        let existing = match std::fs::metadata(&path) {
+            Ok(meta) => Some(meta),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+            Err(e) => return Err(e),
+        };
+        if existing
+            .as_ref()
+            .is_some_and(|m| !m.is_file() && !m.is_dir())
+        {
+            let file = std::fs::OpenOptions::new().write(true).open(&path)?;
+            return Ok(AtomicFile {
+                target: Target::Direct(BufWriter::with_capacity(WRITE_BUFFER, file)),
+            });
+        }
+        let path = match &existing {
+            Some(meta) if meta.is_file() => std::fs::canonicalize(&path)?,
+            _ => path,
+        };
+        let dir = match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(".pbebench-").suffix(".tmp");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            // Created with 0666 the umask still applies, as for any new file.
+            builder.permissions(std::fs::Permissions::from_mode(0o666));
+        }
+        let tmp = builder.tempfile_in(dir)?;
+        if let Some(meta) = existing.filter(|m| m.is_file()) {
+            tmp.as_file().set_permissions(meta.permissions())?;
+        }
+        Ok(AtomicFile {
+            target: Target::Renamed {
+                path,
+                _pending: Pending::new(tmp.path()),
+                writer: BufWriter::with_capacity(WRITE_BUFFER, tmp),
+            },
+        })
+    }
+
+    /// Flushes, syncs and renames the file into place (flushes only, for a path written
+    /// directly).
+    pub fn commit(self) -> io::Result<()> {
+        match self.target {
+            Target::Renamed { path, writer, .. } => {
+                let tmp = writer.into_inner().map_err(|e| e.into_error())?;
+                tmp.as_file().sync_all()?;
+                tmp.persist(&path).map_err(|e| e.error)?;
+            }
+            Target::Direct(mut writer) => writer.flush()?,
+        }
+        Ok(())
+    }
+
+    fn writer(&mut self) -> &mut dyn Write {
+        match &mut self.target {
+            Target::Renamed { writer, .. } => writer,
+            Target::Direct(writer) => writer,
+        }
+    }
+}
+
+impl Write for AtomicFile {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.writer().write(buf)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.writer().flush()
+    }
+}
+
+/// Writes `contents` to `path` atomically.
+pub fn write_atomic(path: impl AsRef<Path>, contents: &[u8]) -> io::Result<()> {
+    let mut f = AtomicFile::create(path)?;
+    f.write_all(contents)?;
+    f.commit()
+}
+
+/// The path that means standard output wherever a command takes `--out`.
+pub const STDOUT: &str = "-";
+
+/// Whether `path` is [`STDOUT`].
+pub fn is_stdout(path: &Path) -> bool {
+    path.as_os_str() == STDOUT
+}
+
+/// One output of a command: an [`AtomicFile`], or standard output when the path is `-`.
+/// Standard output is buffered and flushed by [`Output::commit`]; a reader that goes away
+/// (`| head`) shows up as an [`io::ErrorKind::BrokenPipe`] error, which the binary ends
+/// quietly on.
+pub struct Output {
+    sink: Sink,
+}
+
+enum Sink {
+    File(AtomicFile),
+    Stdout(BufWriter<io::Stdout>),
+}
+
+impl Output {
+    /// Starts writing `path` (atomically), or standard output for `-`.
+    pub fn create(path: impl AsRef<Path>) -> io::Result<Self> {
+        let path = path.as_ref();
+        let sink = if is_stdout(path) {
+            Sink::Stdout(BufWriter::with_capacity(WRITE_BUFFER, io::stdout()))
+        } else {
+            Sink::File(AtomicFile::create(path)?)
+        };
+        Ok(Output { sink })
+    }
+
+    /// Whether this output is standard output (where the command's own messages must not
+    /// go).
+    pub fn is_stdout(&self) -> bool {
+        matches!(self.sink, Sink::Stdout(_))
+    }
+
+    /// Puts the file into place ([`AtomicFile::commit`]), or flushes standard output.
+    pub fn commit(self) -> io::Result<()> {
+        match self.sink {
+            Sink::File(file) => file.commit(),
+            Sink::Stdout(mut out) => out.flush(),
+        }
+    }
+
+    fn writer(&mut self) -> &mut dyn Write {
+        match &mut self.sink {
+            Sink::File(file) => file,
+            Sink::Stdout(out) => out,
+        }
+    }
+}
+
+impl Write for Output {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.writer().write(buf)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.writer().flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One test at a time: [`remove_uncommitted`] removes every pending file of the
+    /// process, those of a test running beside it too.
+    fn serial() -> std::sync::MutexGuard<'static, ()> {
+        static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+        SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    #[test]
+    fn atomic_write_replaces_whole_file() {
+        let _serial = serial();
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("x.jsonl");
+        write_atomic(&p, b"one\n").unwrap();
+        write_atomic(&p, b"two\n").unwrap();
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "two\n");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    /// An uncommitted file is listed until it is committed or dropped, and removing the
+    /// uncommitted ones leaves the target as it was.
+    #[test]
+    fn uncommitted_files_are_listed_and_removed() {
+        let _serial = serial();
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("out.jsonl");
+        write_atomic(&target, b"before\n").unwrap();
+        let mut file = AtomicFile::create(&target).unwrap();
+        file.write_all(b"half").unwrap();
+        let tmp = match &file.target {
+            Target::Renamed { _pending, .. } => _pending.0.clone(),
+            Target::Direct(_) => unreachable!("a regular file is renamed"),
+        };
+        assert!(tmp.exists() && pending().contains(&tmp));
+        assert!(remove_uncommitted() >= 1);
+        assert!(!tmp.exists());
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "before\n");
+        drop(file);
+        assert!(!pending().contains(&tmp));
+    }
+
+    #[test]
+    fn a_dash_is_standard_output() {
+        let _serial = serial();
+        assert!(is_stdout(Path::new("-")));
+        assert!(!is_stdout(Path::new("./-")));
+        let out = Output::create("-").unwrap();
+        assert!(out.is_stdout());
+        out.commit().unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("o.txt");
+        let mut out = Output::create(&path).unwrap();
+        assert!(!out.is_stdout());
+        out.write_all(b"x\n").unwrap();
+        out.commit().unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "x\n");
+    }
+
+    #[cfg(unix)]
+    fn mode(path: &Path) -> u32 {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::metadata(path).unwrap().permissions().mode() & 0o777
+    }
+
+    /// A new file is as readable as any other new file (not the temporary file's 0600).
+    #[cfg(unix)]
+    #[test]
+    fn new_files_get_the_usual_permissions() {
+        let _serial = serial();
+        let dir = tempfile::tempdir().unwrap();
+        let (ours, plain) = (dir.path().join("a.jsonl"), dir.path().join("b.jsonl"));
+        write_atomic(&ours, b"x\n").unwrap();
+        File::create(&plain).unwrap();
+        assert_eq!(mode(&ours), mode(&plain));
+    }
+
+    /// Replacing a file keeps its permissions, and a link to it stays a link.
+    #[cfg(unix)]
+    #[test]
+    fn replacing_keeps_permissions_and_links() {
+        let _serial = serial();
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let (file, link) = (dir.path().join("data.jsonl"), dir.path().join("link.jsonl"));
+        write_atomic(&file, b"one\n").unwrap();
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o640)).unwrap();
+        std::os::unix::fs::symlink("data.jsonl", &link).unwrap();
+        write_atomic(&link, b"two\n").unwrap();
+        assert!(std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "two\n");
+        assert_eq!(mode(&file), 0o640);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
+    }
+
+    /// A path to a device is written through, not replaced: through a link to /dev/null
+    /// here (renaming over the link, as a plain atomic write would, leaves a regular file).
+    #[cfg(unix)]
+    #[test]
+    fn devices_are_written_through() {
+        let _serial = serial();
+        use std::os::unix::fs::FileTypeExt;
+        let dir = tempfile::tempdir().unwrap();
+        let link = dir.path().join("discard.jsonl");
+        std::os::unix::fs::symlink("/dev/null", &link).unwrap();
+        write_atomic(&link, b"gone\n").unwrap();
+        assert!(std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert!(std::fs::metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_char_device());
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+        // A directory is refused, naming the problem.
+        let err = write_atomic(dir.path(), b"x").unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::IsADirectory, "{err}");
+    }
+}

@@ -1,0 +1,648 @@
+//! Solving a whole dataset ([`solve_dataset`]): every instance posed to a solver, in
+//! parallel; each result appended to a journal (`OUT.partial`) the moment it is known, so
+//! that an interrupted run resumes where it stopped; then the responses written in the
+//! released answer format through pbebench's [`ResponseLine`] (what `pbebench score`
+//! reads), and, if asked, one line of statistics per instance. `pbebench solve` and the
+//! demo both solve through this.
+//!
+//! Why a journal here and a SQLite store in `pbebench-eval`: a solve of one instance is a
+//! pure function of the instance, the solver and its budget, so its results need no more
+//! than an append-only list keyed by instance id, checked against the run's parameters
+//! on resume, and thrown away once the outputs are written. An evaluation keeps every
+//! sample of every instance for good (K per instance, with statuses, tokens and
+//! latencies, rescored later under other options) and is resumed across crashes of
+//! remote servers: that is a database's job.
+
+use crate::{solve_all, Budget, Problem, ProblemError, SolveOutcome, Solver};
+use pbebench::{render_answer, Cascade, Instance, ResponseLine};
+use pbebench_io::{is_stdout, Output};
+use serde::{Deserialize, Serialize};
+use std::collections::{HashMap, HashSet};
+use std::fs::File;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+/// What [`solve_dataset`] does.
+#[derive(Clone, Copy)]
+pub struct SolveJob<'a> {
+    /// The solver.
+    pub solver: &'a dyn Solver,
+    /// Its budget per instance.
+    pub budget: Budget,
+    /// Instances solved at once (one core each).
+    pub threads: usize,
+    /// Where the responses go (`-`: standard output, and no journal).
+    pub out: &'a Path,
+    /// Where the per-instance statistics go, if anywhere (`-`: standard output).
+    pub stats: Option<&'a Path>,
+    /// Solve every instance again, discarding (and removing) a journal of an earlier run.
+    pub fresh: bool,
+}
+
+/// What a [`solve_dataset`] run found.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Solved {
+    /// Instances of the dataset.
+    pub instances: usize,
+    /// Those solved (resumed ones included).
+    pub solved: usize,
+    /// Those taken from the journal of an earlier run.
+    pub resumed: usize,
+    /// Why the journal could not be kept up (the run went on; it cannot be resumed).
+    pub journal_failure: Option<String>,
+}
+
+/// What [`solve_dataset`] tells as it goes.
+pub trait SolveProgress: Sync {
+    /// Before solving: `resumed` instances (`solved` of them solved) of `total` come from
+    /// the journal at `journal`.
+    fn resumed(&self, resumed: usize, solved: usize, total: usize, journal: &Path) {
+        let _ = (resumed, solved, total, journal);
+    }
+    /// One more instance is done: `done` of `total`, `solved` of them solved.
+    fn done(&self, done: usize, solved: usize, total: usize);
+}
+
+/// Why a dataset could not be solved.
+#[derive(Debug, thiserror::Error)]
+pub enum SolveRunError {
+    /// An instance cannot be posed as a problem.
+    #[error("instance '{id}': {error}")]
+    Problem {
+        /// The instance.
+        id: String,
+        /// Why.
+        error: ProblemError,
+    },
+    /// The journal is no journal of a solve.
+    #[error("{}:1: not a journal of `pbebench solve`{}; {START_OVER}", path.display(), detail.as_ref().map_or(String::new(), |d| format!(" ({d})")))]
+    NotAJournal {
+        /// The journal.
+        path: PathBuf,
+        /// What the reader said of its first line.
+        detail: Option<String>,
+    },
+    /// The journal holds results of other parameters.
+    #[error("{}: holds results of {stated}, not of {wanted}; rerun with those, or {START_OVER}", path.display())]
+    OtherRun {
+        /// The journal.
+        path: PathBuf,
+        /// Its parameters, as options.
+        stated: String,
+        /// The parameters of this run.
+        wanted: String,
+    },
+    /// A line of the journal (not the last one, which a kill may cut) is damaged.
+    #[error("{}:{line}: {error}; {START_OVER}", path.display())]
+    BadLine {
+        /// The journal.
+        path: PathBuf,
+        /// 1-based line.
+        line: usize,
+        /// What the reader said.
+        error: String,
+    },
+    /// The journal names an instance the dataset lacks.
+    #[error("{}:{line}: instance '{id}' is not in this dataset: the journal is another run's; {START_OVER}", path.display())]
+    ForeignInstance {
+        /// The journal.
+        path: PathBuf,
+        /// 1-based line.
+        line: usize,
+        /// The instance.
+        id: String,
+    },
+    /// A file could not be read, written or removed.
+    #[error("cannot {action} {}: {source}", path.display())]
+    Io {
+        /// `read`, `write` or `remove`.
+        action: &'static str,
+        /// The file.
+        path: PathBuf,
+        /// What the OS said.
+        source: io::Error,
+    },
+    /// The worker threads could not start.
+    #[error("cannot start the worker threads: {0}")]
+    Threads(#[from] rayon::ThreadPoolBuildError),
+}
+
+/// What a refused journal's message ends with.
+const START_OVER: &str = "delete it, or pass --fresh, to start over";
+
+fn io_error<'a>(
+    action: &'static str,
+    path: &'a Path,
+) -> impl FnOnce(io::Error) -> SolveRunError + 'a {
+    move |source| SolveRunError::Io {
+        action,
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// Solves every instance of `instances` as `job` says, resuming from the journal of an
+/// earlier run of the same job unless `job.fresh`; writes the responses (and statistics)
+/// in dataset order, then removes the journal. A run that fails keeps its journal.
+pub fn solve_dataset(
+    instances: &[Instance],
+    job: &SolveJob<'_>,
+    progress: &dyn SolveProgress,
+) -> Result<Solved, SolveRunError> {
+    let problems = instances
+        .iter()
+        .map(|inst| {
+            Problem::from_instance(inst).map_err(|error| SolveRunError::Problem {
+                id: inst.id.clone(),
+                error,
+            })
+        })
+        .collect::<Result<Vec<Problem>, _>>()?;
+    let header = JournalHeader::of(job);
+    let journal = Journal::open(job.out, &header, instances, job.fresh)?;
+    let total = instances.len();
+    let resumed = journal.done.len();
+    let solved_before = journal.done.values().filter(|e| e.solved).count();
+    if let Some(path) = journal.path.as_deref().filter(|_| resumed > 0) {
+        progress.resumed(resumed, solved_before, total, path);
+    }
+    // The instances still to solve (their positions in the dataset), and their problems.
+    let (todo, problems): (Vec<usize>, Vec<Problem>) = problems
+        .into_iter()
+        .enumerate()
+        .filter(|(k, _)| !journal.done.contains_key(&instances[*k].id))
+        .unzip();
+    let done = AtomicUsize::new(resumed);
+    let solved = AtomicUsize::new(solved_before);
+    // Each new result, at its position in the dataset, as soon as it is known.
+    let fresh: Mutex<Vec<Option<Entry>>> = Mutex::new(vec![None; total]);
+    solve_all(
+        job.solver,
+        &problems,
+        &job.budget,
+        job.threads,
+        |k, outcome| {
+            let entry = Entry::of(job.solver.name(), &instances[todo[k]], outcome);
+            journal.record(&entry);
+            fresh.lock().unwrap_or_else(|e| e.into_inner())[todo[k]] = Some(entry);
+            let s = solved.fetch_add(usize::from(outcome.is_solved()), Ordering::Relaxed)
+                + usize::from(outcome.is_solved());
+            progress.done(done.fetch_add(1, Ordering::Relaxed) + 1, s, total);
+        },
+    )?;
+    let journal_failure = journal.failure();
+
+    // Every instance's entry, in dataset order: resumed ones from the journal.
+    let fresh = fresh.into_inner().unwrap_or_else(|e| e.into_inner());
+    let entries: Vec<&Entry> = instances
+        .iter()
+        .zip(&fresh)
+        .map(|(inst, entry)| {
+            entry
+                .as_ref()
+                .or_else(|| journal.done.get(&inst.id))
+                .expect("every instance is solved or resumed")
+        })
+        .collect();
+    // Written at the end (a failure keeps the journal, so nothing solved is lost).
+    write_output(job.out, |out| {
+        entries.iter().try_for_each(|entry| {
+            let line = ResponseLine {
+                id: &entry.id,
+                response: &entry.response,
+            };
+            line.write_to(&mut *out)
+        })
+    })?;
+    if let Some(path) = job.stats {
+        write_output(path, |out| {
+            entries
+                .iter()
+                .try_for_each(|entry| writeln!(out, "{}", entry.stats))
+        })?;
+    }
+    journal.remove();
+    Ok(Solved {
+        instances: total,
+        solved: solved.load(Ordering::Relaxed),
+        resumed,
+        journal_failure,
+    })
+}
+
+/// Writes the output at `path` (`-`: standard output) with `write`, atomically.
+fn write_output(
+    path: &Path,
+    write: impl FnOnce(&mut Output) -> io::Result<()>,
+) -> Result<(), SolveRunError> {
+    let mut out = Output::create(path).map_err(io_error("write", path))?;
+    write(&mut out)
+        .and_then(|()| out.commit())
+        .map_err(io_error("write", path))
+}
+
+/// What the first line of a journal says: results are reused only by the same job.
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
+struct JournalHeader {
+    journal: String,
+    solver: String,
+    time_limit: f64,
+    /// The node budget, when there is one (absent from journals of `pbebench solve`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    max_nodes: Option<u64>,
+}
+
+const JOURNAL_KIND: &str = "pbebench solve";
+
+impl JournalHeader {
+    fn of(job: &SolveJob<'_>) -> Self {
+        JournalHeader {
+            journal: JOURNAL_KIND.to_owned(),
+            solver: job.solver.name().to_owned(),
+            time_limit: job.budget.time_limit.as_secs_f64(),
+            max_nodes: job.budget.max_nodes,
+        }
+    }
+
+    /// The parameters, as the options that give them.
+    fn describe(&self) -> String {
+        let nodes = self
+            .max_nodes
+            .map_or(String::new(), |n| format!(" ({n} search nodes)"));
+        format!(
+            "--solver {} --time-limit {}{nodes}",
+            self.solver, self.time_limit
+        )
+    }
+
+    fn same_job(&self, other: &JournalHeader) -> bool {
+        (&self.solver, self.time_limit, self.max_nodes)
+            == (&other.solver, other.time_limit, other.max_nodes)
+    }
+}
+
+/// One instance's result, as a journal line and as the outputs need it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Entry {
+    id: String,
+    response: String,
+    solved: bool,
+    /// Its statistics line, kept as it was written.
+    stats: serde_json::Value,
+}
+
+impl Entry {
+    fn of(solver: &str, inst: &Instance, outcome: &SolveOutcome) -> Self {
+        Entry {
+            id: inst.id.clone(),
+            response: render_answer(outcome.cascade.as_ref().unwrap_or(&Cascade::identity())),
+            solved: outcome.is_solved(),
+            stats: serde_json::to_value(InstanceStats::of(solver, inst, outcome))
+                .expect("statistics serialise"),
+        }
+    }
+}
+
+/// One line of the statistics file: what the solve of one instance spent and found. The
+/// fields are in the order of their names, as the file has always had them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct InstanceStats {
+    /// Candidate rules scored against the examples.
+    pub candidates_scored: u64,
+    /// Rules of the cascade found.
+    pub found_len: Option<usize>,
+    /// Rules of the gold cascade, when the instance has one.
+    pub gold_len: Option<usize>,
+    /// Whether the time or node budget stopped the search.
+    pub hit_limit: bool,
+    /// The instance.
+    pub id: String,
+    /// The instance's rule cap.
+    pub max_rules: usize,
+    /// Widest beam tried.
+    pub max_width: usize,
+    /// Search states expanded.
+    pub nodes_expanded: u64,
+    /// Search rounds run.
+    pub rounds: u32,
+    /// A verified cascade was found.
+    pub solved: bool,
+    /// The solver.
+    pub solver: String,
+    /// How the solve ended ([`crate::Status::as_str`]).
+    pub status: String,
+    /// Wall-clock seconds.
+    pub time_s: f64,
+}
+
+impl InstanceStats {
+    fn of(solver: &str, inst: &Instance, outcome: &SolveOutcome) -> Self {
+        let s = &outcome.stats;
+        InstanceStats {
+            candidates_scored: s.candidates_scored,
+            found_len: outcome.found_len(),
+            gold_len: inst.cascade.as_ref().map(Cascade::len),
+            hit_limit: s.hit_limit,
+            id: inst.id.clone(),
+            max_rules: inst.max_rules,
+            max_width: s.max_width,
+            nodes_expanded: s.nodes_expanded,
+            rounds: s.rounds,
+            solved: outcome.is_solved(),
+            solver: solver.to_owned(),
+            status: outcome.status.as_str().to_owned(),
+            time_s: s.elapsed.as_secs_f64(),
+        }
+    }
+}
+
+/// `OUT.partial`: the results of this job so far, one JSON line each after a header,
+/// appended (and flushed) as they come, so that an interrupted run loses none of them.
+/// No journal is kept for an output that is no regular file (`-`, `/dev/stdout`).
+struct Journal {
+    path: Option<PathBuf>,
+    /// The results of an earlier run of the same job, by instance id.
+    done: HashMap<String, Entry>,
+    file: Mutex<Option<File>>,
+    /// The first error writing the journal (the run goes on without it).
+    failed: Mutex<Option<String>>,
+}
+
+impl Journal {
+    fn open(
+        out: &Path,
+        header: &JournalHeader,
+        instances: &[Instance],
+        fresh: bool,
+    ) -> Result<Self, SolveRunError> {
+        let mut journal = Journal {
+            path: None,
+            done: HashMap::new(),
+            file: Mutex::new(None),
+            failed: Mutex::new(None),
+        };
+        if is_stdout(out) || std::fs::metadata(out).is_ok_and(|m| !m.is_file()) {
+            return Ok(journal);
+        }
+        let mut name = out.as_os_str().to_owned();
+        name.push(".partial");
+        let path = PathBuf::from(name);
+        if fresh {
+            match std::fs::remove_file(&path) {
+                Err(e) if e.kind() != io::ErrorKind::NotFound => {
+                    return Err(io_error("remove", &path)(e))
+                }
+                _ => {}
+            }
+        }
+        let existing = match std::fs::read_to_string(&path) {
+            Ok(text) => Some(text),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+            Err(e) => return Err(io_error("read", &path)(e)),
+        };
+        let mut file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .map_err(io_error("write", &path))?;
+        match existing.filter(|text| !text.trim().is_empty()) {
+            Some(text) => {
+                journal.done = read_journal(&path, &text, header, instances)?;
+                // A last line cut short by a kill is dropped from the file too.
+                if !text.ends_with('\n') {
+                    let kept = text.rfind('\n').map_or(0, |at| at + 1);
+                    file.set_len(kept as u64)
+                        .map_err(io_error("write", &path))?;
+                }
+            }
+            None => {
+                let line = serde_json::to_string(header).expect("headers serialise");
+                writeln!(file, "{line}").map_err(io_error("write", &path))?;
+            }
+        }
+        journal.path = Some(path);
+        *journal.file.get_mut().unwrap_or_else(|e| e.into_inner()) = Some(file);
+        Ok(journal)
+    }
+
+    fn display(&self) -> String {
+        self.path
+            .as_ref()
+            .map_or_else(String::new, |p| p.display().to_string())
+    }
+
+    /// Appends `entry`; the first failure is kept for [`Journal::failure`].
+    fn record(&self, entry: &Entry) {
+        let mut file = self.file.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(f) = file.as_mut() else {
+            return;
+        };
+        let line = serde_json::to_string(entry).expect("entries serialise");
+        if let Err(e) = writeln!(f, "{line}").and_then(|()| f.flush()) {
+            *file = None;
+            *self.failed.lock().unwrap_or_else(|e| e.into_inner()) =
+                Some(format!("cannot write {}: {e}", self.display()));
+        }
+    }
+
+    fn failure(&self) -> Option<String> {
+        self.failed
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// Removes the journal once the outputs are written.
+    fn remove(self) {
+        drop(self.file);
+        if let Some(path) = self.path {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+}
+
+/// The entries of a journal's `text`, checked against the run about to resume.
+fn read_journal(
+    path: &Path,
+    text: &str,
+    header: &JournalHeader,
+    instances: &[Instance],
+) -> Result<HashMap<String, Entry>, SolveRunError> {
+    let mut lines = text.lines().enumerate();
+    let first = lines.next().map_or("", |(_, l)| l);
+    let not_a_journal = |detail| SolveRunError::NotAJournal {
+        path: path.to_path_buf(),
+        detail,
+    };
+    let stated: JournalHeader =
+        serde_json::from_str(first).map_err(|e| not_a_journal(Some(e.to_string())))?;
+    if stated.journal != JOURNAL_KIND {
+        return Err(not_a_journal(None));
+    }
+    if !stated.same_job(header) {
+        return Err(SolveRunError::OtherRun {
+            path: path.to_path_buf(),
+            stated: stated.describe(),
+            wanted: header.describe(),
+        });
+    }
+    let ids: HashSet<&str> = instances.iter().map(|i| i.id.as_str()).collect();
+    let last = text.lines().count();
+    let mut done = HashMap::new();
+    for (k, line) in lines {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let entry: Entry = match serde_json::from_str(line) {
+            Ok(entry) => entry,
+            // The last line may have been cut short by a kill: that instance is solved again.
+            Err(_) if k + 1 == last && !text.ends_with('\n') => continue,
+            Err(e) => {
+                return Err(SolveRunError::BadLine {
+                    path: path.to_path_buf(),
+                    line: k + 1,
+                    error: e.to_string(),
+                })
+            }
+        };
+        if !ids.contains(entry.id.as_str()) {
+            return Err(SolveRunError::ForeignInstance {
+                path: path.to_path_buf(),
+                line: k + 1,
+                id: entry.id,
+            });
+        }
+        done.insert(entry.id.clone(), entry);
+    }
+    Ok(done)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::solver_by_name;
+    use std::time::Duration;
+
+    const TWO: &str = concat!(
+        r#"{"inputs": ["xbu", "uxwkkg", "kib", "fjze", "cv"], "outputs": ["xhu", "uxwkkvzw", "kih", "fjxwye", "cv"], "programs": ["replace(\"z\", \"xwy\")", "replace(\"b\", \"h\")", "replace(\"g\", \"vzw\")"], "cascade_length": 3}"#,
+        "\n",
+        r#"{"inputs": ["ab", "b"], "outputs": ["ab", "b"], "programs": ["replace(\"c\", \"d\")"], "cascade_length": 1}"#,
+        "\n"
+    );
+
+    struct Quiet;
+
+    impl SolveProgress for Quiet {
+        fn done(&self, _: usize, _: usize, _: usize) {}
+    }
+
+    fn instances(text: &str) -> Vec<Instance> {
+        text.lines()
+            .enumerate()
+            .map(|(k, l)| pbebench::dataset::parse_instance(l, k).unwrap())
+            .collect()
+    }
+
+    fn solve(dir: &Path, text: &str, time_limit: f64) -> Result<Solved, SolveRunError> {
+        let solver = solver_by_name("beam").unwrap();
+        let job = SolveJob {
+            solver: solver.as_ref(),
+            budget: Budget::time(Duration::from_secs_f64(time_limit)),
+            threads: 2,
+            out: &dir.join("responses.jsonl"),
+            stats: Some(&dir.join("stats.jsonl")),
+            fresh: false,
+        };
+        solve_dataset(&instances(text), &job, &Quiet)
+    }
+
+    fn lines(path: &Path) -> Vec<serde_json::Value> {
+        std::fs::read_to_string(path)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn writes_responses_in_the_released_format_and_stats() {
+        let dir = tempfile::tempdir().unwrap();
+        let solved = solve(dir.path(), TWO, 5.0).unwrap();
+        assert_eq!((solved.instances, solved.resumed), (2, 0));
+        let lines_out = lines(&dir.path().join("responses.jsonl"));
+        assert_eq!(lines_out.len(), 2);
+        assert_eq!(lines_out[0]["id"], "0");
+        let response = lines_out[0]["response"].as_str().unwrap();
+        assert!(
+            response.starts_with("```python\n[\"replace('"),
+            "{response}"
+        );
+        assert!(response.ends_with("]\n```"));
+        let parsed = pbebench::parse_response(
+            response,
+            &pbebench::Limits::unlimited(),
+            pbebench::BlockChoice::Last,
+        );
+        assert_eq!(parsed.cascade().apply("uxwkkg"), "uxwkkvzw");
+        assert_eq!(lines_out[1]["response"], "```python\n[]\n```");
+        let stats = lines(&dir.path().join("stats.jsonl"));
+        assert_eq!(stats[0]["solved"], true);
+        assert_eq!(stats[0]["gold_len"], 3);
+        assert!(stats[0]["found_len"].as_u64().unwrap() <= 5);
+        assert_eq!(stats[1]["found_len"], 0);
+        assert!(!dir.path().join("responses.jsonl.partial").exists());
+    }
+
+    #[test]
+    fn bad_instances_are_errors_not_panics() {
+        let dir = tempfile::tempdir().unwrap();
+        let zero_rules = r#"{"id":"a","inputs":["ab"],"outputs":["b"],"max_rules":0,"max_rule_len":3,"alphabet":"ab"}"#;
+        let err = solve(dir.path(), zero_rules, 5.0).unwrap_err();
+        assert!(
+            err.to_string().contains("max_rules must be positive"),
+            "{err}"
+        );
+        let zero_len = r#"{"id":"a","inputs":["ab"],"outputs":["b"],"max_rules":2,"max_rule_len":0,"alphabet":"ab"}"#;
+        assert!(solve(dir.path(), zero_len, 5.0).is_err());
+        let empty_outputs = r#"{"id":"a","inputs":["ab"],"outputs":[],"max_rules":2,"max_rule_len":3,"alphabet":"ab"}"#;
+        assert!(solve(dir.path(), empty_outputs, 5.0).is_err());
+        assert!(!dir.path().join("responses.jsonl").exists());
+    }
+
+    #[test]
+    fn contradictory_instance_gets_an_empty_answer_quickly() {
+        let dir = tempfile::tempdir().unwrap();
+        let bad = r#"{"id":"c","inputs":["ab","ab"],"outputs":["b","a"],"max_rules":2,"max_rule_len":3,"alphabet":"ab"}"#;
+        let start = std::time::Instant::now();
+        solve(dir.path(), bad, 60.0).unwrap();
+        assert!(start.elapsed() < Duration::from_secs(5));
+        let line = std::fs::read_to_string(dir.path().join("stats.jsonl")).unwrap();
+        assert!(line.contains(r#""status":"unsolvable""#), "{line}");
+    }
+
+    /// A journal of a job with a node budget is refused by one without, naming both.
+    #[test]
+    fn journals_are_kept_per_job() {
+        let header = |max_nodes| JournalHeader {
+            journal: JOURNAL_KIND.to_owned(),
+            solver: "beam".into(),
+            time_limit: 2.0,
+            max_nodes,
+        };
+        let text = serde_json::to_string(&header(Some(5))).unwrap() + "\n";
+        let err = read_journal(Path::new("j"), &text, &header(None), &[]).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "j: holds results of --solver beam --time-limit 2 (5 search nodes), not of \
+             --solver beam --time-limit 2; rerun with those, or delete it, or pass --fresh, \
+             to start over"
+        );
+        let plain = serde_json::to_string(&header(None)).unwrap();
+        assert_eq!(
+            plain,
+            r#"{"journal":"pbebench solve","solver":"beam","time_limit":2.0}"#
+        );
+    }
+}

@@ -1,0 +1,339 @@
+//! The results files, in one place: `results.json` ([`Results`]: the summary of a scoring
+//! of responses, or of an evaluation run, with the input problems met) and the
+//! per-instance lines (`per-instance.jsonl`, one [`InstanceScore`] a line), each with its
+//! writer and its reader. `pbebench score`, `pbebench eval`, the demo and any other
+//! producer write through them; `pbebench report` and `audit` read through them.
+//!
+//! `results.json` is one object: `dataset` and `responses` (the files scored, when there
+//! are files), `options`, `summary` ([`Summary`]), `missing`, `unknown`, `duplicates`, and
+//! for an evaluation run `run` ([`RunFigures`]). The reader also takes the shape an
+//! evaluation run wrote before, `{"run": {…}, "scores": {…}}`.
+
+use crate::responses::{LineIssue, Responses};
+use crate::score::{summarize, InstanceScore, ScoreOptions, Summary};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::collections::{BTreeMap, HashMap};
+use std::fmt;
+use std::io::{self, Write};
+use std::path::PathBuf;
+
+/// What `results.json` holds: the figures of a scoring and the problems of its input.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Results {
+    /// The dataset scored, as it was given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dataset: Option<PathBuf>,
+    /// The responses file scored (an evaluation run keeps its responses in its store).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub responses: Option<PathBuf>,
+    /// The options used.
+    #[serde(default)]
+    pub options: ScoreOptions,
+    /// Aggregates.
+    pub summary: Summary,
+    /// Ids of instances without any response (scored as failures).
+    #[serde(default)]
+    pub missing: Vec<String>,
+    /// Response lines naming ids absent from the dataset.
+    #[serde(default)]
+    pub unknown: Vec<LineIssue>,
+    /// Response lines repeating an id or sample already given.
+    #[serde(default)]
+    pub duplicates: Vec<LineIssue>,
+    /// What an evaluation run adds: how its samples ended, tokens, cost, latency.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run: Option<RunFigures>,
+}
+
+/// An evaluation run's own figures, beside the scores of its answers. Every field has a
+/// default, so that a hand-made or partial `run` object still reads.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct RunFigures {
+    /// Samples that hold an answer.
+    pub answered: usize,
+    /// Instances × K.
+    pub expected: usize,
+    /// How many samples ended in each status (`ok`, `timeout`, …).
+    pub statuses: BTreeMap<String, usize>,
+    /// Tokens, summed over the samples.
+    pub tokens: Tokens,
+    /// Cost at the run's prices.
+    pub cost: f64,
+    /// Latency of the answers, milliseconds.
+    pub latency_ms: Latency,
+}
+
+/// Token counts of a run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Tokens {
+    /// Prompt tokens.
+    pub prompt: u64,
+    /// Completion tokens (reasoning included).
+    pub completion: u64,
+    /// Reasoning tokens.
+    pub reasoning: u64,
+}
+
+/// Latency percentiles of a run, milliseconds.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Latency {
+    /// Median.
+    pub p50: f64,
+    /// 95th percentile.
+    pub p95: f64,
+}
+
+impl Results {
+    /// The results of scored instances and the responses they came from (no files named,
+    /// no run figures).
+    pub fn of<T>(
+        scores: &[InstanceScore],
+        responses: &Responses<T>,
+        options: &ScoreOptions,
+    ) -> Self {
+        Results {
+            dataset: None,
+            responses: None,
+            options: *options,
+            summary: summarize(scores),
+            missing: scores
+                .iter()
+                .filter(|s| s.missing)
+                .map(|s| s.id.clone())
+                .collect(),
+            unknown: responses.unknown.clone(),
+            duplicates: responses.duplicates.clone(),
+            run: None,
+        }
+    }
+
+    /// Whether a JSON value is a results file, in the current shape or an evaluation run's
+    /// of before (and not, say, a per-instance line).
+    pub fn is_results(value: &Value) -> bool {
+        value.get("summary").is_some() || value.pointer("/scores/summary").is_some()
+    }
+
+    /// Reads a results file's JSON value ([`Results::is_results`]).
+    pub fn from_value(mut value: Value) -> Result<Self, serde_json::Error> {
+        // An evaluation run's of before: the scoring part under `scores`, `run` beside it.
+        if value.get("summary").is_none() {
+            if let Some(Value::Object(mut scores)) =
+                value.as_object_mut().and_then(|m| m.remove("scores"))
+            {
+                if let Some(run) = value.get("run") {
+                    scores.insert("run".to_owned(), run.clone());
+                }
+                value = Value::Object(scores);
+            }
+        }
+        serde_json::from_value(value)
+    }
+
+    /// Reads the text of a results file.
+    pub fn from_json(text: &str) -> Result<Self, serde_json::Error> {
+        Self::from_value(serde_json::from_str(text)?)
+    }
+
+    /// The file's text: pretty-printed JSON and a final newline.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("results serialise") + "\n"
+    }
+}
+
+/// The line above the summary table: what was scored and the problems of the input.
+impl fmt::Display for Results {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let o = &self.summary.overall;
+        writeln!(
+            f,
+            "instances {}  samples {}  missing {}  unknown ids {}  duplicates {}  degenerate {}  block {}",
+            o.instances,
+            o.samples,
+            self.missing.len(),
+            self.unknown.len(),
+            self.duplicates.len(),
+            o.degenerate,
+            self.options.block,
+        )?;
+        write!(f, "{}", self.summary)
+    }
+}
+
+/// Writes per-instance lines (`pbebench score --per-instance`): one JSON object a score.
+pub fn write_score_lines(mut out: impl Write, scores: &[InstanceScore]) -> io::Result<()> {
+    for score in scores {
+        serde_json::to_writer(&mut out, score)?;
+        out.write_all(b"\n")?;
+    }
+    Ok(())
+}
+
+/// The per-instance lines of a file, as [`read_score_lines`] reads them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScoreLines {
+    /// The scores, in file order, the first of each id.
+    pub scores: Vec<InstanceScore>,
+    /// Lines repeating an id (ignored).
+    pub duplicates: Vec<LineIssue>,
+}
+
+/// A per-instance line that cannot be used.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("line {line}: {problem}")]
+pub struct ScoreLineError {
+    /// 1-based line.
+    pub line: usize,
+    /// What is wrong with it.
+    pub problem: ScoreLineProblem,
+}
+
+/// What is wrong with a per-instance line.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ScoreLineProblem {
+    /// The line is no scored instance.
+    #[error(
+        "not a per-instance result ({0}); expected the lines of `pbebench score --per-instance`"
+    )]
+    NotAScore(String),
+    /// Figures no scorer produces (a hand-edited file must not skew a plot).
+    #[error("instance '{id}': {what}")]
+    Implausible {
+        /// The instance.
+        id: String,
+        /// Which figure is impossible.
+        what: &'static str,
+    },
+}
+
+/// Reads per-instance lines (blank lines skipped; a repeated id is listed and ignored, the
+/// first wins). Each score is checked for figures no scorer produces.
+pub fn read_score_lines(text: &str) -> Result<ScoreLines, ScoreLineError> {
+    let mut scores: Vec<InstanceScore> = Vec::new();
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    let mut duplicates = Vec::new();
+    for (k, text) in text.lines().enumerate() {
+        let line = k + 1;
+        if text.trim().is_empty() {
+            continue;
+        }
+        let error = |problem| ScoreLineError { line, problem };
+        let score: InstanceScore = serde_json::from_str(text)
+            .map_err(|e| error(ScoreLineProblem::NotAScore(e.to_string())))?;
+        if let Some(what) = implausible(&score) {
+            return Err(error(ScoreLineProblem::Implausible {
+                id: score.id.clone(),
+                what,
+            }));
+        }
+        if let Some(first) = seen.get(&score.id) {
+            duplicates.push(LineIssue {
+                line,
+                message: format!("line {line} repeats id '{}' of line {first}", score.id),
+                id: score.id,
+            });
+            continue;
+        }
+        seen.insert(score.id.clone(), line);
+        scores.push(score);
+    }
+    Ok(ScoreLines { scores, duplicates })
+}
+
+/// Which figure of `s` no scorer produces, if one.
+fn implausible(s: &InstanceScore) -> Option<&'static str> {
+    if !(0.0..=1.0).contains(&s.score) {
+        return Some("score outside [0, 1]");
+    }
+    if !s.edit_sim.is_finite() || s.edit_sim > 1.0 + 1e-12 {
+        return Some("edit_sim is not a number ≤ 1");
+    }
+    if s.pass != (s.score == 1.0) && s.examples > 0 {
+        return Some("'pass' disagrees with 'score'");
+    }
+    if s.valid_rules > s.rules {
+        return Some("more valid rules than rules");
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::score::testing::{block, instance};
+    use crate::score::{score_instance, ScoreOptions};
+
+    fn scored() -> Vec<InstanceScore> {
+        let pass = block(r#"["replace('ab', 'c')", "replace('c', 'd')"]"#);
+        let options = ScoreOptions::default();
+        vec![
+            score_instance(&instance("a"), &[pass.clone(), String::new()], &options),
+            score_instance::<String>(&instance("b"), &[], &options),
+        ]
+    }
+
+    /// What is written reads back the same, in every shape a producer wrote.
+    #[test]
+    fn results_read_back_in_every_shape() {
+        let scores = scored();
+        let mut results = Results::of(
+            &scores,
+            &Responses::<String>::default(),
+            &ScoreOptions::default(),
+        );
+        assert_eq!(results.missing, ["b"]);
+        results.dataset = Some("data.jsonl".into());
+        results.responses = Some("resp.jsonl".into());
+        let text = results.to_json();
+        assert!(text.ends_with("}\n"));
+        assert_eq!(Results::from_json(&text).unwrap(), results);
+        // An evaluation run's, as it was written before: scores under `scores`.
+        let mut run = results.clone();
+        run.responses = None;
+        run.run = Some(RunFigures {
+            answered: 3,
+            cost: 1.5,
+            ..RunFigures::default()
+        });
+        let mut scores_part = serde_json::to_value(&run).unwrap();
+        let figures = scores_part.as_object_mut().unwrap().remove("run").unwrap();
+        let old = serde_json::json!({ "run": figures, "scores": scores_part });
+        assert!(Results::is_results(&old));
+        assert_eq!(Results::from_value(old).unwrap(), run);
+        // A partial run object (hand-made) reads with the rest at zero.
+        let partial = serde_json::json!({
+            "run": { "cost": 2.0 },
+            "scores": { "summary": serde_json::to_value(&results.summary).unwrap() },
+        });
+        let read = Results::from_value(partial).unwrap();
+        assert_eq!(read.run.unwrap().cost, 2.0);
+        assert!(read.missing.is_empty());
+        assert!(!Results::is_results(&serde_json::json!({ "id": "a" })));
+    }
+
+    #[test]
+    fn score_lines_read_back_with_duplicates_and_checks() {
+        let scores = scored();
+        let mut bytes = Vec::new();
+        write_score_lines(&mut bytes, &scores).unwrap();
+        let text = String::from_utf8(bytes).unwrap();
+        let first = text.lines().next().unwrap();
+        let read = read_score_lines(&format!("{text}\n{first}\n")).unwrap();
+        assert_eq!(read.scores, scores);
+        assert_eq!(read.duplicates.len(), 1);
+        assert_eq!(read.duplicates[0].line, 4);
+        let err = read_score_lines("{}\n").unwrap_err();
+        assert_eq!(err.line, 1);
+        assert!(
+            err.to_string().contains("not a per-instance result"),
+            "{err}"
+        );
+        let edited = first.replace("\"score\":1.0", "\"score\":2.0");
+        assert_ne!(edited, first);
+        let err = read_score_lines(&edited).unwrap_err();
+        assert!(err.to_string().contains("score outside [0, 1]"), "{err}");
+    }
+}
