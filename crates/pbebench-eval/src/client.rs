@@ -2,8 +2,8 @@
 //! over one or more endpoints, retried on 429, 5xx, timeouts and dropped connections, and
 //! every reply classified into a [`Sample`] (never a panic, whatever the server sends).
 
+use crate::control::Control;
 use crate::retry::{parse_retry_after, RetryPolicy};
-use crate::runner::Control;
 use crate::sample::{Sample, Status, Usage};
 use serde::Serialize;
 use serde_json::Value;

@@ -68,7 +68,7 @@ impl Template {
     pub fn describe(&self) -> Value {
         json!({
             "file": self.file,
-            "sha256": crate::runner::hex(&Sha256::digest(self.text.as_bytes())),
+            "sha256": crate::fingerprint::hex(&Sha256::digest(self.text.as_bytes())),
         })
     }
 }
