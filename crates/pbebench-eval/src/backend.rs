@@ -4,7 +4,7 @@
 
 use crate::client::{ChatClient, ChatParams};
 use crate::control::Control;
-use crate::sample::Sample;
+use crate::sample::{Prices, Sample, Usage};
 use crate::scoring::Template;
 use crate::solver_cmd::{PublicInstance, SolverCommand};
 use crate::{EvalConfig, EvalError, SolverSpec};
@@ -50,6 +50,16 @@ impl Backend {
                 .run(request, instance_id, sample)
                 .map(Some)
                 .map_err(|e| e.to_string()),
+        }
+    }
+
+    /// The most a request with this body can cost at `prices`: its prompt at the input
+    /// price plus its longest answer at the output price ([`worst_cost`]); nothing for a
+    /// solver program.
+    pub(crate) fn worst_cost(&self, request: &str, prices: Prices) -> f64 {
+        match self {
+            Backend::Chat { params, .. } => worst_cost(request, params.max_output_tokens(), prices),
+            Backend::Command(_) => 0.0,
         }
     }
 
@@ -99,4 +109,24 @@ impl Backend {
             SolverSpec::Command(cmd) => Ok((Backend::Command(cmd.clone()), Vec::new())),
         }
     }
+}
+
+/// Tokens a chat template may add around the messages of a request (role markers, a
+/// default system prompt, the rendering of tool definitions): a margin on top of the
+/// body's bytes in [`worst_cost`].
+pub(crate) const TEMPLATE_MARGIN_TOKENS: u64 = 256;
+
+/// The worst-case cost of a chat request whose JSON body is `body`, with at most
+/// `max_output` answer tokens: every byte of the body counted as a prompt token (a
+/// byte-level BPE tokenizer, as GPT, Llama 3 and Qwen use, never makes more tokens than
+/// bytes; the body's keys and escapes cover most of what a chat template adds) plus
+/// [`TEMPLATE_MARGIN_TOKENS`], and `max_output` answer tokens. Without `max_output` the
+/// answer is not bounded, which the configuration refuses when output is priced.
+pub(crate) fn worst_cost(body: &str, max_output: Option<u64>, prices: Prices) -> f64 {
+    Usage {
+        prompt_tokens: Some(body.len() as u64 + TEMPLATE_MARGIN_TOKENS),
+        completion_tokens: max_output,
+        reasoning_tokens: None,
+    }
+    .cost(prices)
 }

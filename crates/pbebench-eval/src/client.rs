@@ -35,6 +35,33 @@ pub struct ChatParams {
 }
 
 impl ChatParams {
+    /// The most tokens one answer may have, as the server will read the body: the largest
+    /// of `max_tokens` and the extra body's `max_tokens` / `max_completion_tokens` (servers
+    /// take one or the other); `None` when the body sets no bound.
+    pub fn max_output_tokens(&self) -> Option<u64> {
+        let extra = |key: &str| {
+            self.extra_body
+                .as_ref()
+                .and_then(|b| b.get(key))
+                .and_then(Value::as_u64)
+        };
+        let overridden = self
+            .extra_body
+            .as_ref()
+            .is_some_and(|b| b.contains_key("max_tokens"));
+        [
+            if overridden {
+                extra("max_tokens")
+            } else {
+                self.max_tokens
+            },
+            extra("max_completion_tokens"),
+        ]
+        .into_iter()
+        .flatten()
+        .max()
+    }
+
     /// The request body for one prompt, as one user message.
     pub fn body(&self, prompt: &str) -> String {
         let mut body = serde_json::Map::new();
@@ -645,6 +672,28 @@ mod tests {
         let v: Value = serde_json::from_str(&p.body("hi")).unwrap();
         assert_eq!(v["top_k"], 20);
         assert_eq!(v["max_tokens"], 5);
+    }
+
+    #[test]
+    fn the_answer_bound_is_what_the_server_reads() {
+        let mut p = ChatParams {
+            model: "m".into(),
+            temperature: None,
+            top_p: None,
+            max_tokens: None,
+            reasoning_effort: None,
+            extra_body: None,
+        };
+        assert_eq!(p.max_output_tokens(), None);
+        p.max_tokens = Some(100);
+        assert_eq!(p.max_output_tokens(), Some(100));
+        let extra = |json: &str| Some(serde_json::from_str(json).unwrap());
+        p.extra_body = extra(r#"{"max_tokens": 50}"#); // merged last: the body says 50
+        assert_eq!(p.max_output_tokens(), Some(50));
+        p.extra_body = extra(r#"{"max_completion_tokens": 32000}"#);
+        assert_eq!(p.max_output_tokens(), Some(32000));
+        p.extra_body = extra(r#"{"max_tokens": null}"#);
+        assert_eq!(p.max_output_tokens(), None);
     }
 
     #[test]

@@ -93,6 +93,14 @@ impl EvalConfig {
                 "--max-cost needs --price-in and/or --price-out (prices per million tokens)",
             );
         }
+        if let SolverSpec::Chat(chat) = &self.solver {
+            if self.max_cost.is_some()
+                && self.prices.output > 0.0
+                && chat.params.max_output_tokens().is_none()
+            {
+                return bad("--max-cost needs a bound on every answer, to reserve the worst case of each request in flight: give --max-tokens N (or max_tokens / max_completion_tokens in --extra-body)");
+            }
+        }
         match &self.solver {
             SolverSpec::Chat(chat) => {
                 if chat.base_urls.is_empty() {

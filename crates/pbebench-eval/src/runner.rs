@@ -140,19 +140,18 @@ pub fn evaluate(config: &EvalConfig) -> Result<RunOutcome, EvalError> {
     let by_id: std::collections::HashMap<&str, &Instance> =
         instances.iter().map(|i| (i.id.as_str(), i)).collect();
     let mut progress = Progress::new(config.progress, total, config.prices);
-    let (mut spent, mut paid) = (0.0, 0);
+    let mut spent = 0.0;
     store.scan(|s| {
+        spent += s.usage.cost(config.prices);
         if !s.status.is_answer() {
             return;
         }
-        spent += s.usage.cost(config.prices);
-        paid += 1;
         if let Some(inst) = by_id.get(s.instance_id.as_str()).filter(|_| s.sample < k) {
             progress.previous(scoring::passes(inst, s.response_text(), config.block));
         }
     })?;
 
-    let ctl = Control::new(config.max_cost, spent, paid);
+    let ctl = Control::new(config.max_cost, spent);
     let (tx, rx) = mpsc::channel();
     let mut writer = Writer {
         store: &mut store,

@@ -60,19 +60,22 @@ impl Worker<'_> {
             let Some(job) = self.jobs.get(self.next.fetch_add(1, Ordering::Relaxed)) else {
                 break;
             };
-            if !self.ctl.reserve() {
-                break;
-            }
             let inst = &self.instances[job.instance];
             let request = self.requests[job.instance]
                 .as_deref()
                 .expect("request built");
+            let Some(reservation) = self
+                .ctl
+                .reserve(self.backend.worst_cost(request, self.prices))
+            else {
+                break;
+            };
             let result = self.backend.sample(request, &inst.id, job.sample, self.ctl);
             let cost = match &result {
-                Ok(Some(s)) if s.status.is_answer() => Some(s.usage.cost(self.prices)),
-                _ => None,
+                Ok(Some(s)) => s.usage.cost(self.prices),
+                _ => 0.0,
             };
-            self.ctl.settle(cost);
+            self.ctl.settle(reservation, cost);
             if tx.send((job.instance, result)).is_err() {
                 break;
             }

@@ -387,12 +387,16 @@ fn the_budget_stops_the_run_cleanly_and_a_larger_one_continues_it() {
     let run = dir.path().join("run");
     let mut config = chat_config(&dataset, &run, &[server.base_url()]);
     config.concurrency = 1;
+    // Output only: a request's worst case counts its whole body as prompt tokens, far
+    // more than the 100 the mock reports.
     config.prices = Prices {
-        input: 100.0,
+        input: 0.0,
         output: 100.0,
     };
-    // The mock reports 100 prompt tokens and len/4 + 1 completion tokens.
-    let per_sample = (100 + gold_answer(&insts[1]).len() / 4 + 1) as f64 * 100.0 / 1e6;
+    // The mock reports len/4 + 1 completion tokens (12 or 18 here); the worst case of a
+    // request is max_tokens.
+    chat(&mut config).params.max_tokens = Some(20);
+    let per_sample = (gold_answer(&insts[1]).len() / 4 + 1) as f64 * 100.0 / 1e6;
     config.max_cost = Some(per_sample * 7.5);
     let out = evaluate(&config).unwrap();
     assert!(
@@ -412,6 +416,46 @@ fn the_budget_stops_the_run_cleanly_and_a_larger_one_continues_it() {
     let out = evaluate(&config).unwrap();
     assert!(out.complete());
     assert_eq!(server.chat_requests(), 20);
+}
+
+/// Issue 23, item 6: at `--concurrency 16` the budget used to be checked against the mean
+/// cost so far (nothing before the first answer), so sixteen requests went out at once
+/// against a cap that paid for three. Every request in flight now holds its worst case.
+#[test]
+fn the_budget_holds_under_concurrency() {
+    let dir = tempfile::tempdir().unwrap();
+    let insts = instances(40);
+    let dataset = write_dataset(dir.path(), &insts);
+    // A model that always writes max_tokens tokens: every request costs its worst case.
+    let server = MockServer::start(|req| {
+        let max_tokens = req.json()["max_tokens"].as_u64().unwrap();
+        Reply::answer_with_usage("```python\n[]\n```", 100, max_tokens)
+            .after(Duration::from_millis(30))
+    });
+    let run = dir.path().join("run");
+    let mut config = chat_config(&dataset, &run, &[server.base_url()]);
+    config.concurrency = 16;
+    config.prices = Prices {
+        input: 0.0,
+        output: 100.0,
+    };
+    // max_tokens 1000 at 100 per million: 0.1 per request.
+    config.max_cost = Some(0.35);
+    let out = evaluate(&config).unwrap();
+    assert!(
+        matches!(out.stopped, Some(StopReason::Budget { .. })),
+        "{:?}",
+        out.stopped
+    );
+    assert!(out.report.cost <= 0.35 + 1e-12, "{}", out.report.cost);
+    assert_eq!(out.added, 3);
+    assert_eq!(server.chat_requests(), 3);
+
+    // Output priced but unbounded: the worst case is unknown, so the run is refused.
+    let mut unbounded = config.clone();
+    chat(&mut unbounded).params.max_tokens = None;
+    let err = evaluate(&unbounded).unwrap_err().to_string();
+    assert!(err.contains("--max-tokens"), "{err}");
 }
 
 #[test]

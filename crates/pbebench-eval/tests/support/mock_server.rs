@@ -99,6 +99,28 @@ impl Reply {
         )
     }
 
+    /// A normal answer that reports these token counts.
+    pub fn answer_with_usage(content: &str, prompt_tokens: u64, completion_tokens: u64) -> Reply {
+        Reply::json(
+            200,
+            json!({
+                "id": "cmpl-mock",
+                "object": "chat.completion",
+                "model": "mock",
+                "choices": [{
+                    "index": 0,
+                    "message": {"role": "assistant", "content": content},
+                    "finish_reason": "stop",
+                }],
+                "usage": {
+                    "prompt_tokens": prompt_tokens,
+                    "completion_tokens": completion_tokens,
+                    "total_tokens": prompt_tokens + completion_tokens,
+                },
+            }),
+        )
+    }
+
     /// A normal answer.
     pub fn answer(content: &str) -> Reply {
         Reply::completion(Some(content), None, "stop")
