@@ -402,9 +402,19 @@ fn classify(status: u16, body: &str, retry_after: Option<Duration>) -> Attempt {
             Attempt::Answer(reply)
         };
     }
-    let mut reply = parse_completion(body);
-    reply.http_status = Some(status);
-    Attempt::Answer(reply)
+    match parse_completion(body) {
+        Completion::Usable(mut reply) => {
+            reply.http_status = Some(status);
+            Attempt::Answer(reply)
+        }
+        // A 200 that holds no completion is a broken server or proxy, not the model's
+        // answer: retried like a 5xx, and stored as `http_error` (so a continued run
+        // requests it again) when no retry is left.
+        Completion::Broken(mut reply) => {
+            reply.http_status = Some(status);
+            Attempt::Retry { reply, retry_after }
+        }
+    }
 }
 
 /// The `error.message` of an error body, else its start.
@@ -421,19 +431,34 @@ fn error_message(body: &str) -> String {
         .unwrap_or_else(|| excerpt(body))
 }
 
-/// Reads a 2xx chat-completion body. Anything that is not a usable answer (malformed
-/// JSON, an `error` object, no choices, null content) becomes `invalid` with the reason.
-fn parse_completion(body: &str) -> SampleReply {
-    let invalid = |why: String| SampleReply::failed(Status::Invalid, None, why);
+/// What a 2xx body holds.
+enum Completion {
+    /// A completion: the model's answer, however poor.
+    Usable(SampleReply),
+    /// No completion at all: an `http_error` reply with the reason.
+    Broken(SampleReply),
+}
+
+/// Reads a 2xx chat-completion body. Broken when it holds no completion at all:
+/// malformed JSON, an `error` object, no choices, or a message with no content,
+/// reasoning, refusal or tool call. A completion that is a poor answer (cut at the token
+/// limit, refused, empty text) is usable: it is the model's.
+fn parse_completion(body: &str) -> Completion {
+    let broken = |why: String| SampleReply::failed(Status::HttpError, None, why);
     let v: Value = match serde_json::from_str(body) {
         Ok(v) => v,
-        Err(e) => return invalid(format!("malformed response body ({e}): {}", excerpt(body))),
+        Err(e) => {
+            return Completion::Broken(broken(format!(
+                "malformed response body ({e}): {}",
+                excerpt(body)
+            )))
+        }
     };
     if let Some(err) = v.get("error").filter(|e| !e.is_null()) {
-        return invalid(format!(
+        return Completion::Broken(broken(format!(
             "the endpoint returned an error: {}",
             excerpt(&err.to_string())
-        ));
+        )));
     }
     let usage = parse_usage(v.get("usage"));
     let Some(choice) = v
@@ -441,9 +466,9 @@ fn parse_completion(body: &str) -> SampleReply {
         .and_then(Value::as_array)
         .and_then(|c| c.first())
     else {
-        let mut r = invalid("the response has no choices".to_owned());
+        let mut r = broken("the response has no choices".to_owned());
         r.usage = usage;
-        return r;
+        return Completion::Broken(r);
     };
     let message = choice.get("message").unwrap_or(&Value::Null);
     let content = text_of(message.get("content"));
@@ -454,6 +479,24 @@ fn parse_completion(body: &str) -> SampleReply {
         .get("finish_reason")
         .and_then(Value::as_str)
         .map(str::to_owned);
+    let has_tool_calls = message
+        .get("tool_calls")
+        .and_then(Value::as_array)
+        .is_some_and(|calls| !calls.is_empty());
+    if content.is_none()
+        && reasoning_content.is_none()
+        && refusal.is_none()
+        && !has_tool_calls
+        && !matches!(finish_reason.as_deref(), Some("length" | "content_filter"))
+    {
+        let mut r = broken(format!(
+            "the response's message is empty (no content, finish_reason {}): {}",
+            finish_reason.as_deref().unwrap_or("absent"),
+            excerpt(body)
+        ));
+        r.usage = usage;
+        return Completion::Broken(r);
+    }
     let (status, error) = match finish_reason.as_deref() {
         Some("length") => (
             Status::Truncated,
@@ -476,7 +519,7 @@ fn parse_completion(body: &str) -> SampleReply {
         ),
         _ => (Status::Ok, None),
     };
-    SampleReply {
+    Completion::Usable(SampleReply {
         status,
         content,
         reasoning_content,
@@ -488,7 +531,7 @@ fn parse_completion(body: &str) -> SampleReply {
         elapsed: Duration::ZERO,
         attempts: 0,
         endpoint: String::new(),
-    }
+    })
 }
 
 /// A message field as text: a string, or the text parts of a content array.
@@ -588,18 +631,44 @@ mod tests {
         assert_eq!(r.http_status, Some(200));
     }
 
+    fn retried(a: Attempt) -> SampleReply {
+        match a {
+            Attempt::Retry { reply, .. } => reply,
+            Attempt::Answer(r) => panic!("expected a retry, got {r:?}"),
+        }
+    }
+
+    /// Issue 23, item 7: a 200 that holds no completion is a broken server or proxy; it
+    /// is retried, and stored as a transport failure when no retry is left.
     #[test]
-    fn odd_bodies_are_recorded_not_fatal() {
-        let r = answer(classify(200, "{\"choices\": [", None));
-        assert_eq!(r.status, Status::Invalid);
+    fn broken_bodies_are_retried_poor_answers_are_kept() {
+        let r = retried(classify(200, "{\"choices\": [", None));
+        assert_eq!(r.status, Status::HttpError);
+        assert_eq!(r.http_status, Some(200));
         assert!(r.error.unwrap().contains("malformed"));
-        let r = answer(classify(
+        let r = retried(classify(
             200,
             r#"{"choices":[],"usage":{"prompt_tokens":3}}"#,
             None,
         ));
-        assert_eq!(r.status, Status::Invalid);
+        assert_eq!(r.status, Status::HttpError);
         assert_eq!(r.usage.prompt_tokens, Some(3));
+        let r = retried(classify(200, r#"{"error":{"message":"boom"}}"#, None));
+        assert!(r.error.unwrap().contains("boom"));
+        retried(classify(200, "[1,2]", None));
+        let r = retried(classify(
+            200,
+            r#"{"choices":[{"message":{"content":null},"finish_reason":"stop"}]}"#,
+            None,
+        ));
+        assert!(r.error.unwrap().contains("empty"), "null content");
+        retried(classify(
+            200,
+            r#"{"choices":[{"finish_reason":"stop"}]}"#,
+            None,
+        ));
+
+        // The model's own poor answers are answers.
         let r = answer(classify(
             200,
             r#"{"choices":[{"message":{"content":null,"reasoning_content":"long thought"},"finish_reason":"length"}]}"#,
@@ -616,14 +685,16 @@ mod tests {
         assert_eq!(r.reasoning_content.as_deref(), Some("x"));
         let r = answer(classify(
             200,
+            r#"{"choices":[{"message":{"content":""},"finish_reason":"stop"}]}"#,
+            None,
+        ));
+        assert_eq!(r.status, Status::Invalid);
+        let r = answer(classify(
+            200,
             r#"{"choices":[{"message":{"content":null,"refusal":"no"},"finish_reason":"stop"}]}"#,
             None,
         ));
         assert_eq!(r.status, Status::Refused);
-        let r = answer(classify(200, r#"{"error":{"message":"boom"}}"#, None));
-        assert_eq!(r.status, Status::Invalid);
-        let r = answer(classify(200, "[1,2]", None));
-        assert_eq!(r.status, Status::Invalid);
         let r = answer(classify(
             200,
             r#"{"choices":[{"message":{"content":[{"type":"text","text":"a"},{"type":"text","text":"b"}]},"finish_reason":"stop"}]}"#,

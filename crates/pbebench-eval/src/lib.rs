@@ -21,6 +21,7 @@
 #![warn(missing_docs)]
 
 mod backend;
+mod breaker;
 pub mod client;
 mod config;
 mod control;

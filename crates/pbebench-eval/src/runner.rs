@@ -8,6 +8,7 @@
 //! samples that are not stored yet.
 
 use crate::backend::Backend;
+use crate::breaker::Breaker;
 use crate::control::Control;
 use crate::fingerprint::sha256_file;
 use crate::progress::Progress;
@@ -16,7 +17,7 @@ use crate::scoring::{self, Report};
 use crate::store::{DatasetRef, Manifest};
 use crate::worker::{pending_jobs, Worker};
 use crate::writer::Writer;
-use crate::{EvalConfig, EvalError};
+use crate::{EvalConfig, EvalError, SolverSpec};
 use pbebench::Instance;
 use std::collections::HashSet;
 use std::path::PathBuf;
@@ -33,11 +34,24 @@ pub enum StopReason {
         /// The budget.
         max: f64,
     },
-    /// Sample after sample failed after every retry: the endpoints are down or refuse.
+    /// Failures to answer are systematic (see the crate README): the endpoints are down,
+    /// refuse, or send broken replies.
     FailingEndpoints {
-        /// Consecutive failures seen.
+        /// Failed samples among the last `of`.
         failures: usize,
+        /// Samples looked at: the failures in a row, or the window.
+        of: usize,
         /// The last failure's message.
+        last_error: String,
+    },
+    /// The solver program fails systematically (see the crate README): it exits with an
+    /// error or times out on instance after instance.
+    FailingSolver {
+        /// Failed runs among the last `of`.
+        failures: usize,
+        /// Runs looked at: the failures in a row, or the window.
+        of: usize,
+        /// The last failure's message (the last line of its stderr).
         last_error: String,
     },
     /// The solver program cannot run at all.
@@ -55,14 +69,34 @@ impl std::fmt::Display for StopReason {
             ),
             StopReason::FailingEndpoints {
                 failures,
+                of,
                 last_error,
             } => write!(
                 f,
-                "stopped after {failures} samples in a row failed after every retry (last: {last_error}); check the endpoints and re-run the same command to continue"
+                "stopped: {} failed after every retry (last: {last_error}); check the endpoints and re-run the same command to continue",
+                failed_share(*failures, *of, "samples")
+            ),
+            StopReason::FailingSolver {
+                failures,
+                of,
+                last_error,
+            } => write!(
+                f,
+                "stopped: {} of the solver program failed (last: {last_error}); fix the program and re-run the same command to continue",
+                failed_share(*failures, *of, "runs")
             ),
             StopReason::Solver(e) => write!(f, "stopped: {e}"),
             StopReason::Store(e) => write!(f, "stopped: the run store could not be written: {e}"),
         }
+    }
+}
+
+/// "12 samples in a row" or "60 of the last 100 samples".
+fn failed_share(failures: usize, of: usize, what: &str) -> String {
+    if failures == of {
+        format!("{failures} {what} in a row")
+    } else {
+        format!("{failures} of the last {of} {what}")
     }
 }
 
@@ -160,8 +194,8 @@ pub fn evaluate(config: &EvalConfig) -> Result<RunOutcome, EvalError> {
         block: config.block,
         progress: &mut progress,
         ctl: &ctl,
-        breaker_at: config.concurrency.max(10),
-        consecutive_failures: 0,
+        breaker: Breaker::new(config.concurrency),
+        solver_program: matches!(config.solver, SolverSpec::Command(_)),
         added: 0,
         stopped: None,
     };

@@ -73,8 +73,8 @@ pub struct CommandError {
 impl SolverCommand {
     /// Runs the command on `stdin` (the instance JSON) for (instance, sample). The
     /// environment also carries `PBEBENCH_INSTANCE_ID` and `PBEBENCH_SAMPLE`.
-    /// Exit 0: `ok` with stdout as the response; another exit: `invalid`; past the
-    /// timeout: `timeout`.
+    /// Exit 0: `ok` with stdout as the response; another exit: `failed` (not an answer;
+    /// stderr kept); past the timeout: `timeout`.
     pub fn run(&self, stdin: &str, instance_id: &str, sample: u32) -> Result<Sample, CommandError> {
         let fail = |reason: String| CommandError {
             command: self.command.clone(),
@@ -145,7 +145,7 @@ impl SolverCommand {
                 if matches!(code.code(), Some(126 | 127)) {
                     return Err(fail(format!("{code}: {tail}")));
                 }
-                (Status::Invalid, Some(format!("{code}: {tail}")))
+                (Status::Failed, Some(format!("{code}: {tail}")))
             }
         };
         let content = String::from_utf8(stdout)
@@ -205,7 +205,7 @@ mod tests {
     #[test]
     fn failures_and_timeouts_are_recorded() {
         let s = cmd("echo oops >&2; exit 3", 5000).run("", "a", 0).unwrap();
-        assert_eq!(s.status, Status::Invalid);
+        assert_eq!(s.status, Status::Failed);
         assert!(s.error.unwrap().contains("oops"));
 
         let t0 = Instant::now();

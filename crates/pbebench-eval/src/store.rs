@@ -30,8 +30,8 @@ use std::path::{Path, PathBuf};
 pub const STORE_FILE: &str = "run.sqlite";
 /// The lock file that keeps two runners off one run directory.
 const LOCK_FILE: &str = "run.lock";
-/// Bumped when the schema changes incompatibly.
-const SCHEMA_VERSION: i64 = 1;
+/// Bumped when the schema changes incompatibly. 2: the `failed` status.
+const SCHEMA_VERSION: i64 = 2;
 /// SQL for "now" in the store's timestamps (UTC, ISO 8601, milliseconds).
 const NOW: &str = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')";
 
@@ -225,10 +225,21 @@ impl RunStore {
         Ok(version)
     }
 
+    /// Brings the store to [`SCHEMA_VERSION`] in one transaction: creates what is missing,
+    /// and rebuilds a version-1 `samples` table, whose status check predates `failed`.
     fn migrate(&self) -> Result<(), StoreError> {
-        if self.check_version()? == SCHEMA_VERSION {
-            return Ok(());
-        }
+        let version = self.check_version()?;
+        let rebuild = if version == 1 {
+            format!(
+                "{}
+                 INSERT INTO samples_v2 SELECT * FROM samples;
+                 DROP TABLE samples;
+                 ALTER TABLE samples_v2 RENAME TO samples;",
+                samples_table("samples_v2")
+            )
+        } else {
+            String::new()
+        };
         self.conn
             .execute_batch(&format!(
                 "BEGIN;
@@ -240,26 +251,8 @@ impl RunStore {
                      instance_id TEXT PRIMARY KEY,
                      body        TEXT NOT NULL
                  );
-                 CREATE TABLE IF NOT EXISTS samples (
-                     instance_id       TEXT    NOT NULL,
-                     sample            INTEGER NOT NULL CHECK (sample >= 0),
-                     status            TEXT    NOT NULL CHECK (status IN
-                         ('ok', 'truncated', 'refused', 'http_error', 'timeout', 'invalid')),
-                     content           TEXT,
-                     reasoning_content TEXT,
-                     finish_reason     TEXT,
-                     prompt_tokens     INTEGER,
-                     completion_tokens INTEGER,
-                     reasoning_tokens  INTEGER,
-                     latency_ms        REAL    NOT NULL,
-                     elapsed_ms        REAL    NOT NULL,
-                     attempts          INTEGER NOT NULL,
-                     endpoint          TEXT,
-                     http_status       INTEGER,
-                     error             TEXT,
-                     completed_at      TEXT    NOT NULL,
-                     PRIMARY KEY (instance_id, sample)
-                 );
+                 {rebuild}
+                 {}
                  CREATE TABLE IF NOT EXISTS invocations (
                      id            INTEGER PRIMARY KEY,
                      started_at    TEXT NOT NULL,
@@ -269,7 +262,8 @@ impl RunStore {
                      samples_added INTEGER
                  );
                  PRAGMA user_version = {SCHEMA_VERSION};
-                 COMMIT;"
+                 COMMIT;",
+                samples_table("samples")
             ))
             .map_err(|e| self.err(e))
     }
@@ -343,10 +337,10 @@ impl RunStore {
     pub fn answered(&self) -> Result<HashSet<(String, u32)>, StoreError> {
         let mut stmt = self
             .conn
-            .prepare(
-                "SELECT instance_id, sample FROM samples
-                 WHERE status NOT IN ('http_error', 'timeout')",
-            )
+            .prepare(&format!(
+                "SELECT instance_id, sample FROM samples WHERE status NOT IN ({})",
+                Status::sql_failures()
+            ))
             .map_err(|e| self.err(e))?;
         let rows = stmt
             .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, u32>(1)?)))
@@ -386,7 +380,8 @@ impl RunStore {
                          attempts = samples.attempts + excluded.attempts,
                          endpoint = excluded.endpoint, http_status = excluded.http_status,
                          error = excluded.error, completed_at = excluded.completed_at
-                     WHERE samples.status IN ('http_error', 'timeout')"
+                     WHERE samples.status IN ({})",
+                    Status::sql_failures()
                 ))
                 .map_err(|e| err(&path, e))?;
             for (s, request) in batch {
@@ -511,6 +506,34 @@ impl RunStore {
             .map(drop)
             .map_err(|e| self.err(e))
     }
+}
+
+/// `CREATE TABLE IF NOT EXISTS` of the samples table under `name`; the status check lists
+/// every [`Status`].
+fn samples_table(name: &str) -> String {
+    let statuses: Vec<String> = Status::ALL.iter().map(|s| format!("'{s}'")).collect();
+    format!(
+        "CREATE TABLE IF NOT EXISTS {name} (
+             instance_id       TEXT    NOT NULL,
+             sample            INTEGER NOT NULL CHECK (sample >= 0),
+             status            TEXT    NOT NULL CHECK (status IN ({})),
+             content           TEXT,
+             reasoning_content TEXT,
+             finish_reason     TEXT,
+             prompt_tokens     INTEGER,
+             completion_tokens INTEGER,
+             reasoning_tokens  INTEGER,
+             latency_ms        REAL    NOT NULL,
+             elapsed_ms        REAL    NOT NULL,
+             attempts          INTEGER NOT NULL,
+             endpoint          TEXT,
+             http_status       INTEGER,
+             error             TEXT,
+             completed_at      TEXT    NOT NULL,
+             PRIMARY KEY (instance_id, sample)
+         );",
+        statuses.join(", ")
+    )
 }
 
 fn err(path: &Path, source: rusqlite::Error) -> StoreError {
@@ -648,6 +671,41 @@ mod tests {
         assert_eq!(store.request("a").unwrap().as_deref(), Some("req-a"));
         let answered = store.answered().unwrap();
         assert_eq!(answered.len(), 2);
+    }
+
+    #[test]
+    fn a_version_1_store_is_migrated_with_its_samples() {
+        let dir = tempfile::tempdir().unwrap();
+        {
+            let conn = Connection::open(RunStore::path_in(dir.path())).unwrap();
+            conn.execute_batch(
+                "CREATE TABLE manifest (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+                 CREATE TABLE requests (instance_id TEXT PRIMARY KEY, body TEXT NOT NULL);
+                 CREATE TABLE samples (
+                     instance_id TEXT NOT NULL, sample INTEGER NOT NULL CHECK (sample >= 0),
+                     status TEXT NOT NULL CHECK (status IN
+                         ('ok', 'truncated', 'refused', 'http_error', 'timeout', 'invalid')),
+                     content TEXT, reasoning_content TEXT, finish_reason TEXT,
+                     prompt_tokens INTEGER, completion_tokens INTEGER, reasoning_tokens INTEGER,
+                     latency_ms REAL NOT NULL, elapsed_ms REAL NOT NULL, attempts INTEGER NOT NULL,
+                     endpoint TEXT, http_status INTEGER, error TEXT, completed_at TEXT NOT NULL,
+                     PRIMARY KEY (instance_id, sample));
+                 CREATE TABLE invocations (id INTEGER PRIMARY KEY, started_at TEXT NOT NULL,
+                     finished_at TEXT, args TEXT NOT NULL, outcome TEXT, samples_added INTEGER);
+                 INSERT INTO samples VALUES ('a', 0, 'ok', 'x', NULL, 'stop', 1, 2, NULL,
+                     1.0, 1.0, 1, NULL, 200, NULL, '2025-01-01T00:00:00.000Z');
+                 PRAGMA user_version = 1;",
+            )
+            .unwrap();
+        }
+        let mut store = RunStore::open(dir.path()).unwrap();
+        let all = store.samples().unwrap();
+        assert_eq!(all.len(), 1);
+        assert_eq!(all[0].content.as_deref(), Some("x"));
+        store
+            .insert(&[(&sample("b", 0, Status::Failed), "r")])
+            .unwrap();
+        assert_eq!(store.answered().unwrap().len(), 1, "failed is no answer");
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! The run's single writer: it commits every sample to the store as it arrives, updates
 //! the progress, and stops the run on a fatal error or when samples keep failing.
 
+use crate::breaker::Breaker;
 use crate::control::Control;
 use crate::progress::Progress;
 use crate::sample::Sample;
@@ -21,8 +22,9 @@ pub(crate) struct Writer<'a> {
     pub(crate) block: Block,
     pub(crate) progress: &'a mut Progress,
     pub(crate) ctl: &'a Control,
-    pub(crate) breaker_at: usize,
-    pub(crate) consecutive_failures: usize,
+    pub(crate) breaker: Breaker,
+    /// The samples come from a solver program (not endpoints): how a stop is worded.
+    pub(crate) solver_program: bool,
     pub(crate) added: usize,
     pub(crate) stopped: Option<StopReason>,
 }
@@ -72,16 +74,21 @@ impl Writer<'_> {
                 )
             });
             self.progress.record(sample, pass);
-            if sample.status.is_answer() {
-                self.consecutive_failures = 0;
-            } else {
-                self.consecutive_failures += 1;
-                if self.consecutive_failures >= self.breaker_at {
-                    self.stop(StopReason::FailingEndpoints {
-                        failures: self.consecutive_failures,
-                        last_error: sample.error.clone().unwrap_or_default(),
-                    });
-                }
+            if let Some(t) = self.breaker.record(!sample.status.is_answer()) {
+                let last_error = one_line(sample.error.as_deref().unwrap_or_default());
+                self.stop(if self.solver_program {
+                    StopReason::FailingSolver {
+                        failures: t.failures,
+                        of: t.of,
+                        last_error,
+                    }
+                } else {
+                    StopReason::FailingEndpoints {
+                        failures: t.failures,
+                        of: t.of,
+                        last_error,
+                    }
+                });
             }
         }
     }
@@ -90,5 +97,33 @@ impl Writer<'_> {
     fn stop(&mut self, reason: StopReason) {
         self.stopped.get_or_insert(reason);
         self.ctl.stop();
+    }
+}
+
+/// An error as one line for a stop message: its last non-empty line (where a traceback
+/// names the error), at most 300 characters.
+fn one_line(error: &str) -> String {
+    let line = error
+        .lines()
+        .map(str::trim)
+        .rfind(|l| !l.is_empty())
+        .unwrap_or_default();
+    match line.char_indices().nth(300) {
+        Some((cut, _)) => format!("{}…", &line[..cut]),
+        None => line.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn errors_are_cut_to_their_last_line() {
+        let e = "exit status: 1: Traceback (most recent call last):\n  File \"s.py\", line 1\nModuleNotFoundError: No module named 'numpyy'\n\n";
+        assert_eq!(one_line(e), "ModuleNotFoundError: No module named 'numpyy'");
+        assert_eq!(one_line("HTTP 500: boom"), "HTTP 500: boom");
+        assert_eq!(one_line(""), "");
+        assert_eq!(one_line(&"x".repeat(400)).chars().count(), 301);
     }
 }
