@@ -12,6 +12,7 @@ pub mod dataset;
 pub mod generate;
 pub mod instance;
 pub mod metrics;
+pub mod probe;
 pub mod prompt;
 pub mod pylit;
 pub mod relations;
