@@ -4,9 +4,12 @@
 
 use crate::client::{ChatClient, ChatParams};
 use crate::control::Control;
+use crate::episode::chat::{ChatEpisodes, Outcome};
+use crate::episode::InteractiveSpec;
 use crate::sample::{Prices, Sample, Usage};
 use crate::scoring::Template;
 use crate::solver_cmd::{PublicInstance, SolverCommand};
+use crate::store::TurnRow;
 use crate::{EvalConfig, EvalError, SolverSpec};
 use pbebench::Instance;
 use serde_json::{json, Value};
@@ -24,7 +27,24 @@ pub(crate) enum Backend {
 }
 
 impl Backend {
-    pub(crate) fn request(&self, instance: &Instance) -> String {
+    /// The stored request of `instance`: the request body, or the program's stdin; in
+    /// interactive mode the first request of an episode.
+    pub(crate) fn request(
+        &self,
+        instance: &Instance,
+        interactive: Option<InteractiveSpec>,
+    ) -> String {
+        if let Some(spec) = interactive {
+            return match self {
+                Backend::Chat { client, params, .. } => ChatEpisodes {
+                    client,
+                    params,
+                    spec,
+                }
+                .first_request(instance),
+                Backend::Command(_) => crate::episode::program::first_line(instance, &spec),
+            };
+        }
         match self {
             Backend::Chat {
                 params, template, ..
@@ -53,6 +73,32 @@ impl Backend {
         }
     }
 
+    /// Runs (or resumes after `stored`) one episode of interactive mode; `Err` when the
+    /// solver cannot run at all.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn episode(
+        &self,
+        spec: InteractiveSpec,
+        instance: &Instance,
+        sample: u32,
+        stored: &[TurnRow],
+        ctl: &Control,
+        prices: Prices,
+        on_turn: &mut dyn FnMut(TurnRow),
+    ) -> Result<Outcome, String> {
+        match self {
+            Backend::Chat { client, params, .. } => ChatEpisodes {
+                client,
+                params,
+                spec,
+            }
+            .run(instance, sample, stored, ctl, prices, on_turn),
+            Backend::Command(cmd) => {
+                crate::episode::program::run(cmd, spec, instance, sample, on_turn)
+            }
+        }
+    }
+
     /// The most a request with this body can cost at `prices`: its prompt at the input
     /// price plus its longest answer at the output price ([`worst_cost`]); nothing for a
     /// solver program.
@@ -64,7 +110,23 @@ impl Backend {
     }
 
     /// The parameters that change answers, as stored in the manifest.
-    pub(crate) fn answer_params(&self) -> Value {
+    pub(crate) fn answer_params(&self, interactive: Option<InteractiveSpec>) -> Value {
+        let mut params = self.own_answer_params();
+        if let Some(spec) = interactive {
+            params["interactive"] = json!({
+                "probe_budget": spec.probe_budget,
+                "max_turns": spec.max_turns,
+                "max_episode_tokens": spec.max_episode_tokens,
+                "tool_protocol": spec.tool_protocol.to_string(),
+            });
+            if let Value::Object(m) = &mut params {
+                m.remove("prompt_template"); // the interactive prompt is built in
+            }
+        }
+        params
+    }
+
+    fn own_answer_params(&self) -> Value {
         match self {
             Backend::Chat {
                 params, template, ..

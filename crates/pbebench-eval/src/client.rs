@@ -64,12 +64,22 @@ impl ChatParams {
 
     /// The request body for one prompt, as one user message.
     pub fn body(&self, prompt: &str) -> String {
+        self.conversation_body(
+            &[serde_json::json!({"role": "user", "content": prompt})],
+            None,
+        )
+    }
+
+    /// The request body for a conversation, with `tools` (chat-completions function
+    /// definitions) when given; the extra body is merged last, so it may set
+    /// `tool_choice`.
+    pub fn conversation_body(&self, messages: &[Value], tools: Option<&Value>) -> String {
         let mut body = serde_json::Map::new();
         body.insert("model".into(), self.model.clone().into());
-        body.insert(
-            "messages".into(),
-            serde_json::json!([{"role": "user", "content": prompt}]),
-        );
+        body.insert("messages".into(), Value::from(messages.to_vec()));
+        if let Some(tools) = tools {
+            body.insert("tools".into(), tools.clone());
+        }
         let mut put = |key: &str, value: Option<Value>| {
             if let Some(v) = value {
                 body.insert(key.into(), v);
@@ -282,6 +292,46 @@ impl ChatClient {
     }
 }
 
+/// One tool call of an assistant message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolCall {
+    /// `id`, which the tool's result must name; `None` when the server gave none.
+    pub id: Option<String>,
+    /// `function.name`.
+    pub name: String,
+    /// `function.arguments`: JSON text as the model wrote it (possibly malformed).
+    pub arguments: String,
+}
+
+impl ToolCall {
+    /// The tool calls of a message (`message.tool_calls`); an entry without a function
+    /// name is kept with the name `""`, and arguments given as an object are written out.
+    pub fn all_of(message: &Value) -> Vec<ToolCall> {
+        let Some(calls) = message.get("tool_calls").and_then(Value::as_array) else {
+            return Vec::new();
+        };
+        calls
+            .iter()
+            .map(|c| {
+                let function = c.get("function").unwrap_or(&Value::Null);
+                ToolCall {
+                    id: c.get("id").and_then(Value::as_str).map(str::to_owned),
+                    name: function
+                        .get("name")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default()
+                        .to_owned(),
+                    arguments: match function.get("arguments") {
+                        Some(Value::String(s)) => s.clone(),
+                        Some(Value::Null) | None => String::new(),
+                        Some(other) => other.to_string(),
+                    },
+                }
+            })
+            .collect()
+    }
+}
+
 /// What one request produced, before it becomes a stored [`Sample`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct SampleReply {
@@ -293,6 +343,8 @@ pub struct SampleReply {
     pub reasoning_content: Option<String>,
     /// `finish_reason`.
     pub finish_reason: Option<String>,
+    /// `message.tool_calls`, in order.
+    pub tool_calls: Vec<ToolCall>,
     /// `usage`.
     pub usage: Usage,
     /// HTTP status of the last attempt.
@@ -316,6 +368,7 @@ impl SampleReply {
             content: None,
             reasoning_content: None,
             finish_reason: None,
+            tool_calls: Vec::new(),
             usage: Usage::default(),
             http_status,
             error: Some(error),
@@ -479,10 +532,8 @@ fn parse_completion(body: &str) -> Completion {
         .get("finish_reason")
         .and_then(Value::as_str)
         .map(str::to_owned);
-    let has_tool_calls = message
-        .get("tool_calls")
-        .and_then(Value::as_array)
-        .is_some_and(|calls| !calls.is_empty());
+    let tool_calls = ToolCall::all_of(message);
+    let has_tool_calls = !tool_calls.is_empty();
     if content.is_none()
         && reasoning_content.is_none()
         && refusal.is_none()
@@ -510,6 +561,7 @@ fn parse_completion(body: &str) -> Completion {
             Status::Refused,
             refusal.as_ref().map(|r| format!("refusal: {}", excerpt(r))),
         ),
+        _ if has_tool_calls => (Status::Ok, None),
         _ if content.as_deref().is_none_or(|c| c.trim().is_empty()) => (
             Status::Invalid,
             Some(format!(
@@ -524,6 +576,7 @@ fn parse_completion(body: &str) -> Completion {
         content,
         reasoning_content,
         finish_reason,
+        tool_calls,
         usage,
         http_status: None,
         error,

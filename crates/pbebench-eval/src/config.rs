@@ -2,6 +2,7 @@
 //! parameters that are recorded in the manifest without changing answers.
 
 use crate::client::ChatParams;
+use crate::episode::InteractiveSpec;
 use crate::retry::RetryPolicy;
 use crate::sample::Prices;
 use crate::scoring::Block;
@@ -38,6 +39,8 @@ pub struct EvalConfig {
     pub block: Block,
     /// Draw a progress bar (or, off a terminal, a status line every 30 s) on stderr.
     pub progress: bool,
+    /// Interactive mode: each sample is an episode that probes the hidden cascade.
+    pub interactive: Option<InteractiveSpec>,
 }
 
 /// Who answers the instances.
@@ -99,6 +102,19 @@ impl EvalConfig {
                 && chat.params.max_output_tokens().is_none()
             {
                 return bad("--max-cost needs a bound on every answer, to reserve the worst case of each request in flight: give --max-tokens N (or max_tokens / max_completion_tokens in --extra-body)");
+            }
+        }
+        if let Some(spec) = &self.interactive {
+            if spec.max_turns == 0 {
+                return bad("--max-turns must be at least 1");
+            }
+            if spec.max_episode_tokens == Some(0) {
+                return bad("--max-episode-tokens must be positive");
+            }
+            if let SolverSpec::Chat(chat) = &self.solver {
+                if chat.template.is_some() {
+                    return bad("--template does not apply to --interactive, whose prompt states the tools and the budget");
+                }
             }
         }
         match &self.solver {

@@ -2,7 +2,7 @@
 
 use crate::fingerprint::sha256_file;
 use crate::sample::Prices;
-use crate::scoring::{self, Block};
+use crate::scoring::Block;
 use crate::store::RunStore;
 use crate::{EvalError, RunOutcome};
 use serde_json::Value;
@@ -51,7 +51,12 @@ pub fn rescore(
             .and_then(Value::as_f64)
             .unwrap_or(0.0),
     });
-    let report = scoring::report(&instances, &store, k, block, prices)?;
+    let interactive = manifest
+        .answer
+        .get("interactive")
+        .is_some_and(|v| !v.is_null());
+    let (report, interactive) =
+        crate::runner::score_run(&instances, &store, k, block, prices, interactive)?;
     Ok(RunOutcome {
         run_dir: run_dir.to_path_buf(),
         total: instances.len() * k as usize,
@@ -59,5 +64,6 @@ pub fn rescore(
         stopped: None,
         warnings: Vec::new(),
         report,
+        interactive,
     })
 }

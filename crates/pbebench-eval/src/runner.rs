@@ -10,16 +10,19 @@
 use crate::backend::Backend;
 use crate::breaker::Breaker;
 use crate::control::Control;
+use crate::episode::grade::InteractiveReport;
 use crate::fingerprint::sha256_file;
 use crate::progress::Progress;
 use crate::run_dir::open_run;
-use crate::scoring::{self, Report};
+use crate::sample::Prices;
+use crate::scoring::{self, Block, Report};
 use crate::store::{DatasetRef, Manifest};
+use crate::store::{RunStore, TurnRow};
 use crate::worker::{pending_jobs, Worker};
 use crate::writer::Writer;
 use crate::{EvalConfig, EvalError, SolverSpec};
 use pbebench::Instance;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::atomic::AtomicUsize;
 use std::sync::mpsc;
@@ -113,8 +116,11 @@ pub struct RunOutcome {
     pub stopped: Option<StopReason>,
     /// Warnings found before the run (unlisted model, URL without /v1).
     pub warnings: Vec<String>,
-    /// Scores and run statistics, through the shared scoring path.
+    /// Scores and run statistics, through the shared scoring path (in interactive mode
+    /// on the final cascades, held-out examples left to [`RunOutcome::interactive`]).
     pub report: Report,
+    /// The episodes' grades, in interactive mode.
+    pub interactive: Option<InteractiveReport>,
 }
 
 impl RunOutcome {
@@ -134,7 +140,16 @@ pub fn evaluate(config: &EvalConfig) -> Result<RunOutcome, EvalError> {
         instances: instances.len(),
     };
     let (backend, warnings) = Backend::build(config)?;
-    let answer = backend.answer_params();
+    if config.interactive.is_some() {
+        if let Some(inst) = instances.iter().find(|i| i.cascade.is_none()) {
+            return Err(EvalError::Parameter(format!(
+                "{}: instance {} has no gold cascade; --interactive probes the hidden cascade, so it needs generated instances",
+                config.dataset.display(),
+                inst.id
+            )));
+        }
+    }
+    let answer = backend.answer_params(config.interactive);
     let run_params = config.run_params();
 
     let mut store = open_run(config, &dataset, &answer)?;
@@ -166,8 +181,13 @@ pub fn evaluate(config: &EvalConfig) -> Result<RunOutcome, EvalError> {
     let requests: Vec<Option<String>> = instances
         .iter()
         .enumerate()
-        .map(|(i, inst)| needs_request.contains(&i).then(|| backend.request(inst)))
+        .map(|(i, inst)| {
+            needs_request
+                .contains(&i)
+                .then(|| backend.request(inst, config.interactive))
+        })
         .collect();
+    let resumed = resumed_turns(config, &store)?;
 
     // What earlier invocations stored: their cost counts against the budget, and their
     // passes start the progress bar's pass rate.
@@ -208,6 +228,8 @@ pub fn evaluate(config: &EvalConfig) -> Result<RunOutcome, EvalError> {
         backend: &backend,
         ctl: &ctl,
         prices: config.prices,
+        interactive: config.interactive,
+        resumed: &resumed,
     };
     std::thread::scope(|scope| {
         for _ in 0..config.concurrency.min(jobs.len().max(1)) {
@@ -225,7 +247,14 @@ pub fn evaluate(config: &EvalConfig) -> Result<RunOutcome, EvalError> {
         }
     }
 
-    let report = scoring::report(&instances, &store, k, config.block, config.prices)?;
+    let (report, interactive) = score_run(
+        &instances,
+        &store,
+        k,
+        config.block,
+        config.prices,
+        config.interactive.is_some(),
+    )?;
     if report.answered == total {
         store.mark_finished()?;
     }
@@ -242,5 +271,54 @@ pub fn evaluate(config: &EvalConfig) -> Result<RunOutcome, EvalError> {
         stopped,
         warnings,
         report,
+        interactive,
     })
+}
+
+/// Where the unfinished episodes of an interactive run resume: their stored turns. A
+/// solver program's episode starts over instead (its state died with the runner), so
+/// its stored turns are forgotten.
+fn resumed_turns(
+    config: &EvalConfig,
+    store: &RunStore,
+) -> Result<HashMap<(String, u32), Vec<TurnRow>>, EvalError> {
+    if config.interactive.is_none() {
+        return Ok(HashMap::new());
+    }
+    let turns = store.unfinished_turns()?;
+    if matches!(config.solver, SolverSpec::Command(_)) {
+        for (id, sample) in turns.keys() {
+            store.forget_turns(id, *sample)?;
+        }
+        return Ok(HashMap::new());
+    }
+    Ok(turns)
+}
+
+/// The run's report through the shared scoring path and, in interactive mode, the
+/// episodes' grades. In interactive mode the shared path sees no held-out examples: the
+/// ones a solver probed no longer measure generalisation, and the episodes' held-out
+/// pass counts only the others.
+pub(crate) fn score_run(
+    instances: &[Instance],
+    store: &RunStore,
+    k: u32,
+    block: Block,
+    prices: Prices,
+    interactive: bool,
+) -> Result<(Report, Option<InteractiveReport>), EvalError> {
+    if !interactive {
+        return Ok((scoring::report(instances, store, k, block, prices)?, None));
+    }
+    let without_heldout: Vec<Instance> = instances
+        .iter()
+        .map(|i| Instance {
+            heldout_inputs: Vec::new(),
+            heldout_outputs: Vec::new(),
+            ..i.clone()
+        })
+        .collect();
+    let report = scoring::report(&without_heldout, store, k, block, prices)?;
+    let episodes = crate::episode::grade::report(instances, &store.episodes()?, k, prices);
+    Ok((report, Some(episodes)))
 }

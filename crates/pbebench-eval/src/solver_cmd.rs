@@ -168,7 +168,8 @@ impl SolverCommand {
     }
 }
 
-fn tail(s: &str) -> String {
+/// The end of a program's stderr, at most [`STDERR_TAIL`] characters, for a stored error.
+pub(crate) fn tail(s: &str) -> String {
     let s = s.trim();
     let chars = s.chars().count();
     if chars <= STDERR_TAIL {

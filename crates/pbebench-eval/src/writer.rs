@@ -6,8 +6,8 @@ use crate::control::Control;
 use crate::progress::Progress;
 use crate::sample::Sample;
 use crate::scoring::{self, Block};
-use crate::store::RunStore;
-use crate::worker::WorkResult;
+use crate::store::{Batch, RunStore};
+use crate::worker::Event;
 use crate::StopReason;
 use pbebench::Instance;
 use std::sync::mpsc;
@@ -31,8 +31,8 @@ pub(crate) struct Writer<'a> {
 
 impl Writer<'_> {
     /// Runs until every worker has finished.
-    pub(crate) fn run(&mut self, rx: mpsc::Receiver<WorkResult>) {
-        let mut batch: Vec<(usize, Sample)> = Vec::new();
+    pub(crate) fn run(&mut self, rx: mpsc::Receiver<Event>) {
+        let mut events: Vec<Event> = Vec::new();
         loop {
             let first = match rx.recv_timeout(Duration::from_millis(500)) {
                 Ok(m) => m,
@@ -42,54 +42,70 @@ impl Writer<'_> {
                 }
                 Err(mpsc::RecvTimeoutError::Disconnected) => return,
             };
-            batch.clear();
-            for (instance, result) in std::iter::once(first).chain(rx.try_iter().take(1023)) {
-                match result {
-                    Ok(Some(sample)) => batch.push((instance, sample)),
-                    Ok(None) => {}
-                    Err(e) => self.stop(StopReason::Solver(e)),
-                }
-            }
-            if !batch.is_empty() {
-                self.commit(&batch);
-            }
+            events.clear();
+            events.extend(std::iter::once(first).chain(rx.try_iter().take(1023)));
+            self.commit(&events);
         }
     }
 
-    fn commit(&mut self, batch: &[(usize, Sample)]) {
-        let rows: Vec<(&Sample, &str)> = batch
-            .iter()
-            .map(|(i, s)| (s, self.requests[*i].as_deref().expect("request built")))
-            .collect();
-        match self.store.insert(&rows) {
+    /// Commits everything waiting in one transaction: turns in the order they came,
+    /// samples and the records of the episodes they end.
+    fn commit(&mut self, events: &[Event]) {
+        let mut batch = Batch::default();
+        let mut samples: Vec<(usize, &Sample)> = Vec::new();
+        for event in events {
+            match event {
+                Event::Turn(turn) => batch.turns.push(turn),
+                Event::Sample {
+                    instance,
+                    sample,
+                    episode,
+                } => {
+                    let request = self.requests[*instance].as_deref().expect("request built");
+                    batch.samples.push((sample, request));
+                    batch.episodes.extend(episode.as_ref());
+                    samples.push((*instance, sample));
+                }
+                Event::Fatal(e) => self.stop(StopReason::Solver(e.clone())),
+            }
+        }
+        if batch.turns.is_empty() && batch.samples.is_empty() {
+            return;
+        }
+        match self.store.commit(&batch) {
             Ok(n) => self.added += n,
             Err(e) => return self.stop(StopReason::Store(e.to_string())),
         }
-        for (instance, sample) in batch {
-            let pass = sample.status.is_answer().then(|| {
-                scoring::passes(
-                    &self.instances[*instance],
-                    sample.response_text(),
-                    self.block,
-                )
+        for (instance, sample) in samples {
+            self.record(instance, sample);
+        }
+    }
+
+    /// Updates the progress and the breaker with a stored sample.
+    fn record(&mut self, instance: usize, sample: &Sample) {
+        let pass = sample.status.is_answer().then(|| {
+            scoring::passes(
+                &self.instances[instance],
+                sample.response_text(),
+                self.block,
+            )
+        });
+        self.progress.record(sample, pass);
+        if let Some(t) = self.breaker.record(!sample.status.is_answer()) {
+            let last_error = one_line(sample.error.as_deref().unwrap_or_default());
+            self.stop(if self.solver_program {
+                StopReason::FailingSolver {
+                    failures: t.failures,
+                    of: t.of,
+                    last_error,
+                }
+            } else {
+                StopReason::FailingEndpoints {
+                    failures: t.failures,
+                    of: t.of,
+                    last_error,
+                }
             });
-            self.progress.record(sample, pass);
-            if let Some(t) = self.breaker.record(!sample.status.is_answer()) {
-                let last_error = one_line(sample.error.as_deref().unwrap_or_default());
-                self.stop(if self.solver_program {
-                    StopReason::FailingSolver {
-                        failures: t.failures,
-                        of: t.of,
-                        last_error,
-                    }
-                } else {
-                    StopReason::FailingEndpoints {
-                        failures: t.failures,
-                        of: t.of,
-                        last_error,
-                    }
-                });
-            }
         }
     }
 

@@ -209,7 +209,7 @@ fn faults_are_retried_or_recorded_never_fatal() {
 #[test]
 fn a_broken_proxy_stops_the_run_and_poisons_nothing() {
     let dir = tempfile::tempdir().unwrap();
-    let insts = instances(30);
+    let insts = instances(200);
     let dataset = write_dataset(dir.path(), &insts);
     let index = PromptIndex::new(&insts);
     let answers: Vec<String> = insts.iter().map(gold_answer).collect();
@@ -247,7 +247,8 @@ fn a_broken_proxy_stops_the_run_and_poisons_nothing() {
         rows.iter().all(|r| r.2 == "http_error" && r.3 == 2),
         "{rows:?}"
     );
-    assert!(rows.len() < 16, "{}", rows.len());
+    // It stopped early: the samples in flight when it tripped are stored too, no more.
+    assert!(rows.len() < 100, "{}", rows.len());
 
     // The proxy is fixed: the same command requests every sample again and completes.
     broken.store(false, std::sync::atomic::Ordering::SeqCst);

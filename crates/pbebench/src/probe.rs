@@ -16,7 +16,7 @@
 use crate::instance::Instance;
 use crate::response::{Alphabet, Limits};
 use crate::rule::{Cascade, Rule};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
 use std::fmt;
 
@@ -49,7 +49,7 @@ pub struct Task {
 }
 
 /// One input run through the hidden cascade, and its output.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Probe {
     /// The input the solver chose.
     pub input: String,

@@ -13,4 +13,5 @@ pub mod prompt;
 pub mod relations;
 pub mod report;
 pub mod score;
+pub mod show;
 pub mod solve;

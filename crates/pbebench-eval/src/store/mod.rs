@@ -19,6 +19,10 @@
 //! invocations(id, started_at, finished_at, args, outcome, samples_added)
 //! ```
 
+mod episodes;
+
+pub use episodes::{EpisodeRow, TurnRow};
+
 use crate::sample::{Sample, Status, Usage};
 use rusqlite::{params, Connection, OptionalExtension};
 use serde::{Deserialize, Serialize};
@@ -98,6 +102,17 @@ pub struct Manifest {
     pub created_at: String,
     /// When every sample was first complete; `None` while samples are missing.
     pub finished_at: Option<String>,
+}
+
+/// What the writer commits at once ([`RunStore::commit`]).
+#[derive(Debug, Default)]
+pub struct Batch<'a> {
+    /// Completed turns of episodes, in the order they happened.
+    pub turns: Vec<&'a TurnRow>,
+    /// Samples with their requests.
+    pub samples: Vec<(&'a Sample, &'a str)>,
+    /// Records of the episodes that end with these samples.
+    pub episodes: Vec<&'a EpisodeRow>,
 }
 
 /// An open run store.
@@ -253,6 +268,7 @@ impl RunStore {
                  );
                  {rebuild}
                  {}
+                 {}
                  CREATE TABLE IF NOT EXISTS invocations (
                      id            INTEGER PRIMARY KEY,
                      started_at    TEXT NOT NULL,
@@ -263,7 +279,8 @@ impl RunStore {
                  );
                  PRAGMA user_version = {SCHEMA_VERSION};
                  COMMIT;",
-                samples_table("samples")
+                samples_table("samples"),
+                episodes::TABLES
             ))
             .map_err(|e| self.err(e))
     }
@@ -352,63 +369,21 @@ impl RunStore {
     /// A sample that already holds an answer is left alone; a stored transport failure is
     /// replaced (its attempts are added up). Returns how many samples were written.
     pub fn insert(&mut self, batch: &[(&Sample, &str)]) -> Result<usize, StoreError> {
+        self.commit(&Batch {
+            samples: batch.to_vec(),
+            ..Batch::default()
+        })
+    }
+
+    /// Commits a writer's batch in one transaction: episode turns, then samples (as
+    /// [`RunStore::insert`]), then the records of the episodes they end. Returns how many
+    /// samples were written.
+    pub fn commit(&mut self, batch: &Batch<'_>) -> Result<usize, StoreError> {
         let path = self.path.clone();
         let tx = self.conn.transaction().map_err(|e| err(&path, e))?;
-        let mut written = 0;
-        {
-            let mut put_request = tx
-                .prepare_cached(
-                    "INSERT INTO requests (instance_id, body) VALUES (?1, ?2)
-                     ON CONFLICT (instance_id) DO NOTHING",
-                )
-                .map_err(|e| err(&path, e))?;
-            let mut put_sample = tx
-                .prepare_cached(&format!(
-                    "INSERT INTO samples (instance_id, sample, status, content,
-                         reasoning_content, finish_reason, prompt_tokens, completion_tokens,
-                         reasoning_tokens, latency_ms, elapsed_ms, attempts, endpoint,
-                         http_status, error, completed_at)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, {NOW})
-                     ON CONFLICT (instance_id, sample) DO UPDATE SET
-                         status = excluded.status, content = excluded.content,
-                         reasoning_content = excluded.reasoning_content,
-                         finish_reason = excluded.finish_reason,
-                         prompt_tokens = excluded.prompt_tokens,
-                         completion_tokens = excluded.completion_tokens,
-                         reasoning_tokens = excluded.reasoning_tokens,
-                         latency_ms = excluded.latency_ms, elapsed_ms = excluded.elapsed_ms,
-                         attempts = samples.attempts + excluded.attempts,
-                         endpoint = excluded.endpoint, http_status = excluded.http_status,
-                         error = excluded.error, completed_at = excluded.completed_at
-                     WHERE samples.status IN ({})",
-                    Status::sql_failures()
-                ))
-                .map_err(|e| err(&path, e))?;
-            for (s, request) in batch {
-                put_request
-                    .execute(params![s.instance_id, request])
-                    .map_err(|e| err(&path, e))?;
-                written += put_sample
-                    .execute(params![
-                        s.instance_id,
-                        s.sample,
-                        s.status.as_str(),
-                        s.content,
-                        s.reasoning_content,
-                        s.finish_reason,
-                        s.usage.prompt_tokens.map(|t| t as i64),
-                        s.usage.completion_tokens.map(|t| t as i64),
-                        s.usage.reasoning_tokens.map(|t| t as i64),
-                        s.latency_ms,
-                        s.elapsed_ms,
-                        s.attempts,
-                        s.endpoint,
-                        s.http_status,
-                        s.error,
-                    ])
-                    .map_err(|e| err(&path, e))?;
-            }
-        }
+        episodes::put_turns(&tx, &batch.turns).map_err(|e| err(&path, e))?;
+        let written = put_samples(&tx, &batch.samples).map_err(|e| err(&path, e))?;
+        episodes::put_episodes(&tx, &batch.episodes).map_err(|e| err(&path, e))?;
         tx.commit().map_err(|e| err(&path, e))?;
         Ok(written)
     }
@@ -534,6 +509,64 @@ fn samples_table(name: &str) -> String {
          );",
         statuses.join(", ")
     )
+}
+
+/// Writes samples with their requests (see [`RunStore::insert`]); returns how many were
+/// written.
+fn put_samples(
+    tx: &rusqlite::Transaction<'_>,
+    batch: &[(&Sample, &str)],
+) -> rusqlite::Result<usize> {
+    let mut written = 0;
+    {
+        let mut put_request = tx.prepare_cached(
+            "INSERT INTO requests (instance_id, body) VALUES (?1, ?2)
+                     ON CONFLICT (instance_id) DO NOTHING",
+        )?;
+        let mut put_sample = tx
+                .prepare_cached(&format!(
+                    "INSERT INTO samples (instance_id, sample, status, content,
+                         reasoning_content, finish_reason, prompt_tokens, completion_tokens,
+                         reasoning_tokens, latency_ms, elapsed_ms, attempts, endpoint,
+                         http_status, error, completed_at)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, {NOW})
+                     ON CONFLICT (instance_id, sample) DO UPDATE SET
+                         status = excluded.status, content = excluded.content,
+                         reasoning_content = excluded.reasoning_content,
+                         finish_reason = excluded.finish_reason,
+                         prompt_tokens = excluded.prompt_tokens,
+                         completion_tokens = excluded.completion_tokens,
+                         reasoning_tokens = excluded.reasoning_tokens,
+                         latency_ms = excluded.latency_ms, elapsed_ms = excluded.elapsed_ms,
+                         attempts = samples.attempts + excluded.attempts,
+                         endpoint = excluded.endpoint, http_status = excluded.http_status,
+                         error = excluded.error, completed_at = excluded.completed_at
+                     WHERE samples.status IN ({})",
+                    Status::sql_failures()
+                ))
+                ?;
+        for (s, request) in batch {
+            put_request.execute(params![s.instance_id, request])?;
+            written += put_sample.execute(params![
+                s.instance_id,
+                s.sample,
+                s.status.as_str(),
+                s.content,
+                s.reasoning_content,
+                s.finish_reason,
+                s.usage.prompt_tokens.map(|t| t as i64),
+                s.usage.completion_tokens.map(|t| t as i64),
+                s.usage.reasoning_tokens.map(|t| t as i64),
+                s.latency_ms,
+                s.elapsed_ms,
+                s.attempts,
+                s.endpoint,
+                s.http_status,
+                s.error,
+            ])?;
+        }
+    }
+    Ok(written)
 }
 
 fn err(path: &Path, source: rusqlite::Error) -> StoreError {
