@@ -13,6 +13,11 @@
 //! of the shared [`Control`]) and one writer that commits every sample as it arrives, and
 //! returns a [`Report`]. [`rescore`] recomputes the report from the store alone.
 //!
+//! In interactive mode ([`episode`], `--interactive`) each sample is an episode: the
+//! solver probes the hidden cascade through [`pbebench::probe::Oracle`], tests candidates
+//! and submits one; every turn is committed as it completes and a continued run resumes
+//! each episode from its last stored turn. [`transcript`] prints one episode.
+//!
 //! Inside, one module per stage: `config` (what a run is asked to do, and its checks),
 //! `run_dir` (continuing, refusing or moving aside the run in a directory), `backend`
 //! (chat or solver program), `worker`, `writer`, `runner` (the orchestration), `rescore`,
