@@ -6,7 +6,7 @@ use pbebench::Instance;
 use serde::Serialize;
 use std::io::{Read, Write};
 use std::os::unix::process::CommandExt;
-use std::process::{Command, ExitStatus, Stdio};
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -71,6 +71,26 @@ pub struct CommandError {
 }
 
 impl SolverCommand {
+    /// Starts the command under `sh -c` with piped stdin, stdout and stderr, in its own
+    /// process group (so that a timeout kills what the shell started too), with
+    /// `PBEBENCH_INSTANCE_ID` and `PBEBENCH_SAMPLE` in its environment.
+    pub(crate) fn spawn(&self, instance_id: &str, sample: u32) -> Result<Child, CommandError> {
+        Command::new("sh")
+            .arg("-c")
+            .arg(&self.command)
+            .env("PBEBENCH_INSTANCE_ID", instance_id)
+            .env("PBEBENCH_SAMPLE", sample.to_string())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .spawn()
+            .map_err(|e| CommandError {
+                command: self.command.clone(),
+                reason: format!("cannot start 'sh': {e}"),
+            })
+    }
+
     /// Runs the command on `stdin` (the instance JSON) for (instance, sample). The
     /// environment also carries `PBEBENCH_INSTANCE_ID` and `PBEBENCH_SAMPLE`.
     /// Exit 0: `ok` with stdout as the response; another exit: `failed` (not an answer;
@@ -81,18 +101,7 @@ impl SolverCommand {
             reason,
         };
         let start = Instant::now();
-        let mut child = Command::new("sh")
-            .arg("-c")
-            .arg(&self.command)
-            .env("PBEBENCH_INSTANCE_ID", instance_id)
-            .env("PBEBENCH_SAMPLE", sample.to_string())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            // Its own process group, so that a timeout kills what the shell started too.
-            .process_group(0)
-            .spawn()
-            .map_err(|e| fail(format!("cannot start 'sh': {e}")))?;
+        let mut child = self.spawn(instance_id, sample)?;
         let pid = rustix::process::Pid::from_child(&child);
         let mut input = child.stdin.take().expect("stdin is piped");
         let stdin = stdin.to_owned();

@@ -21,8 +21,6 @@ use crate::store::TurnRow;
 use pbebench::Instance;
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Read, Write};
-use std::os::unix::process::CommandExt;
-use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
@@ -47,19 +45,8 @@ pub(crate) fn run(
     on_turn: &mut dyn FnMut(TurnRow),
 ) -> Result<Outcome, String> {
     let mut episode = Episode::new(instance, spec).map_err(|e| e.to_string())?;
-    let fail = |reason: String| format!("--solver-cmd '{}' cannot run: {reason}", cmd.command);
     let start = Instant::now();
-    let mut child = Command::new("sh")
-        .arg("-c")
-        .arg(&cmd.command)
-        .env("PBEBENCH_INSTANCE_ID", &instance.id)
-        .env("PBEBENCH_SAMPLE", sample.to_string())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .spawn()
-        .map_err(|e| fail(format!("cannot start 'sh': {e}")))?;
+    let mut child = cmd.spawn(&instance.id, sample).map_err(|e| e.to_string())?;
     let pid = rustix::process::Pid::from_child(&child);
     let mut stdin = child.stdin.take();
     let lines = read_lines(child.stdout.take().expect("stdout is piped"));
@@ -142,7 +129,11 @@ pub(crate) fn run(
     if episode.ended() != Some(EndReason::Submit) {
         if let Some(code) = exit.filter(|c| !c.success()) {
             if matches!(code.code(), Some(126 | 127)) {
-                return Err(fail(format!("{code}: {}", stderr.trim())));
+                return Err(format!(
+                    "--solver-cmd '{}' cannot run: {code}: {}",
+                    cmd.command,
+                    stderr.trim()
+                ));
             }
             return Ok(Outcome::Failed(failure(
                 Status::Failed,

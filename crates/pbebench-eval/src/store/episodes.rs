@@ -188,11 +188,7 @@ fn read_turn(r: &rusqlite::Row<'_>) -> rusqlite::Result<(TurnRow, String, String
             results: Vec::new(),
             reasoning_content: r.get(5)?,
             finish_reason: r.get(6)?,
-            usage: Usage {
-                prompt_tokens: r.get::<_, Option<i64>>(7)?.map(|n| n as u64),
-                completion_tokens: r.get::<_, Option<i64>>(8)?.map(|n| n as u64),
-                reasoning_tokens: r.get::<_, Option<i64>>(9)?.map(|n| n as u64),
-            },
+            usage: super::usage_at(r, 7)?,
             latency_ms: r.get(10)?,
             attempts: r.get(11)?,
             endpoint: r.get(12)?,

@@ -424,11 +424,7 @@ impl RunStore {
                         content: r.get(3)?,
                         reasoning_content: r.get(4)?,
                         finish_reason: r.get(5)?,
-                        usage: Usage {
-                            prompt_tokens: r.get::<_, Option<i64>>(6)?.map(|t| t as u64),
-                            completion_tokens: r.get::<_, Option<i64>>(7)?.map(|t| t as u64),
-                            reasoning_tokens: r.get::<_, Option<i64>>(8)?.map(|t| t as u64),
-                        },
+                        usage: usage_at(r, 6)?,
                         latency_ms: r.get(9)?,
                         elapsed_ms: r.get(10)?,
                         attempts: r.get(11)?,
@@ -481,6 +477,19 @@ impl RunStore {
             .map(drop)
             .map_err(|e| self.err(e))
     }
+}
+
+/// The token counts stored in columns `first`, `first + 1`, `first + 2` (prompt,
+/// completion, reasoning) of a row.
+fn usage_at(r: &rusqlite::Row<'_>, first: usize) -> rusqlite::Result<Usage> {
+    let tokens = |k: usize| -> rusqlite::Result<Option<u64>> {
+        Ok(r.get::<_, Option<i64>>(first + k)?.map(|t| t as u64))
+    };
+    Ok(Usage {
+        prompt_tokens: tokens(0)?,
+        completion_tokens: tokens(1)?,
+        reasoning_tokens: tokens(2)?,
+    })
 }
 
 /// `CREATE TABLE IF NOT EXISTS` of the samples table under `name`; the status check lists
