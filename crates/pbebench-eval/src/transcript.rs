@@ -31,7 +31,7 @@ pub fn render(run_dir: &Path, id: &str, sample: u32) -> Result<String, EvalError
             Value::String(s) => s.clone(),
             other => other.to_string(),
         });
-    section(&mut out, "prompt", &first);
+    section(&mut out, "first message", &first);
     let turns = store.turns(id, sample)?;
     for t in &turns {
         turn(&mut out, t);

@@ -8,9 +8,9 @@
 //! else the last tested one, else the last ```` ```python ```` block the solver wrote,
 //! else nothing (the identity).
 //!
-//! The drivers: [`chat`] (a model, over chat-completions tool calls or fenced blocks) and
-//! [`program`] (a solver program over JSON lines). Both turn what the solver says into
-//! [`Action`]s executed here, so every kind of solver meets the same tools.
+//! The drivers: `chat` (a model, over chat-completions tool calls or fenced blocks) and
+//! `program` (a solver program over JSON lines). Both turn what the solver says into
+//! actions executed here, so every kind of solver meets the same tools.
 
 pub(crate) mod actions;
 pub(crate) mod chat;

@@ -37,7 +37,7 @@ done
 cd "$root"
 cargo build -q -p pbebench-cli
 pb=$root/target/debug/pbebench
-"$pb" generate --preset lite --size 3 --seed 7 --heldout 4 --out "$work/d.jsonl"
+"$pb" generate --preset lite --size 4 --balance length --seed 7 --heldout 4 --out "$work/d.jsonl"
 url=http://127.0.0.1:$port/v1
 common=(--dataset "$work/d.jsonl" --model tiny --base-url "$url" --interactive
         --probe-budget 40 --max-turns 3 --max-tokens 96 --temperature 0 --concurrency 1
@@ -58,7 +58,7 @@ for c in calls:
     json.loads(c["function"]["arguments"])  # grammar-constrained: valid JSON
 ended = db.execute("SELECT end_reason, count(*) FROM episodes GROUP BY end_reason").fetchall()
 print("episodes ended by", ended)
-assert sum(n for _, n in ended) == 3
+assert sum(n for _, n in ended) == 4
 PY
 id=$(python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).readline())["id"])' "$work/d.jsonl")
 "$pb" show "$work/run1" --id "$id" | head -40
@@ -69,7 +69,7 @@ python3 - "$work/run2/run.sqlite" <<'PY'
 import sqlite3, sys
 db = sqlite3.connect(sys.argv[1])
 print("episodes ended by", db.execute("SELECT end_reason, count(*) FROM episodes GROUP BY end_reason").fetchall())
-assert db.execute("SELECT count(*) FROM episodes").fetchone()[0] == 3
+assert db.execute("SELECT count(*) FROM episodes").fetchone()[0] == 4
 PY
 
 echo "== rescore sends nothing"
