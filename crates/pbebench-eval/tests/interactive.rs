@@ -141,6 +141,8 @@ fn scripted_tool_calls_end_every_episode_cleanly() {
     let said = t1[0].results[0]["content"].as_str().unwrap();
     assert!(said.contains("not valid JSON"), "{said}");
     assert_eq!(t1[0].results[0]["tool_call_id"], "call_0");
+    // A null content goes back as "" (llama.cpp's Python server refuses null).
+    assert_eq!(t1[0].assistant["content"], "");
     let t2 = store.turns(&insts[2].id, 0).unwrap();
     assert!(t2[0].results[0]["content"]
         .as_str()

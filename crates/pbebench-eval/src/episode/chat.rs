@@ -156,10 +156,12 @@ impl Totals {
     }
 }
 
-/// The assistant message as it goes back into the conversation: its content and its
-/// tool calls, each with an id (`call_T_K` when the server gave none).
+/// The assistant message as it goes back into the conversation: its content (`""` for
+/// none: llama.cpp's Python server refuses a null content) and its tool calls, each with
+/// an id (`call_T_K` when the server gave none).
 fn assistant_message(reply: &SampleReply, turn: u32) -> Value {
-    let mut m = json!({"role": "assistant", "content": reply.content});
+    let content = reply.content.clone().unwrap_or_default();
+    let mut m = json!({"role": "assistant", "content": content});
     if !reply.tool_calls.is_empty() {
         let calls: Vec<Value> = reply
             .tool_calls

@@ -51,11 +51,14 @@ import json, sqlite3, sys
 db = sqlite3.connect(sys.argv[1])
 turns = db.execute("SELECT assistant, results FROM turns").fetchall()
 calls = [c for a, _ in turns for c in json.loads(a).get("tool_calls", [])]
-print(f"{len(turns)} turns stored, {len(calls)} tool calls")
+results = [json.loads(r["content"]) for _, rs in turns for r in json.loads(rs)]
+print(f"{len(turns)} turns stored, {len(calls)} tool calls, {len(results)} tool results")
 assert turns and len(calls) >= len(turns), "every turn should hold a forced tool call"
 assert all(c["function"]["name"] == "run_hidden" for c in calls)
-for c in calls:
-    json.loads(c["function"]["arguments"])  # grammar-constrained: valid JSON
+# Random weights write noise inside the grammar (often cut at max_tokens): each call is
+# answered with outputs or with an error message, never a crash.
+assert len(results) == len(calls) and all("outputs" in r or "error" in r for r in results)
+print("results:", sorted({"outputs" if "outputs" in r else r["error"][:40] for r in results}))
 ended = db.execute("SELECT end_reason, count(*) FROM episodes GROUP BY end_reason").fetchall()
 print("episodes ended by", ended)
 assert sum(n for _, n in ended) == 4
