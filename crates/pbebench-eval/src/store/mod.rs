@@ -17,6 +17,7 @@
 //!         attempts, endpoint, http_status, error, completed_at,
 //!         PRIMARY KEY (instance_id, sample))
 //! invocations(id, started_at, finished_at, args, outcome, samples_added)
+//! turns(…), episodes(…)                             -- interactive mode: see `episodes.rs`
 //! ```
 
 mod episodes;
