@@ -193,6 +193,42 @@ fn scripted_tool_calls_end_every_episode_cleanly() {
     assert_eq!((out.added, server.chat_requests()), (0, 0));
 }
 
+/// Every turn of an episode reserves its worst case against `--max-cost`, so the cap holds
+/// with episodes in flight.
+#[test]
+fn the_budget_holds_turn_by_turn() {
+    let dir = tempfile::tempdir().unwrap();
+    let insts = instances(8);
+    let dataset = write_dataset(dir.path(), &insts);
+    // A model that always writes max_tokens (1000) tokens and never submits.
+    let server = MockServer::start(|_| {
+        Reply::tool_calls(None, &[("run_hidden", r#"{"inputs": ["a"]}"#)])
+            .using(1000)
+            .after(Duration::from_millis(20))
+    });
+    let run = dir.path().join("run");
+    let mut config = interactive_config(&dataset, &run, &[server.base_url()]);
+    config.concurrency = 4;
+    config.prices = pbebench_eval::Prices {
+        input: 0.0,
+        output: 100.0,
+    };
+    config.max_cost = Some(0.35); // 0.1 per turn
+    let out = evaluate(&config).unwrap();
+    assert!(
+        matches!(out.stopped, Some(pbebench_eval::StopReason::Budget { .. })),
+        "{:?}",
+        out.stopped
+    );
+    assert_eq!(server.chat_requests(), 3);
+    let store = RunStore::open_existing(&run).unwrap();
+    let spent: u64 = (0..insts.len())
+        .flat_map(|i| store.turns(&insts[i].id, 0).unwrap())
+        .map(|t| t.usage.completion_tokens.unwrap())
+        .sum();
+    assert!(spent as f64 * 100.0 / 1e6 <= 0.35 + 1e-12, "{spent}");
+}
+
 #[test]
 fn the_text_protocol_uses_fenced_blocks() {
     let dir = tempfile::tempdir().unwrap();

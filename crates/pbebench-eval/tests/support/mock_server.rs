@@ -193,6 +193,26 @@ impl Reply {
         }
     }
 
+    /// The same reply, reporting `n` completion tokens.
+    pub fn using(self, n: u64) -> Reply {
+        match self {
+            Reply::Response {
+                status,
+                headers,
+                body,
+            } => {
+                let mut v: Value = serde_json::from_str(&body).unwrap();
+                v["usage"]["completion_tokens"] = n.into();
+                Reply::Response {
+                    status,
+                    headers,
+                    body: v.to_string(),
+                }
+            }
+            other => other,
+        }
+    }
+
     /// `slow` then `self`.
     pub fn after(self, delay: Duration) -> Reply {
         Reply::Slow(delay, Box::new(self))
