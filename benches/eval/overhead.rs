@@ -3,6 +3,10 @@
 //! Reports samples/s and the runner's CPU time per sample (user + system, from
 //! /proc/self/stat); the target is under 1 ms of CPU per sample.
 //!
+//! Interactive mode: 64 episodes in flight, five turns each (four `run_hidden` calls,
+//! then `submit`), every turn committed to the store; the runner's CPU per turn is
+//! printed beside the static mode's CPU per sample, measured in the same process.
+//!
 //!     CARGO_TARGET_DIR=target-eval cargo bench -p pbebench-eval --bench eval_overhead
 //!
 //! `EVAL_BENCH_SAMPLES` (default 4000) sets the number of samples per scenario.
@@ -14,14 +18,18 @@ use pbebench_eval::{evaluate, EvalConfig};
 use std::io::{BufRead, BufReader, Read};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-use support::{chat, chat_config, instances, write_dataset, MockServer, Reply};
+use support::{chat, chat_config, instances, interactive_config, write_dataset, MockServer, Reply};
 
 const SERVE_ENV: &str = "PBEBENCH_EVAL_BENCH_SERVE";
 const CONCURRENCY: usize = 64;
 
 fn main() {
-    if let Ok(delay_ms) = std::env::var(SERVE_ENV) {
-        serve(delay_ms.parse().expect("a delay in ms"));
+    if let Ok(spec) = std::env::var(SERVE_ENV) {
+        let (delay_ms, mode) = spec.split_once(':').expect("delay:mode");
+        serve(
+            delay_ms.parse().expect("a delay in ms"),
+            mode == "interactive",
+        );
         return;
     }
     let n: usize = std::env::var("EVAL_BENCH_SAMPLES")
@@ -33,8 +41,10 @@ fn main() {
         "{:<28} {:>10} {:>18} {:>18}",
         "scenario", "samples/s", "runner CPU/sample", "server CPU/sample"
     );
+    let mut per_sample = Vec::new();
     for delay_ms in [0u64, 50] {
-        let r = scenario(n, delay_ms);
+        let r = scenario(n, delay_ms, false);
+        per_sample.push(r.runner_cpu_ms);
         println!(
             "{:<28} {:>10.0} {:>15.3} ms {:>15.3} ms",
             format!("server latency {delay_ms} ms"),
@@ -43,16 +53,47 @@ fn main() {
             r.server_cpu_ms
         );
     }
+    let episodes = (n / 5).max(64);
+    println!(
+        "\ninteractive: {CONCURRENCY} episodes in flight, {episodes} episodes of {TURNS} turns"
+    );
+    println!(
+        "{:<28} {:>10} {:>18} {:>18} {:>10}",
+        "scenario", "turns/s", "runner CPU/turn", "server CPU/turn", "vs static"
+    );
+    for (k, delay_ms) in [0u64, 50].into_iter().enumerate() {
+        let r = scenario(episodes, delay_ms, true);
+        println!(
+            "{:<28} {:>10.0} {:>15.3} ms {:>15.3} ms {:>9.2}×",
+            format!("server latency {delay_ms} ms"),
+            r.samples_per_s,
+            r.runner_cpu_ms,
+            r.server_cpu_ms,
+            r.runner_cpu_ms / per_sample[k]
+        );
+    }
 }
+
+/// Turns per benchmark episode.
+const TURNS: usize = 5;
 
 /// The mock server process: answers every chat request with a realistic reply (a short
 /// answer with a code block, 2 KB of reasoning) after `delay_ms`.
-fn serve(delay_ms: u64) {
+fn serve(delay_ms: u64, interactive: bool) {
     let content = "I tried the rules in order.\n```python\n[\"replace('ab', 'c')\", \"replace('c', 'kk')\"]\n```\n";
     let reasoning = "Let me think about which substrings change. ".repeat(45);
-    let server = MockServer::start(move |_| {
-        Reply::completion(Some(content), Some(&reasoning), "stop")
-            .after(Duration::from_millis(delay_ms))
+    let server = MockServer::start(move |req| {
+        let reply = if !interactive {
+            Reply::completion(Some(content), Some(&reasoning), "stop")
+        } else if req.turn() + 1 < TURNS {
+            Reply::tool_calls(
+                Some("Probing."),
+                &[("run_hidden", r#"{"inputs": ["ab", "ba"]}"#)],
+            )
+        } else {
+            Reply::tool_calls(None, &[("submit", r#"{"cascade": ["replace('a', 'b')"]}"#)])
+        };
+        reply.after(Duration::from_millis(delay_ms))
     });
     println!("{}", server.base_url());
     // Serve until the parent closes our stdin.
@@ -65,9 +106,12 @@ struct Figures {
     server_cpu_ms: f64,
 }
 
-fn scenario(n: usize, delay_ms: u64) -> Figures {
+/// `n` samples (or, `interactive`, `n` episodes of [`TURNS`] turns); figures per sample
+/// (per turn).
+fn scenario(n: usize, delay_ms: u64, interactive: bool) -> Figures {
+    let mode = if interactive { "interactive" } else { "static" };
     let mut server = Command::new(std::env::current_exe().unwrap())
-        .env(SERVE_ENV, delay_ms.to_string())
+        .env(SERVE_ENV, format!("{delay_ms}:{mode}"))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()
@@ -80,7 +124,16 @@ fn scenario(n: usize, delay_ms: u64) -> Figures {
 
     let dir = tempfile::tempdir().unwrap();
     let dataset = write_dataset(dir.path(), &instances(n));
-    let mut config: EvalConfig = chat_config(&dataset, &dir.path().join("run"), &[url]);
+    let run = dir.path().join("run");
+    let mut config: EvalConfig = if interactive {
+        let mut c = interactive_config(&dataset, &run, &[url]);
+        let spec = c.interactive.as_mut().unwrap();
+        spec.max_turns = TURNS as u32;
+        spec.probe_budget = 40;
+        c
+    } else {
+        chat_config(&dataset, &run, &[url])
+    };
     config.concurrency = CONCURRENCY;
     chat(&mut config).timeout = Duration::from_secs(60);
 
@@ -92,13 +145,24 @@ fn scenario(n: usize, delay_ms: u64) -> Figures {
     let cpu = cpu_seconds("/proc/self/stat") - cpu0;
     let server_cpu = cpu_seconds(&format!("/proc/{}/stat", server.id())) - server_cpu0;
     assert_eq!(out.report.answered, n, "{}", out.report);
+    let units = if interactive { n * TURNS } else { n };
+    if interactive {
+        let turns: u32 = out
+            .interactive
+            .unwrap()
+            .episodes
+            .iter()
+            .map(|e| e.turns)
+            .sum();
+        assert_eq!(turns as usize, units);
+    }
 
     drop(server.stdin.take());
     let _ = server.wait();
     Figures {
-        samples_per_s: n as f64 / wall,
-        runner_cpu_ms: cpu * 1e3 / n as f64,
-        server_cpu_ms: server_cpu * 1e3 / n as f64,
+        samples_per_s: units as f64 / wall,
+        runner_cpu_ms: cpu * 1e3 / units as f64,
+        server_cpu_ms: server_cpu * 1e3 / units as f64,
     }
 }
 

@@ -43,6 +43,8 @@ enum Command {
     Solve(commands::solve::Args),
     /// Evaluate a model behind an OpenAI-compatible endpoint, or an external solver.
     Eval(commands::eval::Args),
+    /// Print one episode (or sample) of an evaluation run: every message, tool call and result.
+    Show(commands::show::Args),
     /// Vet a dataset: gold and dummy gates, shortcuts, duplicates, labels, calibration.
     Audit(commands::audit::Args),
     /// Write a leaderboard, plots and a self-contained HTML report from results.
@@ -66,6 +68,7 @@ fn main() -> ExitCode {
         Command::Score(args) => commands::score::run(args),
         Command::Solve(args) => commands::solve::run(args),
         Command::Eval(args) => commands::eval::run(args),
+        Command::Show(args) => commands::show::run(args),
         Command::Audit(args) => commands::audit::run(args),
         Command::Report(args) => commands::report::run(args),
         Command::Demo(args) => commands::demo::run(args),

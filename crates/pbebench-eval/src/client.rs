@@ -2,8 +2,8 @@
 //! over one or more endpoints, retried on 429, 5xx, timeouts and dropped connections, and
 //! every reply classified into a [`Sample`] (never a panic, whatever the server sends).
 
+use crate::control::Control;
 use crate::retry::{parse_retry_after, RetryPolicy};
-use crate::runner::Control;
 use crate::sample::{Sample, Status, Usage};
 use serde::Serialize;
 use serde_json::Value;
@@ -35,14 +35,51 @@ pub struct ChatParams {
 }
 
 impl ChatParams {
+    /// The most tokens one answer may have, as the server will read the body: the largest
+    /// of `max_tokens` and the extra body's `max_tokens` / `max_completion_tokens` (servers
+    /// take one or the other); `None` when the body sets no bound.
+    pub fn max_output_tokens(&self) -> Option<u64> {
+        let extra = |key: &str| {
+            self.extra_body
+                .as_ref()
+                .and_then(|b| b.get(key))
+                .and_then(Value::as_u64)
+        };
+        let overridden = self
+            .extra_body
+            .as_ref()
+            .is_some_and(|b| b.contains_key("max_tokens"));
+        [
+            if overridden {
+                extra("max_tokens")
+            } else {
+                self.max_tokens
+            },
+            extra("max_completion_tokens"),
+        ]
+        .into_iter()
+        .flatten()
+        .max()
+    }
+
     /// The request body for one prompt, as one user message.
     pub fn body(&self, prompt: &str) -> String {
+        self.conversation_body(
+            &[serde_json::json!({"role": "user", "content": prompt})],
+            None,
+        )
+    }
+
+    /// The request body for a conversation, with `tools` (chat-completions function
+    /// definitions) when given; the extra body is merged last, so it may set
+    /// `tool_choice`.
+    pub fn conversation_body(&self, messages: &[Value], tools: Option<&Value>) -> String {
         let mut body = serde_json::Map::new();
         body.insert("model".into(), self.model.clone().into());
-        body.insert(
-            "messages".into(),
-            serde_json::json!([{"role": "user", "content": prompt}]),
-        );
+        body.insert("messages".into(), Value::from(messages.to_vec()));
+        if let Some(tools) = tools {
+            body.insert("tools".into(), tools.clone());
+        }
         let mut put = |key: &str, value: Option<Value>| {
             if let Some(v) = value {
                 body.insert(key.into(), v);
@@ -255,6 +292,46 @@ impl ChatClient {
     }
 }
 
+/// One tool call of an assistant message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolCall {
+    /// `id`, which the tool's result must name; `None` when the server gave none.
+    pub id: Option<String>,
+    /// `function.name`.
+    pub name: String,
+    /// `function.arguments`: JSON text as the model wrote it (possibly malformed).
+    pub arguments: String,
+}
+
+impl ToolCall {
+    /// The tool calls of a message (`message.tool_calls`); an entry without a function
+    /// name is kept with the name `""`, and arguments given as an object are written out.
+    pub fn all_of(message: &Value) -> Vec<ToolCall> {
+        let Some(calls) = message.get("tool_calls").and_then(Value::as_array) else {
+            return Vec::new();
+        };
+        calls
+            .iter()
+            .map(|c| {
+                let function = c.get("function").unwrap_or(&Value::Null);
+                ToolCall {
+                    id: c.get("id").and_then(Value::as_str).map(str::to_owned),
+                    name: function
+                        .get("name")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default()
+                        .to_owned(),
+                    arguments: match function.get("arguments") {
+                        Some(Value::String(s)) => s.clone(),
+                        Some(Value::Null) | None => String::new(),
+                        Some(other) => other.to_string(),
+                    },
+                }
+            })
+            .collect()
+    }
+}
+
 /// What one request produced, before it becomes a stored [`Sample`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct SampleReply {
@@ -266,6 +343,8 @@ pub struct SampleReply {
     pub reasoning_content: Option<String>,
     /// `finish_reason`.
     pub finish_reason: Option<String>,
+    /// `message.tool_calls`, in order.
+    pub tool_calls: Vec<ToolCall>,
     /// `usage`.
     pub usage: Usage,
     /// HTTP status of the last attempt.
@@ -289,6 +368,7 @@ impl SampleReply {
             content: None,
             reasoning_content: None,
             finish_reason: None,
+            tool_calls: Vec::new(),
             usage: Usage::default(),
             http_status,
             error: Some(error),
@@ -375,9 +455,19 @@ fn classify(status: u16, body: &str, retry_after: Option<Duration>) -> Attempt {
             Attempt::Answer(reply)
         };
     }
-    let mut reply = parse_completion(body);
-    reply.http_status = Some(status);
-    Attempt::Answer(reply)
+    match parse_completion(body) {
+        Completion::Usable(mut reply) => {
+            reply.http_status = Some(status);
+            Attempt::Answer(reply)
+        }
+        // A 200 that holds no completion is a broken server or proxy, not the model's
+        // answer: retried like a 5xx, and stored as `http_error` (so a continued run
+        // requests it again) when no retry is left.
+        Completion::Broken(mut reply) => {
+            reply.http_status = Some(status);
+            Attempt::Retry { reply, retry_after }
+        }
+    }
 }
 
 /// The `error.message` of an error body, else its start.
@@ -394,19 +484,34 @@ fn error_message(body: &str) -> String {
         .unwrap_or_else(|| excerpt(body))
 }
 
-/// Reads a 2xx chat-completion body. Anything that is not a usable answer (malformed
-/// JSON, an `error` object, no choices, null content) becomes `invalid` with the reason.
-fn parse_completion(body: &str) -> SampleReply {
-    let invalid = |why: String| SampleReply::failed(Status::Invalid, None, why);
+/// What a 2xx body holds.
+enum Completion {
+    /// A completion: the model's answer, however poor.
+    Usable(SampleReply),
+    /// No completion at all: an `http_error` reply with the reason.
+    Broken(SampleReply),
+}
+
+/// Reads a 2xx chat-completion body. Broken when it holds no completion at all:
+/// malformed JSON, an `error` object, no choices, or a message with no content,
+/// reasoning, refusal or tool call. A completion that is a poor answer (cut at the token
+/// limit, refused, empty text) is usable: it is the model's.
+fn parse_completion(body: &str) -> Completion {
+    let broken = |why: String| SampleReply::failed(Status::HttpError, None, why);
     let v: Value = match serde_json::from_str(body) {
         Ok(v) => v,
-        Err(e) => return invalid(format!("malformed response body ({e}): {}", excerpt(body))),
+        Err(e) => {
+            return Completion::Broken(broken(format!(
+                "malformed response body ({e}): {}",
+                excerpt(body)
+            )))
+        }
     };
     if let Some(err) = v.get("error").filter(|e| !e.is_null()) {
-        return invalid(format!(
+        return Completion::Broken(broken(format!(
             "the endpoint returned an error: {}",
             excerpt(&err.to_string())
-        ));
+        )));
     }
     let usage = parse_usage(v.get("usage"));
     let Some(choice) = v
@@ -414,9 +519,9 @@ fn parse_completion(body: &str) -> SampleReply {
         .and_then(Value::as_array)
         .and_then(|c| c.first())
     else {
-        let mut r = invalid("the response has no choices".to_owned());
+        let mut r = broken("the response has no choices".to_owned());
         r.usage = usage;
-        return r;
+        return Completion::Broken(r);
     };
     let message = choice.get("message").unwrap_or(&Value::Null);
     let content = text_of(message.get("content"));
@@ -427,6 +532,22 @@ fn parse_completion(body: &str) -> SampleReply {
         .get("finish_reason")
         .and_then(Value::as_str)
         .map(str::to_owned);
+    let tool_calls = ToolCall::all_of(message);
+    let has_tool_calls = !tool_calls.is_empty();
+    if content.is_none()
+        && reasoning_content.is_none()
+        && refusal.is_none()
+        && !has_tool_calls
+        && !matches!(finish_reason.as_deref(), Some("length" | "content_filter"))
+    {
+        let mut r = broken(format!(
+            "the response's message is empty (no content, finish_reason {}): {}",
+            finish_reason.as_deref().unwrap_or("absent"),
+            excerpt(body)
+        ));
+        r.usage = usage;
+        return Completion::Broken(r);
+    }
     let (status, error) = match finish_reason.as_deref() {
         Some("length") => (
             Status::Truncated,
@@ -440,6 +561,7 @@ fn parse_completion(body: &str) -> SampleReply {
             Status::Refused,
             refusal.as_ref().map(|r| format!("refusal: {}", excerpt(r))),
         ),
+        _ if has_tool_calls => (Status::Ok, None),
         _ if content.as_deref().is_none_or(|c| c.trim().is_empty()) => (
             Status::Invalid,
             Some(format!(
@@ -449,11 +571,12 @@ fn parse_completion(body: &str) -> SampleReply {
         ),
         _ => (Status::Ok, None),
     };
-    SampleReply {
+    Completion::Usable(SampleReply {
         status,
         content,
         reasoning_content,
         finish_reason,
+        tool_calls,
         usage,
         http_status: None,
         error,
@@ -461,7 +584,7 @@ fn parse_completion(body: &str) -> SampleReply {
         elapsed: Duration::ZERO,
         attempts: 0,
         endpoint: String::new(),
-    }
+    })
 }
 
 /// A message field as text: a string, or the text parts of a content array.
@@ -561,18 +684,44 @@ mod tests {
         assert_eq!(r.http_status, Some(200));
     }
 
+    fn retried(a: Attempt) -> SampleReply {
+        match a {
+            Attempt::Retry { reply, .. } => reply,
+            Attempt::Answer(r) => panic!("expected a retry, got {r:?}"),
+        }
+    }
+
+    /// Issue 23, item 7: a 200 that holds no completion is a broken server or proxy; it
+    /// is retried, and stored as a transport failure when no retry is left.
     #[test]
-    fn odd_bodies_are_recorded_not_fatal() {
-        let r = answer(classify(200, "{\"choices\": [", None));
-        assert_eq!(r.status, Status::Invalid);
+    fn broken_bodies_are_retried_poor_answers_are_kept() {
+        let r = retried(classify(200, "{\"choices\": [", None));
+        assert_eq!(r.status, Status::HttpError);
+        assert_eq!(r.http_status, Some(200));
         assert!(r.error.unwrap().contains("malformed"));
-        let r = answer(classify(
+        let r = retried(classify(
             200,
             r#"{"choices":[],"usage":{"prompt_tokens":3}}"#,
             None,
         ));
-        assert_eq!(r.status, Status::Invalid);
+        assert_eq!(r.status, Status::HttpError);
         assert_eq!(r.usage.prompt_tokens, Some(3));
+        let r = retried(classify(200, r#"{"error":{"message":"boom"}}"#, None));
+        assert!(r.error.unwrap().contains("boom"));
+        retried(classify(200, "[1,2]", None));
+        let r = retried(classify(
+            200,
+            r#"{"choices":[{"message":{"content":null},"finish_reason":"stop"}]}"#,
+            None,
+        ));
+        assert!(r.error.unwrap().contains("empty"), "null content");
+        retried(classify(
+            200,
+            r#"{"choices":[{"finish_reason":"stop"}]}"#,
+            None,
+        ));
+
+        // The model's own poor answers are answers.
         let r = answer(classify(
             200,
             r#"{"choices":[{"message":{"content":null,"reasoning_content":"long thought"},"finish_reason":"length"}]}"#,
@@ -589,14 +738,16 @@ mod tests {
         assert_eq!(r.reasoning_content.as_deref(), Some("x"));
         let r = answer(classify(
             200,
+            r#"{"choices":[{"message":{"content":""},"finish_reason":"stop"}]}"#,
+            None,
+        ));
+        assert_eq!(r.status, Status::Invalid);
+        let r = answer(classify(
+            200,
             r#"{"choices":[{"message":{"content":null,"refusal":"no"},"finish_reason":"stop"}]}"#,
             None,
         ));
         assert_eq!(r.status, Status::Refused);
-        let r = answer(classify(200, r#"{"error":{"message":"boom"}}"#, None));
-        assert_eq!(r.status, Status::Invalid);
-        let r = answer(classify(200, "[1,2]", None));
-        assert_eq!(r.status, Status::Invalid);
         let r = answer(classify(
             200,
             r#"{"choices":[{"message":{"content":[{"type":"text","text":"a"},{"type":"text","text":"b"}]},"finish_reason":"stop"}]}"#,
@@ -645,6 +796,28 @@ mod tests {
         let v: Value = serde_json::from_str(&p.body("hi")).unwrap();
         assert_eq!(v["top_k"], 20);
         assert_eq!(v["max_tokens"], 5);
+    }
+
+    #[test]
+    fn the_answer_bound_is_what_the_server_reads() {
+        let mut p = ChatParams {
+            model: "m".into(),
+            temperature: None,
+            top_p: None,
+            max_tokens: None,
+            reasoning_effort: None,
+            extra_body: None,
+        };
+        assert_eq!(p.max_output_tokens(), None);
+        p.max_tokens = Some(100);
+        assert_eq!(p.max_output_tokens(), Some(100));
+        let extra = |json: &str| Some(serde_json::from_str(json).unwrap());
+        p.extra_body = extra(r#"{"max_tokens": 50}"#); // merged last: the body says 50
+        assert_eq!(p.max_output_tokens(), Some(50));
+        p.extra_body = extra(r#"{"max_completion_tokens": 32000}"#);
+        assert_eq!(p.max_output_tokens(), Some(32000));
+        p.extra_body = extra(r#"{"max_tokens": null}"#);
+        assert_eq!(p.max_output_tokens(), None);
     }
 
     #[test]

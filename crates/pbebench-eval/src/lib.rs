@@ -7,27 +7,54 @@
 //! repeating a sample; answers are scored through the shared path of `pbebench`
 //! ([`pbebench::parse_response`], metrics and score).
 //!
-//! The flow: [`evaluate`] reads the dataset, checks the endpoints, opens (or continues)
-//! the [`store`], runs a bounded pool of workers ([`runner`]) that ask the [`client`] or the
-//! [`solver_cmd`], and returns a [`Report`]. [`rescore`] recomputes the report from the
-//! store alone.
+//! The flow: [`evaluate`] checks the [`EvalConfig`], reads the dataset, checks the
+//! endpoints, opens (or continues) the [`store`], runs a bounded pool of workers that ask
+//! the [`client`] or the [`solver_cmd`] (each request reserving its cost against the budget
+//! of the shared [`Control`]) and one writer that commits every sample as it arrives, and
+//! returns a [`Report`]. [`rescore`] recomputes the report from the store alone.
+//!
+//! In interactive mode ([`episode`], `--interactive`) each sample is an episode: the
+//! solver probes the hidden cascade through [`pbebench::probe::Oracle`], tests candidates
+//! and submits one; every turn is committed as it completes and a continued run resumes
+//! each episode from its last stored turn. [`transcript`] prints one episode.
+//!
+//! Inside, one module per stage: `config` (what a run is asked to do, and its checks),
+//! `run_dir` (continuing, refusing or moving aside the run in a directory), `backend`
+//! (chat or solver program), `worker`, `writer`, `runner` (the orchestration), `rescore`,
+//! `fingerprint` (SHA-256 of the dataset and template).
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+mod backend;
+mod breaker;
 pub mod client;
+mod config;
+mod control;
+pub mod episode;
+mod error;
+mod fingerprint;
 mod progress;
+mod rescore;
 pub mod retry;
-pub mod runner;
+mod run_dir;
+mod runner;
 pub mod sample;
 pub mod scoring;
 pub mod solver_cmd;
 pub mod store;
+pub mod transcript;
+mod worker;
+mod writer;
 
 pub use client::ChatParams;
+pub use config::{ChatSpec, EvalConfig, SolverSpec, MAX_CONCURRENCY};
+pub use control::Control;
+pub use episode::grade::{EpisodeGrade, InteractiveReport, InteractiveSummary};
+pub use episode::{InteractiveSpec, ToolProtocol};
+pub use error::EvalError;
+pub use rescore::rescore;
 pub use retry::RetryPolicy;
-pub use runner::{
-    evaluate, rescore, ChatSpec, EvalConfig, EvalError, RunOutcome, SolverSpec, StopReason,
-};
+pub use runner::{evaluate, RunOutcome, StopReason};
 pub use sample::{Prices, Sample, Status, Usage};
 pub use scoring::{Block, Report};
 pub use solver_cmd::SolverCommand;

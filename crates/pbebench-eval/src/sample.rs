@@ -3,11 +3,13 @@
 use std::fmt;
 use std::str::FromStr;
 
-/// How a sample ended. Every status but [`HttpError`] and [`Timeout`] is an answer, kept
-/// for good; those two are transport failures, requested again when a run is continued.
+/// How a sample ended. Every status but [`HttpError`], [`Timeout`] and [`Failed`] is an
+/// answer, kept for good; those three are failures to answer, requested again when a run
+/// is continued.
 ///
 /// [`HttpError`]: Status::HttpError
 /// [`Timeout`]: Status::Timeout
+/// [`Failed`]: Status::Failed
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Status {
     /// A complete answer (`finish_reason` `stop`, or a solver program that exited 0).
@@ -17,22 +19,29 @@ pub enum Status {
     Truncated,
     /// The model or a filter declined (`finish_reason` `content_filter`, or `refusal`).
     Refused,
-    /// No answer after every retry: an HTTP error status or a failed connection.
+    /// No answer after every retry: an HTTP error status, a failed connection, or an
+    /// HTTP 200 that holds no completion (malformed JSON, an error object, no choices, an
+    /// empty message).
     HttpError,
     /// No answer within `--timeout` after every retry.
     Timeout,
-    /// An answer that is not one: a malformed body, empty `choices`, null content, a
-    /// solver program that failed. Scored as an invalid response.
+    /// A completion that holds no answer text (empty content, only reasoning). Scored as
+    /// an invalid response.
     Invalid,
+    /// The solver program exited with an error status or was killed by a signal: no
+    /// answer (an import error fails every instance alike), so a continued run runs it
+    /// again. A program that gives up on an instance exits 0 and prints no answer.
+    Failed,
 }
 
 impl Status {
     /// Every status, in the order summaries list them.
-    pub const ALL: [Status; 6] = [
+    pub const ALL: [Status; 7] = [
         Status::Ok,
         Status::Truncated,
         Status::Refused,
         Status::Invalid,
+        Status::Failed,
         Status::HttpError,
         Status::Timeout,
     ];
@@ -46,13 +55,24 @@ impl Status {
             Status::HttpError => "http_error",
             Status::Timeout => "timeout",
             Status::Invalid => "invalid",
+            Status::Failed => "failed",
         }
     }
 
     /// True when the sample holds a solver's answer (even a bad one) and is never
-    /// requested again; false for transport failures, which a continued run retries.
+    /// requested again; false for failures to answer, which a continued run retries.
     pub fn is_answer(self) -> bool {
-        !matches!(self, Status::HttpError | Status::Timeout)
+        !matches!(self, Status::HttpError | Status::Timeout | Status::Failed)
+    }
+
+    /// The statuses that are not answers, as an SQL list: `'http_error', 'timeout', …`.
+    pub(crate) fn sql_failures() -> String {
+        Status::ALL
+            .into_iter()
+            .filter(|s| !s.is_answer())
+            .map(|s| format!("'{s}'"))
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 }
 
@@ -155,6 +175,8 @@ mod tests {
         }
         assert!("fine".parse::<Status>().is_err());
         assert!(!Status::Timeout.is_answer() && Status::Invalid.is_answer());
+        assert!(!Status::Failed.is_answer());
+        assert_eq!(Status::sql_failures(), "'failed', 'http_error', 'timeout'");
     }
 
     #[test]

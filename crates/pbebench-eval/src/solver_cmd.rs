@@ -6,7 +6,7 @@ use pbebench::Instance;
 use serde::Serialize;
 use std::io::{Read, Write};
 use std::os::unix::process::CommandExt;
-use std::process::{Command, ExitStatus, Stdio};
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -71,17 +71,11 @@ pub struct CommandError {
 }
 
 impl SolverCommand {
-    /// Runs the command on `stdin` (the instance JSON) for (instance, sample). The
-    /// environment also carries `PBEBENCH_INSTANCE_ID` and `PBEBENCH_SAMPLE`.
-    /// Exit 0: `ok` with stdout as the response; another exit: `invalid`; past the
-    /// timeout: `timeout`.
-    pub fn run(&self, stdin: &str, instance_id: &str, sample: u32) -> Result<Sample, CommandError> {
-        let fail = |reason: String| CommandError {
-            command: self.command.clone(),
-            reason,
-        };
-        let start = Instant::now();
-        let mut child = Command::new("sh")
+    /// Starts the command under `sh -c` with piped stdin, stdout and stderr, in its own
+    /// process group (so that a timeout kills what the shell started too), with
+    /// `PBEBENCH_INSTANCE_ID` and `PBEBENCH_SAMPLE` in its environment.
+    pub(crate) fn spawn(&self, instance_id: &str, sample: u32) -> Result<Child, CommandError> {
+        Command::new("sh")
             .arg("-c")
             .arg(&self.command)
             .env("PBEBENCH_INSTANCE_ID", instance_id)
@@ -89,10 +83,25 @@ impl SolverCommand {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
-            // Its own process group, so that a timeout kills what the shell started too.
             .process_group(0)
             .spawn()
-            .map_err(|e| fail(format!("cannot start 'sh': {e}")))?;
+            .map_err(|e| CommandError {
+                command: self.command.clone(),
+                reason: format!("cannot start 'sh': {e}"),
+            })
+    }
+
+    /// Runs the command on `stdin` (the instance JSON) for (instance, sample). The
+    /// environment also carries `PBEBENCH_INSTANCE_ID` and `PBEBENCH_SAMPLE`.
+    /// Exit 0: `ok` with stdout as the response; another exit: `failed` (not an answer;
+    /// stderr kept); past the timeout: `timeout`.
+    pub fn run(&self, stdin: &str, instance_id: &str, sample: u32) -> Result<Sample, CommandError> {
+        let fail = |reason: String| CommandError {
+            command: self.command.clone(),
+            reason,
+        };
+        let start = Instant::now();
+        let mut child = self.spawn(instance_id, sample)?;
         let pid = rustix::process::Pid::from_child(&child);
         let mut input = child.stdin.take().expect("stdin is piped");
         let stdin = stdin.to_owned();
@@ -145,7 +154,7 @@ impl SolverCommand {
                 if matches!(code.code(), Some(126 | 127)) {
                     return Err(fail(format!("{code}: {tail}")));
                 }
-                (Status::Invalid, Some(format!("{code}: {tail}")))
+                (Status::Failed, Some(format!("{code}: {tail}")))
             }
         };
         let content = String::from_utf8(stdout)
@@ -168,7 +177,8 @@ impl SolverCommand {
     }
 }
 
-fn tail(s: &str) -> String {
+/// The end of a program's stderr, at most [`STDERR_TAIL`] characters, for a stored error.
+pub(crate) fn tail(s: &str) -> String {
     let s = s.trim();
     let chars = s.chars().count();
     if chars <= STDERR_TAIL {
@@ -205,7 +215,7 @@ mod tests {
     #[test]
     fn failures_and_timeouts_are_recorded() {
         let s = cmd("echo oops >&2; exit 3", 5000).run("", "a", 0).unwrap();
-        assert_eq!(s.status, Status::Invalid);
+        assert_eq!(s.status, Status::Failed);
         assert!(s.error.unwrap().contains("oops"));
 
         let t0 = Instant::now();

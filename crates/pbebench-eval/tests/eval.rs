@@ -112,16 +112,17 @@ fn faults_are_retried_or_recorded_never_fatal() {
                 "length",
             )
         },
-        // 5: malformed JSON.
+        // 5: malformed JSON: a broken server, retried.
         |_, _| Reply::malformed(),
-        // 6: empty choices.
+        // 6: empty choices: retried.
         |_, _| {
             Reply::json(
                 200,
                 serde_json::json!({"choices": [], "usage": {"prompt_tokens": 9}}),
             )
         },
-        // 7: null content with reasoning_content (a reasoning model out of tokens).
+        // 7: null content with reasoning_content (a reasoning model out of tokens): the
+        // model's answer, kept.
         |_, _| Reply::completion(None, Some("still thinking"), "stop"),
         // 8: always 503: fails after every retry.
         |_, _| Reply::error(503, "overloaded"),
@@ -157,8 +158,8 @@ fn faults_are_retried_or_recorded_never_fatal() {
             ("ok", 2),
             ("ok", 2),
             ("truncated", 1),
-            ("invalid", 1),
-            ("invalid", 1),
+            ("http_error", 3),
+            ("http_error", 3),
             ("invalid", 1),
             ("http_error", 3),
             ("timeout", 3),
@@ -181,7 +182,7 @@ fn faults_are_retried_or_recorded_never_fatal() {
         Some("HTTP 400: context too long")
     );
     // Answers that are not answers score as failures; the rest pass.
-    assert_eq!(out.report.answered, 9);
+    assert_eq!(out.report.answered, 7);
     assert!(
         (out.report.overall().pass - 5.0 / 12.0).abs() < 1e-9,
         "{}",
@@ -191,13 +192,116 @@ fn faults_are_retried_or_recorded_never_fatal() {
     // Continuing requests the failures (http_error, timeout) again, and nothing else.
     let before = server.chat_requests();
     let again = evaluate(&config).unwrap();
-    assert_eq!(server.chat_requests() - before, 3 + 3 + 1);
-    assert_eq!(again.added, 3);
+    assert_eq!(server.chat_requests() - before, 3 + 3 + 3 + 3 + 1);
+    assert_eq!(again.added, 5);
     let rows = stored_rows(&run);
     assert_eq!(rows.len(), 12);
+    assert_eq!((rows[5].2.as_str(), rows[5].3), ("http_error", 6));
     assert_eq!((rows[8].2.as_str(), rows[8].3), ("http_error", 6));
     assert_eq!((rows[9].2.as_str(), rows[9].3), ("timeout", 6));
     assert_eq!((rows[10].2.as_str(), rows[10].3), ("http_error", 2));
+}
+
+/// Issue 23, item 7: a proxy that answers HTTP 200 with broken bodies used to fill the
+/// store with `invalid` answers that were never requested again, and the run exited 0.
+/// Now each is retried like a 5xx, the run stops once the failures are systematic, and
+/// the same command continues it once the proxy is fixed.
+#[test]
+fn a_broken_proxy_stops_the_run_and_poisons_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let insts = instances(200);
+    let dataset = write_dataset(dir.path(), &insts);
+    let index = PromptIndex::new(&insts);
+    let answers: Vec<String> = insts.iter().map(gold_answer).collect();
+    let broken = Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let server = {
+        let broken = broken.clone();
+        MockServer::start(move |req| {
+            if broken.load(std::sync::atomic::Ordering::SeqCst) {
+                match index.of(req) % 3 {
+                    0 => Reply::malformed(),
+                    1 => Reply::json(200, serde_json::json!({"object": "chat.completion"})),
+                    _ => Reply::completion(None, None, "stop"),
+                }
+            } else {
+                Reply::answer(&answers[index.of(req)])
+            }
+        })
+    };
+    let run = dir.path().join("run");
+    let mut config = chat_config(&dataset, &run, &[server.base_url()]);
+    chat(&mut config).retry.max_retries = 1;
+    config.concurrency = 2;
+    let out = evaluate(&config).unwrap();
+    match &out.stopped {
+        Some(StopReason::FailingEndpoints { failures, .. }) => assert_eq!(*failures, 10),
+        other => panic!("expected a stop, got {other:?}"),
+    }
+    let reason = out.stopped.as_ref().unwrap().to_string();
+    assert!(reason.contains("10 samples in a row failed"), "{reason}");
+    assert!(!reason.contains('\n'), "{reason}");
+    assert!(!out.complete());
+    assert_eq!(out.report.answered, 0);
+    let rows = stored_rows(&run);
+    assert!(
+        rows.iter().all(|r| r.2 == "http_error" && r.3 == 2),
+        "{rows:?}"
+    );
+    // It stopped early: the samples in flight when it tripped are stored too, no more.
+    assert!(rows.len() < 100, "{}", rows.len());
+
+    // The proxy is fixed: the same command requests every sample again and completes.
+    broken.store(false, std::sync::atomic::Ordering::SeqCst);
+    let out = evaluate(&config).unwrap();
+    assert!(out.complete(), "{}", out.report);
+    assert_eq!(out.report.overall().pass, 1.0);
+}
+
+/// Issue 23, item 7: a solver program that exits 1 on every instance (an import error)
+/// used to yield a run where every sample was "answered" (as `invalid`). Now a failed run
+/// of the program is no answer, the run stops with the program's last stderr line, and
+/// the same command continues once the program is fixed.
+#[test]
+fn a_solver_that_always_fails_stops_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let insts = instances(30);
+    let dataset = write_dataset(dir.path(), &insts);
+    let answers = dir.path().join("answers");
+    std::fs::create_dir(&answers).unwrap();
+    for inst in &insts {
+        std::fs::write(answers.join(&inst.id), gold_answer(inst)).unwrap();
+    }
+    let fixed = dir.path().join("fixed");
+    let command = format!(
+        "test -f {} || {{ printf 'Traceback (most recent call last):\\n  File \\\"s.py\\\", line 1\\nModuleNotFoundError: No module named numpyy\\n' >&2; exit 1; }}; cat {}/$PBEBENCH_INSTANCE_ID",
+        fixed.display(),
+        answers.display()
+    );
+    let run = dir.path().join("run");
+    let mut config = chat_config(&dataset, &run, &[]);
+    config.solver = SolverSpec::Command(SolverCommand {
+        command,
+        timeout: Duration::from_secs(10),
+    });
+    config.concurrency = 2;
+    let out = evaluate(&config).unwrap();
+    let reason = match &out.stopped {
+        Some(r @ StopReason::FailingSolver { .. }) => r.to_string(),
+        other => panic!("expected a stop, got {other:?}"),
+    };
+    assert!(
+        reason.contains("(last: ModuleNotFoundError: No module named numpyy)"),
+        "{reason}"
+    );
+    assert!(!out.complete());
+    assert_eq!(out.report.answered, 0);
+    let rows = stored_rows(&run);
+    assert!(rows.iter().all(|r| r.2 == "failed"), "{rows:?}");
+
+    std::fs::write(&fixed, "").unwrap();
+    let out = evaluate(&config).unwrap();
+    assert!(out.complete(), "{}", out.report);
+    assert_eq!(out.report.overall().pass, 1.0);
 }
 
 #[test]
@@ -387,12 +491,16 @@ fn the_budget_stops_the_run_cleanly_and_a_larger_one_continues_it() {
     let run = dir.path().join("run");
     let mut config = chat_config(&dataset, &run, &[server.base_url()]);
     config.concurrency = 1;
+    // Output only: a request's worst case counts its whole body as prompt tokens, far
+    // more than the 100 the mock reports.
     config.prices = Prices {
-        input: 100.0,
+        input: 0.0,
         output: 100.0,
     };
-    // The mock reports 100 prompt tokens and len/4 + 1 completion tokens.
-    let per_sample = (100 + gold_answer(&insts[1]).len() / 4 + 1) as f64 * 100.0 / 1e6;
+    // The mock reports len/4 + 1 completion tokens (12 or 18 here); the worst case of a
+    // request is max_tokens.
+    chat(&mut config).params.max_tokens = Some(20);
+    let per_sample = (gold_answer(&insts[1]).len() / 4 + 1) as f64 * 100.0 / 1e6;
     config.max_cost = Some(per_sample * 7.5);
     let out = evaluate(&config).unwrap();
     assert!(
@@ -412,6 +520,46 @@ fn the_budget_stops_the_run_cleanly_and_a_larger_one_continues_it() {
     let out = evaluate(&config).unwrap();
     assert!(out.complete());
     assert_eq!(server.chat_requests(), 20);
+}
+
+/// Issue 23, item 6: at `--concurrency 16` the budget used to be checked against the mean
+/// cost so far (nothing before the first answer), so sixteen requests went out at once
+/// against a cap that paid for three. Every request in flight now holds its worst case.
+#[test]
+fn the_budget_holds_under_concurrency() {
+    let dir = tempfile::tempdir().unwrap();
+    let insts = instances(40);
+    let dataset = write_dataset(dir.path(), &insts);
+    // A model that always writes max_tokens tokens: every request costs its worst case.
+    let server = MockServer::start(|req| {
+        let max_tokens = req.json()["max_tokens"].as_u64().unwrap();
+        Reply::answer_with_usage("```python\n[]\n```", 100, max_tokens)
+            .after(Duration::from_millis(30))
+    });
+    let run = dir.path().join("run");
+    let mut config = chat_config(&dataset, &run, &[server.base_url()]);
+    config.concurrency = 16;
+    config.prices = Prices {
+        input: 0.0,
+        output: 100.0,
+    };
+    // max_tokens 1000 at 100 per million: 0.1 per request.
+    config.max_cost = Some(0.35);
+    let out = evaluate(&config).unwrap();
+    assert!(
+        matches!(out.stopped, Some(StopReason::Budget { .. })),
+        "{:?}",
+        out.stopped
+    );
+    assert!(out.report.cost <= 0.35 + 1e-12, "{}", out.report.cost);
+    assert_eq!(out.added, 3);
+    assert_eq!(server.chat_requests(), 3);
+
+    // Output priced but unbounded: the worst case is unknown, so the run is refused.
+    let mut unbounded = config.clone();
+    chat(&mut unbounded).params.max_tokens = None;
+    let err = evaluate(&unbounded).unwrap_err().to_string();
+    assert!(err.contains("--max-tokens"), "{err}");
 }
 
 #[test]

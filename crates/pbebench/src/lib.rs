@@ -68,6 +68,7 @@ pub mod dataset;
 pub mod generate;
 mod instance;
 pub mod metrics;
+pub mod probe;
 mod prompt;
 pub mod pylit;
 pub mod relations;

@@ -3,8 +3,8 @@
 
 use anyhow::{bail, Context};
 use pbebench_eval::{
-    evaluate, rescore, Block, ChatParams, ChatSpec, EvalConfig, Prices, RetryPolicy, RunOutcome,
-    SolverCommand, SolverSpec,
+    evaluate, rescore, Block, ChatParams, ChatSpec, EvalConfig, InteractiveSpec, Prices,
+    RetryPolicy, RunOutcome, SolverCommand, SolverSpec, ToolProtocol,
 };
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -18,6 +18,8 @@ Examples:
   pbebench eval --dataset lite.jsonl --model Qwen/Qwen3-8B --base-url http://localhost:8000/v1 --samples 4
   pbebench eval --dataset lite.jsonl --solver-cmd 'python my_solver.py' --timeout 60
   pbebench eval --run runs/lite__Qwen_Qwen3-8B --rescore --block first
+  pbebench eval --dataset lite.jsonl --model M --base-url URL --interactive --probe-budget 40 --max-turns 30
+  pbebench eval --dataset lite.jsonl --solver-cmd 'python3 probe_solver.py' --interactive
 
 Re-running the same command continues the run: stored samples are never requested again.
 Exit status: 0 when every sample is answered, 1 when the run stopped early or samples
@@ -125,6 +127,46 @@ pub struct Args {
     /// No progress bar.
     #[arg(long)]
     no_progress: bool,
+
+    /// How the report is printed on stdout: a table, or the JSON of results.json.
+    #[arg(long, value_name = "text|json", default_value = "text")]
+    format: Format,
+
+    /// Interactive mode: each sample is an episode in which the solver probes the hidden
+    /// cascade (run_hidden), tests candidates (test_cascade) and submits one.
+    #[arg(long)]
+    interactive: bool,
+
+    /// Probe inputs per episode (with --interactive).
+    #[arg(long, default_value_t = 40, value_name = "N", requires = "interactive")]
+    probe_budget: usize,
+
+    /// Turns per episode: model replies, or program messages (with --interactive).
+    #[arg(long, default_value_t = 30, value_name = "N", requires = "interactive")]
+    max_turns: u32,
+
+    /// Completion tokens per episode, reasoning included (with --interactive) [default: no limit]
+    #[arg(long, value_name = "N", requires = "interactive")]
+    max_episode_tokens: Option<u64>,
+
+    /// How a model calls the tools: chat-completions tool calls, or fenced blocks for
+    /// servers without tool calling (with --interactive).
+    #[arg(
+        long,
+        value_name = "tools|text",
+        default_value = "tools",
+        requires = "interactive"
+    )]
+    tool_protocol: ToolProtocol,
+}
+
+/// How `eval` prints its report.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Format {
+    /// The summary table.
+    Text,
+    /// The JSON of results.json.
+    Json,
 }
 
 /// Runs `pbebench eval`.
@@ -139,12 +181,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             output: args.price_out,
         });
         let outcome = rescore(run, args.dataset.as_deref(), args.block, prices)?;
-        return finish(&outcome);
+        return finish(&outcome, args.format);
     }
+    let format = args.format;
     let config = config(args)?;
     eprintln!("run: {}", config.run_dir.display());
     let outcome = evaluate(&config)?;
-    finish(&outcome)
+    finish(&outcome, format)
 }
 
 fn config(args: Args) -> anyhow::Result<EvalConfig> {
@@ -227,6 +270,12 @@ fn config(args: Args) -> anyhow::Result<EvalConfig> {
         force_new: args.force_new,
         block: args.block,
         progress: !args.no_progress,
+        interactive: args.interactive.then_some(InteractiveSpec {
+            probe_budget: args.probe_budget,
+            max_turns: args.max_turns,
+            max_episode_tokens: args.max_episode_tokens,
+            tool_protocol: args.tool_protocol,
+        }),
     })
 }
 
@@ -261,13 +310,25 @@ fn default_run_dir(dataset: &Path, solver: &SolverSpec) -> PathBuf {
 }
 
 /// Prints the report, writes `results.json`, and picks the exit status.
-fn finish(outcome: &RunOutcome) -> anyhow::Result<ExitCode> {
+fn finish(outcome: &RunOutcome, format: Format) -> anyhow::Result<ExitCode> {
     for w in &outcome.warnings {
         eprintln!("warning: {w}");
     }
-    println!("{}", outcome.report);
+    let mut results_json = outcome.report.to_json();
+    if let Some(episodes) = &outcome.interactive {
+        results_json["interactive"] = serde_json::to_value(episodes)?;
+    }
+    let json = serde_json::to_string_pretty(&results_json)?;
+    match format {
+        Format::Json => println!("{json}"),
+        Format::Text => {
+            println!("{}", outcome.report);
+            if let Some(episodes) = &outcome.interactive {
+                println!("\n{episodes}");
+            }
+        }
+    }
     let results = outcome.run_dir.join("results.json");
-    let json = serde_json::to_string_pretty(&outcome.report.to_json())?;
     pbebench_io::write_atomic(&results, json.as_bytes())
         .with_context(|| format!("cannot write {}", results.display()))?;
     if let Some(reason) = &outcome.stopped {
@@ -340,6 +401,41 @@ mod tests {
         assert!(parse(&["--rescore"]).is_err());
         assert!(parse(&["--rescore", "--run", "r", "--block", "first"]).is_ok());
         assert!(parse(&["--rescore", "--run", "r", "--block", "middle"]).is_err());
+    }
+
+    #[test]
+    fn interactive_options() {
+        let args = parse(&[
+            "--dataset",
+            "d.jsonl",
+            "--model",
+            "m",
+            "--base-url",
+            "http://h/v1",
+            "--interactive",
+            "--probe-budget",
+            "12",
+            "--max-turns",
+            "5",
+            "--tool-protocol",
+            "text",
+        ])
+        .unwrap();
+        let spec = config(args).unwrap().interactive.unwrap();
+        assert_eq!((spec.probe_budget, spec.max_turns), (12, 5));
+        assert_eq!(spec.tool_protocol, ToolProtocol::Text);
+        assert!(parse(&["--dataset", "d", "--solver-cmd", "s", "--probe-budget", "3"]).is_err());
+        assert!(parse(&[
+            "--dataset",
+            "d",
+            "--solver-cmd",
+            "s",
+            "--interactive",
+            "--tool-protocol",
+            "x"
+        ])
+        .is_err());
+        assert!(parse(&["--dataset", "d", "--solver-cmd", "s", "--format", "json"]).is_ok());
     }
 
     #[test]

@@ -14,6 +14,7 @@ pub mod prompt;
 pub mod relations;
 pub mod report;
 pub mod score;
+pub mod show;
 pub mod solve;
 
 /// How a command prints what it found: `--format text|json`, the same in every command.

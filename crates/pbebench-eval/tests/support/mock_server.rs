@@ -37,6 +37,23 @@ impl MockRequest {
             .map(str::to_owned)
     }
 
+    /// The messages of a chat request.
+    pub fn messages(&self) -> Vec<Value> {
+        self.json()["messages"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    /// The turn of an episode this request asks for: how many assistant messages the
+    /// conversation holds already.
+    pub fn turn(&self) -> usize {
+        self.messages()
+            .iter()
+            .filter(|m| m["role"] == "assistant")
+            .count()
+    }
+
     /// A header's value.
     pub fn header(&self, name: &str) -> Option<&str> {
         self.headers
@@ -99,9 +116,58 @@ impl Reply {
         )
     }
 
+    /// A normal answer that reports these token counts.
+    pub fn answer_with_usage(content: &str, prompt_tokens: u64, completion_tokens: u64) -> Reply {
+        Reply::json(
+            200,
+            json!({
+                "id": "cmpl-mock",
+                "object": "chat.completion",
+                "model": "mock",
+                "choices": [{
+                    "index": 0,
+                    "message": {"role": "assistant", "content": content},
+                    "finish_reason": "stop",
+                }],
+                "usage": {
+                    "prompt_tokens": prompt_tokens,
+                    "completion_tokens": completion_tokens,
+                    "total_tokens": prompt_tokens + completion_tokens,
+                },
+            }),
+        )
+    }
+
     /// A normal answer.
     pub fn answer(content: &str) -> Reply {
         Reply::completion(Some(content), None, "stop")
+    }
+
+    /// An assistant message with these tool calls (name, raw JSON arguments) and
+    /// optional text; ids `call_K`.
+    pub fn tool_calls(content: Option<&str>, calls: &[(&str, &str)]) -> Reply {
+        let calls: Vec<Value> = calls
+            .iter()
+            .enumerate()
+            .map(|(k, (name, arguments))| {
+                json!({"id": format!("call_{k}"), "type": "function",
+                       "function": {"name": name, "arguments": arguments}})
+            })
+            .collect();
+        Reply::json(
+            200,
+            json!({
+                "id": "cmpl-mock",
+                "object": "chat.completion",
+                "model": "mock",
+                "choices": [{
+                    "index": 0,
+                    "message": {"role": "assistant", "content": content, "tool_calls": calls},
+                    "finish_reason": "tool_calls",
+                }],
+                "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120},
+            }),
+        )
     }
 
     /// 429 with `Retry-After: secs`.
@@ -124,6 +190,26 @@ impl Reply {
             status: 200,
             headers: Vec::new(),
             body: "{\"choices\": [{\"message\": ".into(),
+        }
+    }
+
+    /// The same reply, reporting `n` completion tokens.
+    pub fn using(self, n: u64) -> Reply {
+        match self {
+            Reply::Response {
+                status,
+                headers,
+                body,
+            } => {
+                let mut v: Value = serde_json::from_str(&body).unwrap();
+                v["usage"]["completion_tokens"] = n.into();
+                Reply::Response {
+                    status,
+                    headers,
+                    body: v.to_string(),
+                }
+            }
+            other => other,
         }
     }
 

@@ -145,7 +145,51 @@ pub fn chat_config(dataset: &Path, run_dir: &Path, base_urls: &[String]) -> Eval
         force_new: false,
         block: Block::Last,
         progress: false,
+        interactive: None,
     }
+}
+
+/// An interactive chat run: budget 6 probes, 4 turns, the tools protocol.
+pub fn interactive_config(dataset: &Path, run_dir: &Path, base_urls: &[String]) -> EvalConfig {
+    let mut config = chat_config(dataset, run_dir, base_urls);
+    config.interactive = Some(pbebench_eval::InteractiveSpec {
+        probe_budget: 6,
+        max_turns: 4,
+        max_episode_tokens: None,
+        tool_protocol: pbebench_eval::ToolProtocol::Tools,
+    });
+    config
+}
+
+/// Which instance an episode's request is about: the one whose example inputs its first
+/// message lists.
+pub fn episode_instance(instances: &[Instance], request: &MockRequest) -> usize {
+    let first = request.messages()[0]["content"]
+        .as_str()
+        .unwrap_or("")
+        .to_owned();
+    instances
+        .iter()
+        .position(|i| {
+            first.contains(&format!(
+                "Inputs:\n{}\n",
+                pbebench::pylit::repr_list(&i.inputs)
+            ))
+        })
+        .expect("a prompt of the dataset")
+}
+
+/// The gold cascade of an instance as a JSON list of rule strings.
+pub fn gold_rules(instance: &Instance) -> String {
+    let rules: Vec<String> = instance
+        .cascade
+        .as_ref()
+        .unwrap()
+        .rules()
+        .iter()
+        .map(|r| format!("replace('{}', '{}')", r.pattern(), r.replacement()))
+        .collect();
+    serde_json::to_string(&rules).unwrap()
 }
 
 /// The chat spec of a config, to change it.

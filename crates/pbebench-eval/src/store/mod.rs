@@ -17,7 +17,12 @@
 //!         attempts, endpoint, http_status, error, completed_at,
 //!         PRIMARY KEY (instance_id, sample))
 //! invocations(id, started_at, finished_at, args, outcome, samples_added)
+//! turns(…), episodes(…)                             -- interactive mode: see `episodes.rs`
 //! ```
+
+mod episodes;
+
+pub use episodes::{EpisodeRow, TurnRow};
 
 use crate::sample::{Sample, Status, Usage};
 use rusqlite::{params, Connection, OptionalExtension};
@@ -30,8 +35,8 @@ use std::path::{Path, PathBuf};
 pub const STORE_FILE: &str = "run.sqlite";
 /// The lock file that keeps two runners off one run directory.
 const LOCK_FILE: &str = "run.lock";
-/// Bumped when the schema changes incompatibly.
-const SCHEMA_VERSION: i64 = 1;
+/// Bumped when the schema changes incompatibly. 2: the `failed` status.
+const SCHEMA_VERSION: i64 = 2;
 /// SQL for "now" in the store's timestamps (UTC, ISO 8601, milliseconds).
 const NOW: &str = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')";
 
@@ -98,6 +103,17 @@ pub struct Manifest {
     pub created_at: String,
     /// When every sample was first complete; `None` while samples are missing.
     pub finished_at: Option<String>,
+}
+
+/// What the writer commits at once ([`RunStore::commit`]).
+#[derive(Debug, Default)]
+pub struct Batch<'a> {
+    /// Completed turns of episodes, in the order they happened.
+    pub turns: Vec<&'a TurnRow>,
+    /// Samples with their requests.
+    pub samples: Vec<(&'a Sample, &'a str)>,
+    /// Records of the episodes that end with these samples.
+    pub episodes: Vec<&'a EpisodeRow>,
 }
 
 /// An open run store.
@@ -225,10 +241,21 @@ impl RunStore {
         Ok(version)
     }
 
+    /// Brings the store to [`SCHEMA_VERSION`] in one transaction: creates what is missing,
+    /// and rebuilds a version-1 `samples` table, whose status check predates `failed`.
     fn migrate(&self) -> Result<(), StoreError> {
-        if self.check_version()? == SCHEMA_VERSION {
-            return Ok(());
-        }
+        let version = self.check_version()?;
+        let rebuild = if version == 1 {
+            format!(
+                "{}
+                 INSERT INTO samples_v2 SELECT * FROM samples;
+                 DROP TABLE samples;
+                 ALTER TABLE samples_v2 RENAME TO samples;",
+                samples_table("samples_v2")
+            )
+        } else {
+            String::new()
+        };
         self.conn
             .execute_batch(&format!(
                 "BEGIN;
@@ -240,26 +267,9 @@ impl RunStore {
                      instance_id TEXT PRIMARY KEY,
                      body        TEXT NOT NULL
                  );
-                 CREATE TABLE IF NOT EXISTS samples (
-                     instance_id       TEXT    NOT NULL,
-                     sample            INTEGER NOT NULL CHECK (sample >= 0),
-                     status            TEXT    NOT NULL CHECK (status IN
-                         ('ok', 'truncated', 'refused', 'http_error', 'timeout', 'invalid')),
-                     content           TEXT,
-                     reasoning_content TEXT,
-                     finish_reason     TEXT,
-                     prompt_tokens     INTEGER,
-                     completion_tokens INTEGER,
-                     reasoning_tokens  INTEGER,
-                     latency_ms        REAL    NOT NULL,
-                     elapsed_ms        REAL    NOT NULL,
-                     attempts          INTEGER NOT NULL,
-                     endpoint          TEXT,
-                     http_status       INTEGER,
-                     error             TEXT,
-                     completed_at      TEXT    NOT NULL,
-                     PRIMARY KEY (instance_id, sample)
-                 );
+                 {rebuild}
+                 {}
+                 {}
                  CREATE TABLE IF NOT EXISTS invocations (
                      id            INTEGER PRIMARY KEY,
                      started_at    TEXT NOT NULL,
@@ -269,7 +279,9 @@ impl RunStore {
                      samples_added INTEGER
                  );
                  PRAGMA user_version = {SCHEMA_VERSION};
-                 COMMIT;"
+                 COMMIT;",
+                samples_table("samples"),
+                episodes::TABLES
             ))
             .map_err(|e| self.err(e))
     }
@@ -343,10 +355,10 @@ impl RunStore {
     pub fn answered(&self) -> Result<HashSet<(String, u32)>, StoreError> {
         let mut stmt = self
             .conn
-            .prepare(
-                "SELECT instance_id, sample FROM samples
-                 WHERE status NOT IN ('http_error', 'timeout')",
-            )
+            .prepare(&format!(
+                "SELECT instance_id, sample FROM samples WHERE status NOT IN ({})",
+                Status::sql_failures()
+            ))
             .map_err(|e| self.err(e))?;
         let rows = stmt
             .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, u32>(1)?)))
@@ -358,62 +370,21 @@ impl RunStore {
     /// A sample that already holds an answer is left alone; a stored transport failure is
     /// replaced (its attempts are added up). Returns how many samples were written.
     pub fn insert(&mut self, batch: &[(&Sample, &str)]) -> Result<usize, StoreError> {
+        self.commit(&Batch {
+            samples: batch.to_vec(),
+            ..Batch::default()
+        })
+    }
+
+    /// Commits a writer's batch in one transaction: episode turns, then samples (as
+    /// [`RunStore::insert`]), then the records of the episodes they end. Returns how many
+    /// samples were written.
+    pub fn commit(&mut self, batch: &Batch<'_>) -> Result<usize, StoreError> {
         let path = self.path.clone();
         let tx = self.conn.transaction().map_err(|e| err(&path, e))?;
-        let mut written = 0;
-        {
-            let mut put_request = tx
-                .prepare_cached(
-                    "INSERT INTO requests (instance_id, body) VALUES (?1, ?2)
-                     ON CONFLICT (instance_id) DO NOTHING",
-                )
-                .map_err(|e| err(&path, e))?;
-            let mut put_sample = tx
-                .prepare_cached(&format!(
-                    "INSERT INTO samples (instance_id, sample, status, content,
-                         reasoning_content, finish_reason, prompt_tokens, completion_tokens,
-                         reasoning_tokens, latency_ms, elapsed_ms, attempts, endpoint,
-                         http_status, error, completed_at)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, {NOW})
-                     ON CONFLICT (instance_id, sample) DO UPDATE SET
-                         status = excluded.status, content = excluded.content,
-                         reasoning_content = excluded.reasoning_content,
-                         finish_reason = excluded.finish_reason,
-                         prompt_tokens = excluded.prompt_tokens,
-                         completion_tokens = excluded.completion_tokens,
-                         reasoning_tokens = excluded.reasoning_tokens,
-                         latency_ms = excluded.latency_ms, elapsed_ms = excluded.elapsed_ms,
-                         attempts = samples.attempts + excluded.attempts,
-                         endpoint = excluded.endpoint, http_status = excluded.http_status,
-                         error = excluded.error, completed_at = excluded.completed_at
-                     WHERE samples.status IN ('http_error', 'timeout')"
-                ))
-                .map_err(|e| err(&path, e))?;
-            for (s, request) in batch {
-                put_request
-                    .execute(params![s.instance_id, request])
-                    .map_err(|e| err(&path, e))?;
-                written += put_sample
-                    .execute(params![
-                        s.instance_id,
-                        s.sample,
-                        s.status.as_str(),
-                        s.content,
-                        s.reasoning_content,
-                        s.finish_reason,
-                        s.usage.prompt_tokens.map(|t| t as i64),
-                        s.usage.completion_tokens.map(|t| t as i64),
-                        s.usage.reasoning_tokens.map(|t| t as i64),
-                        s.latency_ms,
-                        s.elapsed_ms,
-                        s.attempts,
-                        s.endpoint,
-                        s.http_status,
-                        s.error,
-                    ])
-                    .map_err(|e| err(&path, e))?;
-            }
-        }
+        episodes::put_turns(&tx, &batch.turns).map_err(|e| err(&path, e))?;
+        let written = put_samples(&tx, &batch.samples).map_err(|e| err(&path, e))?;
+        episodes::put_episodes(&tx, &batch.episodes).map_err(|e| err(&path, e))?;
         tx.commit().map_err(|e| err(&path, e))?;
         Ok(written)
     }
@@ -454,11 +425,7 @@ impl RunStore {
                         content: r.get(3)?,
                         reasoning_content: r.get(4)?,
                         finish_reason: r.get(5)?,
-                        usage: Usage {
-                            prompt_tokens: r.get::<_, Option<i64>>(6)?.map(|t| t as u64),
-                            completion_tokens: r.get::<_, Option<i64>>(7)?.map(|t| t as u64),
-                            reasoning_tokens: r.get::<_, Option<i64>>(8)?.map(|t| t as u64),
-                        },
+                        usage: usage_at(r, 6)?,
                         latency_ms: r.get(9)?,
                         elapsed_ms: r.get(10)?,
                         attempts: r.get(11)?,
@@ -511,6 +478,105 @@ impl RunStore {
             .map(drop)
             .map_err(|e| self.err(e))
     }
+}
+
+/// The token counts stored in columns `first`, `first + 1`, `first + 2` (prompt,
+/// completion, reasoning) of a row.
+fn usage_at(r: &rusqlite::Row<'_>, first: usize) -> rusqlite::Result<Usage> {
+    let tokens = |k: usize| -> rusqlite::Result<Option<u64>> {
+        Ok(r.get::<_, Option<i64>>(first + k)?.map(|t| t as u64))
+    };
+    Ok(Usage {
+        prompt_tokens: tokens(0)?,
+        completion_tokens: tokens(1)?,
+        reasoning_tokens: tokens(2)?,
+    })
+}
+
+/// `CREATE TABLE IF NOT EXISTS` of the samples table under `name`; the status check lists
+/// every [`Status`].
+fn samples_table(name: &str) -> String {
+    let statuses: Vec<String> = Status::ALL.iter().map(|s| format!("'{s}'")).collect();
+    format!(
+        "CREATE TABLE IF NOT EXISTS {name} (
+             instance_id       TEXT    NOT NULL,
+             sample            INTEGER NOT NULL CHECK (sample >= 0),
+             status            TEXT    NOT NULL CHECK (status IN ({})),
+             content           TEXT,
+             reasoning_content TEXT,
+             finish_reason     TEXT,
+             prompt_tokens     INTEGER,
+             completion_tokens INTEGER,
+             reasoning_tokens  INTEGER,
+             latency_ms        REAL    NOT NULL,
+             elapsed_ms        REAL    NOT NULL,
+             attempts          INTEGER NOT NULL,
+             endpoint          TEXT,
+             http_status       INTEGER,
+             error             TEXT,
+             completed_at      TEXT    NOT NULL,
+             PRIMARY KEY (instance_id, sample)
+         );",
+        statuses.join(", ")
+    )
+}
+
+/// Writes samples with their requests (see [`RunStore::insert`]); returns how many were
+/// written.
+fn put_samples(
+    tx: &rusqlite::Transaction<'_>,
+    batch: &[(&Sample, &str)],
+) -> rusqlite::Result<usize> {
+    let mut written = 0;
+    {
+        let mut put_request = tx.prepare_cached(
+            "INSERT INTO requests (instance_id, body) VALUES (?1, ?2)
+                     ON CONFLICT (instance_id) DO NOTHING",
+        )?;
+        let mut put_sample = tx
+                .prepare_cached(&format!(
+                    "INSERT INTO samples (instance_id, sample, status, content,
+                         reasoning_content, finish_reason, prompt_tokens, completion_tokens,
+                         reasoning_tokens, latency_ms, elapsed_ms, attempts, endpoint,
+                         http_status, error, completed_at)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, {NOW})
+                     ON CONFLICT (instance_id, sample) DO UPDATE SET
+                         status = excluded.status, content = excluded.content,
+                         reasoning_content = excluded.reasoning_content,
+                         finish_reason = excluded.finish_reason,
+                         prompt_tokens = excluded.prompt_tokens,
+                         completion_tokens = excluded.completion_tokens,
+                         reasoning_tokens = excluded.reasoning_tokens,
+                         latency_ms = excluded.latency_ms, elapsed_ms = excluded.elapsed_ms,
+                         attempts = samples.attempts + excluded.attempts,
+                         endpoint = excluded.endpoint, http_status = excluded.http_status,
+                         error = excluded.error, completed_at = excluded.completed_at
+                     WHERE samples.status IN ({})",
+                    Status::sql_failures()
+                ))
+                ?;
+        for (s, request) in batch {
+            put_request.execute(params![s.instance_id, request])?;
+            written += put_sample.execute(params![
+                s.instance_id,
+                s.sample,
+                s.status.as_str(),
+                s.content,
+                s.reasoning_content,
+                s.finish_reason,
+                s.usage.prompt_tokens.map(|t| t as i64),
+                s.usage.completion_tokens.map(|t| t as i64),
+                s.usage.reasoning_tokens.map(|t| t as i64),
+                s.latency_ms,
+                s.elapsed_ms,
+                s.attempts,
+                s.endpoint,
+                s.http_status,
+                s.error,
+            ])?;
+        }
+    }
+    Ok(written)
 }
 
 fn err(path: &Path, source: rusqlite::Error) -> StoreError {
@@ -648,6 +714,41 @@ mod tests {
         assert_eq!(store.request("a").unwrap().as_deref(), Some("req-a"));
         let answered = store.answered().unwrap();
         assert_eq!(answered.len(), 2);
+    }
+
+    #[test]
+    fn a_version_1_store_is_migrated_with_its_samples() {
+        let dir = tempfile::tempdir().unwrap();
+        {
+            let conn = Connection::open(RunStore::path_in(dir.path())).unwrap();
+            conn.execute_batch(
+                "CREATE TABLE manifest (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+                 CREATE TABLE requests (instance_id TEXT PRIMARY KEY, body TEXT NOT NULL);
+                 CREATE TABLE samples (
+                     instance_id TEXT NOT NULL, sample INTEGER NOT NULL CHECK (sample >= 0),
+                     status TEXT NOT NULL CHECK (status IN
+                         ('ok', 'truncated', 'refused', 'http_error', 'timeout', 'invalid')),
+                     content TEXT, reasoning_content TEXT, finish_reason TEXT,
+                     prompt_tokens INTEGER, completion_tokens INTEGER, reasoning_tokens INTEGER,
+                     latency_ms REAL NOT NULL, elapsed_ms REAL NOT NULL, attempts INTEGER NOT NULL,
+                     endpoint TEXT, http_status INTEGER, error TEXT, completed_at TEXT NOT NULL,
+                     PRIMARY KEY (instance_id, sample));
+                 CREATE TABLE invocations (id INTEGER PRIMARY KEY, started_at TEXT NOT NULL,
+                     finished_at TEXT, args TEXT NOT NULL, outcome TEXT, samples_added INTEGER);
+                 INSERT INTO samples VALUES ('a', 0, 'ok', 'x', NULL, 'stop', 1, 2, NULL,
+                     1.0, 1.0, 1, NULL, 200, NULL, '2025-01-01T00:00:00.000Z');
+                 PRAGMA user_version = 1;",
+            )
+            .unwrap();
+        }
+        let mut store = RunStore::open(dir.path()).unwrap();
+        let all = store.samples().unwrap();
+        assert_eq!(all.len(), 1);
+        assert_eq!(all[0].content.as_deref(), Some("x"));
+        store
+            .insert(&[(&sample("b", 0, Status::Failed), "r")])
+            .unwrap();
+        assert_eq!(store.answered().unwrap().len(), 1, "failed is no answer");
     }
 
     #[test]

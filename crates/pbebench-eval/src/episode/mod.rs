@@ -1,0 +1,348 @@
+//! Interactive mode (SPEC §7, issue 21): each (instance, sample) is an **episode** in
+//! which the solver probes the hidden cascade through a [`pbebench::probe::Oracle`],
+//! tests candidates, and submits one.
+//!
+//! An episode ends on `submit`, on a message without any tool call (a model that answers
+//! in plain text), at the turn limit, at the token limit, or when the solver asks for
+//! more probes than its budget has left. What counts then is the last submitted cascade,
+//! else the last tested one, else the last ```` ```python ```` block the solver wrote,
+//! else nothing (the identity).
+//!
+//! The drivers: `chat` (a model, over chat-completions tool calls or fenced blocks) and
+//! `program` (a solver program over JSON lines). Both turn what the solver says into
+//! actions executed here, so every kind of solver meets the same tools.
+
+pub(crate) mod actions;
+pub(crate) mod chat;
+pub mod grade;
+pub(crate) mod program;
+pub(crate) mod prompt;
+
+use crate::sample::Usage;
+use crate::store::EpisodeRow;
+use actions::Action;
+use pbebench::probe::{Oracle, OracleError, Refusal};
+use pbebench::{parse_response, BlockChoice, Limits};
+use pbebench::{Cascade, Instance};
+use serde_json::{json, Value};
+use std::fmt;
+use std::str::FromStr;
+
+/// The parameters of interactive mode; all of them change answers.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct InteractiveSpec {
+    /// Probe inputs per episode (`--probe-budget`).
+    pub probe_budget: usize,
+    /// Turns per episode (`--max-turns`): model replies, or program messages.
+    pub max_turns: u32,
+    /// Completion tokens per episode, reasoning included (`--max-episode-tokens`).
+    pub max_episode_tokens: Option<u64>,
+    /// How a model calls the tools (`--tool-protocol`).
+    pub tool_protocol: ToolProtocol,
+}
+
+/// How a model calls the tools.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ToolProtocol {
+    /// Chat-completions `tools` / `tool_calls`.
+    #[default]
+    Tools,
+    /// Fenced blocks tagged with the tool's name, for servers without tool calling.
+    Text,
+}
+
+impl FromStr for ToolProtocol {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "tools" => Ok(ToolProtocol::Tools),
+            "text" => Ok(ToolProtocol::Text),
+            _ => Err(format!(
+                "'{s}' is not a tool protocol: use 'tools' or 'text'"
+            )),
+        }
+    }
+}
+
+impl fmt::Display for ToolProtocol {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            ToolProtocol::Tools => "tools",
+            ToolProtocol::Text => "text",
+        })
+    }
+}
+
+/// Why an episode ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum EndReason {
+    /// The solver submitted.
+    Submit,
+    /// A model's message had no tool call: its text is its answer.
+    Answer,
+    /// `--max-turns` turns were taken.
+    Turns,
+    /// `--max-episode-tokens` were generated.
+    Tokens,
+    /// The solver asked for more probes than were left.
+    Budget,
+    /// A solver program ended (or closed its output) without submitting.
+    Exit,
+}
+
+impl EndReason {
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            EndReason::Submit => "submit",
+            EndReason::Answer => "answer",
+            EndReason::Turns => "turns",
+            EndReason::Tokens => "tokens",
+            EndReason::Budget => "budget",
+            EndReason::Exit => "exit",
+        }
+    }
+}
+
+/// The state of one episode: the oracle, the candidates seen, the turns and tokens.
+pub(crate) struct Episode {
+    oracle: Oracle,
+    spec: InteractiveSpec,
+    turns: u32,
+    usage: Usage,
+    submitted: Option<Cascade>,
+    tested: Option<Cascade>,
+    code_block: Option<Cascade>,
+    ended: Option<EndReason>,
+}
+
+impl Episode {
+    /// A new episode on `instance`.
+    pub(crate) fn new(instance: &Instance, spec: InteractiveSpec) -> Result<Self, OracleError> {
+        Ok(Episode {
+            oracle: Oracle::new(instance, spec.probe_budget)?,
+            spec,
+            turns: 0,
+            usage: Usage::default(),
+            submitted: None,
+            tested: None,
+            code_block: None,
+            ended: None,
+        })
+    }
+
+    /// Turns taken so far.
+    pub(crate) fn turns(&self) -> u32 {
+        self.turns
+    }
+
+    /// Why the episode ended, once it has.
+    pub(crate) fn ended(&self) -> Option<EndReason> {
+        self.ended
+    }
+
+    /// Ends the episode (the first reason stays).
+    pub(crate) fn end(&mut self, reason: EndReason) {
+        self.ended.get_or_insert(reason);
+    }
+
+    /// Executes one action; returns what the solver is told, as JSON.
+    pub(crate) fn act(&mut self, action: Action) -> Value {
+        if let Some(reason) = self.ended {
+            return json!({"error": format!("ignored: the episode has ended ({})", reason.as_str())});
+        }
+        match action {
+            Action::Probe(inputs) => match self.oracle.run_hidden(&inputs) {
+                Ok(outputs) => {
+                    json!({"outputs": outputs, "budget_left": self.oracle.budget_left()})
+                }
+                Err(refusal) => {
+                    if matches!(refusal, Refusal::OverBudget { .. }) {
+                        self.end(EndReason::Budget);
+                    }
+                    json!({"error": refusal.to_string(), "budget_left": self.oracle.budget_left()})
+                }
+            },
+            Action::Test(cascade) => {
+                let feedback = self.oracle.test_cascade(&cascade);
+                self.tested = Some(cascade);
+                serde_json::to_value(feedback).expect("feedback serialises")
+            }
+            Action::Submit(cascade) => {
+                let rules = cascade.len();
+                self.submitted = Some(cascade);
+                self.end(EndReason::Submit);
+                json!({"submitted": true, "rules": rules})
+            }
+            Action::Bad(message) => json!({"error": message}),
+        }
+    }
+
+    /// Notes the solver's text: its last ```` ```python ```` block is the fallback answer.
+    pub(crate) fn note_text(&mut self, text: &str) {
+        let parsed = parse_response(text, &Limits::unlimited(), BlockChoice::Last);
+        if parsed.is_parsed() {
+            self.code_block = Some(parsed.cascade());
+        }
+    }
+
+    /// Closes a turn that used `usage`; ends the episode at the turn or token limit.
+    pub(crate) fn close_turn(&mut self, usage: Usage) {
+        self.turns += 1;
+        let add = |a: Option<u64>, b: Option<u64>| match (a, b) {
+            (None, None) => None,
+            (a, b) => Some(a.unwrap_or(0) + b.unwrap_or(0)),
+        };
+        self.usage = Usage {
+            prompt_tokens: add(self.usage.prompt_tokens, usage.prompt_tokens),
+            completion_tokens: add(self.usage.completion_tokens, usage.completion_tokens),
+            reasoning_tokens: add(self.usage.reasoning_tokens, usage.reasoning_tokens),
+        };
+        if self.turns >= self.spec.max_turns {
+            self.end(EndReason::Turns);
+        }
+        if let Some(max) = self.spec.max_episode_tokens {
+            if self.usage.completion_tokens.unwrap_or(0) >= max {
+                self.end(EndReason::Tokens);
+            }
+        }
+    }
+
+    /// Tokens over the turns so far.
+    pub(crate) fn usage(&self) -> Usage {
+        self.usage
+    }
+
+    /// The cascade that counts, and where it came from.
+    pub(crate) fn final_cascade(&self) -> (Cascade, &'static str) {
+        if let Some(c) = &self.submitted {
+            (c.clone(), "submitted")
+        } else if let Some(c) = &self.tested {
+            (c.clone(), "tested")
+        } else if let Some(c) = &self.code_block {
+            (c.clone(), "code_block")
+        } else {
+            (Cascade::identity(), "none")
+        }
+    }
+
+    /// The record of the ended episode.
+    pub(crate) fn record(&self, instance_id: &str, sample: u32) -> EpisodeRow {
+        let (cascade, source) = self.final_cascade();
+        EpisodeRow {
+            instance_id: instance_id.to_owned(),
+            sample,
+            end_reason: self.ended.unwrap_or(EndReason::Exit).as_str().to_owned(),
+            final_source: source.to_owned(),
+            final_cascade: serde_json::to_value(&cascade).expect("a cascade serialises"),
+            probes: serde_json::to_value(self.oracle.probes()).expect("probes serialise"),
+            probes_used: self.oracle.probes_used(),
+            tests: self.oracle.tests_run(),
+            turns: self.turns,
+            usage: self.usage,
+        }
+    }
+
+    /// The answer text stored as the episode's sample, scored by the shared path: the
+    /// final cascade in the released format, or nothing when there is none.
+    pub(crate) fn answer_text(&self) -> String {
+        match self.final_cascade() {
+            (_, "none") => String::new(),
+            (cascade, _) => pbebench::render_answer(&cascade),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pbebench::{RelationMode, Rule};
+
+    pub(crate) fn instance() -> Instance {
+        let gold = Cascade::new(vec![Rule::new("a", "b").unwrap()]);
+        let inputs: Vec<String> = vec!["ab".into(), "ca".into()];
+        Instance {
+            id: "e".into(),
+            outputs: gold.apply_all(&inputs),
+            inputs,
+            cascade_len: 1,
+            cascade: Some(gold),
+            category: None,
+            relations_mode: RelationMode::default(),
+            max_rules: 3,
+            max_rule_len: 2,
+            alphabet: "abc".into(),
+            heldout_inputs: Vec::new(),
+            heldout_outputs: Vec::new(),
+            interactions: Vec::new(),
+        }
+    }
+
+    fn spec() -> InteractiveSpec {
+        InteractiveSpec {
+            probe_budget: 3,
+            max_turns: 4,
+            max_episode_tokens: Some(100),
+            tool_protocol: ToolProtocol::Tools,
+        }
+    }
+
+    fn cascade(a: &str, b: &str) -> Cascade {
+        Cascade::new(vec![Rule::new(a, b).unwrap()])
+    }
+
+    #[test]
+    fn the_last_submitted_else_tested_else_code_block_counts() {
+        let mut e = Episode::new(&instance(), spec()).unwrap();
+        assert_eq!(e.final_cascade().1, "none");
+        assert_eq!(e.answer_text(), "");
+        e.note_text("maybe\n```python\n[\"replace('c', 'a')\"]\n```");
+        assert_eq!(e.final_cascade(), (cascade("c", "a"), "code_block"));
+        let fb = e.act(Action::Test(cascade("a", "c")));
+        assert_eq!(fb["passed"], 0);
+        assert_eq!(e.final_cascade(), (cascade("a", "c"), "tested"));
+        e.act(Action::Submit(cascade("a", "b")));
+        assert_eq!(e.ended(), Some(EndReason::Submit));
+        assert_eq!(e.final_cascade(), (cascade("a", "b"), "submitted"));
+        let after = e.act(Action::Probe(vec!["a".into()]));
+        assert!(after["error"].as_str().unwrap().contains("ended"));
+        assert!(e.answer_text().contains("replace('a', 'b')"));
+    }
+
+    #[test]
+    fn limits_end_the_episode() {
+        let mut e = Episode::new(&instance(), spec()).unwrap();
+        assert_eq!(
+            e.act(Action::Probe(vec!["aa".into(), "c".into()]))["outputs"],
+            json!(["bb", "c"])
+        );
+        let refused = e.act(Action::Probe(vec!["a".into(), "b".into()]));
+        assert!(
+            refused["error"].as_str().unwrap().contains("only 1"),
+            "{refused}"
+        );
+        assert_eq!(e.ended(), Some(EndReason::Budget));
+
+        let mut e = Episode::new(&instance(), spec()).unwrap();
+        let bad = e.act(Action::Probe(vec!["z".into()]));
+        assert!(bad["error"].as_str().unwrap().contains("alphabet"));
+        assert_eq!(e.ended(), None, "a bad input is only an error");
+        for _ in 0..3 {
+            e.close_turn(Usage::default());
+        }
+        assert_eq!(e.ended(), None);
+        e.close_turn(Usage::default());
+        assert_eq!(e.ended(), Some(EndReason::Turns));
+
+        let mut e = Episode::new(&instance(), spec()).unwrap();
+        e.close_turn(Usage {
+            prompt_tokens: Some(10),
+            completion_tokens: Some(100),
+            reasoning_tokens: None,
+        });
+        assert_eq!(e.ended(), Some(EndReason::Tokens));
+        let row = e.record("e", 0);
+        assert_eq!(row.end_reason, "tokens");
+        assert_eq!(row.final_source, "none");
+        assert_eq!(row.turns, 1);
+    }
+}

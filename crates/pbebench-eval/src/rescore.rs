@@ -1,0 +1,69 @@
+//! `--rescore`: every figure of a run recomputed from its store, without a request.
+
+use crate::fingerprint::sha256_file;
+use crate::sample::Prices;
+use crate::scoring::Block;
+use crate::store::RunStore;
+use crate::{EvalError, RunOutcome};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+/// Recomputes every figure of a run from its stored responses, without a request.
+/// `dataset` overrides the path in the manifest (the file must be the same: its hash is
+/// checked).
+pub fn rescore(
+    run_dir: &Path,
+    dataset: Option<&Path>,
+    block: Block,
+    prices: Option<Prices>,
+) -> Result<RunOutcome, EvalError> {
+    let store = RunStore::open_existing(run_dir)?;
+    let manifest = store.manifest()?.ok_or_else(|| {
+        EvalError::Parameter(format!(
+            "{}: the run store has no manifest; it was never started",
+            run_dir.display()
+        ))
+    })?;
+    let path = dataset.map_or_else(|| PathBuf::from(&manifest.dataset.path), Path::to_path_buf);
+    let sha = sha256_file(&path)?;
+    if sha != manifest.dataset.sha256 {
+        return Err(EvalError::Parameter(format!(
+            "{}: this is not the dataset the run evaluated (its SHA-256 differs from the manifest's {}); pass the original file with --dataset",
+            path.display(),
+            manifest.dataset.sha256
+        )));
+    }
+    let instances = pbebench::dataset::read_dataset(&path)?;
+    let k = manifest
+        .run
+        .get("samples")
+        .and_then(Value::as_u64)
+        .unwrap_or(1) as u32;
+    let prices = prices.unwrap_or_else(|| Prices {
+        input: manifest
+            .run
+            .get("price_in")
+            .and_then(Value::as_f64)
+            .unwrap_or(0.0),
+        output: manifest
+            .run
+            .get("price_out")
+            .and_then(Value::as_f64)
+            .unwrap_or(0.0),
+    });
+    let interactive = manifest
+        .answer
+        .get("interactive")
+        .is_some_and(|v| !v.is_null());
+    let (report, interactive) =
+        crate::runner::score_run(&instances, &store, k, block, prices, interactive)?;
+    Ok(RunOutcome {
+        run_dir: run_dir.to_path_buf(),
+        total: instances.len() * k as usize,
+        added: 0,
+        stopped: None,
+        warnings: Vec::new(),
+        report,
+        interactive,
+    })
+}

@@ -1,0 +1,468 @@
+//! Interactive mode (issue 21) against the loopback mock server, which scripts tool calls:
+//! a solver that probes, tests and submits; malformed arguments; an unknown tool; several
+//! calls in one message; a model that never submits; one that overspends its budget; one
+//! that answers in plain text; the text protocol; a solver program over JSON lines;
+//! `--rescore`; and `kill -9` mid-episode.
+
+mod support;
+
+use pbebench::Instance;
+use pbebench_eval::store::RunStore;
+use pbebench_eval::{
+    evaluate, rescore, Block, EvalConfig, InteractiveReport, SolverCommand, SolverSpec,
+    ToolProtocol,
+};
+use serde_json::json;
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+use std::process::{Child, Command};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use support::*;
+
+fn submit(inst: &Instance) -> String {
+    json!({"cascade": serde_json::from_str::<serde_json::Value>(&gold_rules(inst)).unwrap()})
+        .to_string()
+}
+
+/// A scripted model per instance: what it says at each turn.
+fn scripted(insts: &[Instance]) -> impl Fn(&MockRequest) -> Reply + Send + Sync + 'static {
+    let insts = insts.to_vec();
+    move |req| {
+        let i = episode_instance(&insts, req);
+        let gold = submit(&insts[i]);
+        let wrong = r#"{"cascade": ["replace('z', 'y')"]}"#;
+        match (i, req.turn()) {
+            // 0: probes a held-out input, tests the gold, submits it.
+            (0, 0) => Reply::tool_calls(None, &[("run_hidden", r#"{"inputs": ["ab"]}"#)]),
+            (0, 1) => Reply::tool_calls(Some("Let me check."), &[("test_cascade", &gold)]),
+            (0, _) => Reply::tool_calls(None, &[("submit", &gold)]),
+            // 1: malformed JSON arguments, then a submit.
+            (1, 0) => Reply::tool_calls(None, &[("run_hidden", r#"{"inputs": ["#)]),
+            (1, _) => Reply::tool_calls(None, &[("submit", &gold)]),
+            // 2: an unknown tool, then a submit.
+            (2, 0) => Reply::tool_calls(None, &[("rm_rf", "{}")]),
+            (2, _) => Reply::tool_calls(None, &[("submit", &gold)]),
+            // 3: three calls in one message.
+            (3, _) => Reply::tool_calls(
+                None,
+                &[
+                    ("run_hidden", r#"{"inputs": ["a", "b"]}"#),
+                    ("test_cascade", wrong),
+                    ("submit", &gold),
+                ],
+            ),
+            // 4: never submits: tests the gold again and again.
+            (4, _) => Reply::tool_calls(None, &[("test_cascade", &gold)]),
+            // 5: tests a wrong cascade, then asks for more probes than its budget.
+            (5, 0) => Reply::tool_calls(None, &[("test_cascade", wrong)]),
+            (5, _) => Reply::tool_calls(
+                None,
+                &[(
+                    "run_hidden",
+                    r#"{"inputs": ["a", "b", "c", "d", "e", "f", "g"]}"#,
+                )],
+            ),
+            // 6: answers in plain text, with the gold in a python block.
+            (6, _) => Reply::answer(&gold_answer(&insts[6])),
+            // 7: plain text without any answer.
+            (_, _) => Reply::answer("I do not know."),
+        }
+    }
+}
+
+fn with_heldout(mut insts: Vec<Instance>) -> Vec<Instance> {
+    let gold = insts[0].cascade.clone().unwrap();
+    insts[0].heldout_inputs = vec!["ab".into(), "ka".into(), "kk".into()];
+    insts[0].heldout_outputs = gold.apply_all(&insts[0].heldout_inputs);
+    insts
+}
+
+fn grades(out: &InteractiveReport) -> Vec<(String, String, usize, u32, bool)> {
+    out.episodes
+        .iter()
+        .map(|e| {
+            (
+                e.end_reason.clone(),
+                e.final_source.clone(),
+                e.probes_used,
+                e.turns,
+                e.pass,
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn scripted_tool_calls_end_every_episode_cleanly() {
+    let dir = tempfile::tempdir().unwrap();
+    let insts = with_heldout(instances(8));
+    let dataset = write_dataset(dir.path(), &insts);
+    let server = MockServer::start(scripted(&insts));
+    let run = dir.path().join("run");
+    let config = interactive_config(&dataset, &run, &[server.base_url()]);
+    let out = evaluate(&config).unwrap();
+    assert!(out.complete(), "{}", out.report);
+    let inter = out.interactive.as_ref().unwrap();
+    let s = |x: &str| x.to_owned();
+    assert_eq!(
+        grades(inter),
+        vec![
+            (s("submit"), s("submitted"), 1, 3, true),
+            (s("submit"), s("submitted"), 0, 2, true),
+            (s("submit"), s("submitted"), 0, 2, true),
+            (s("submit"), s("submitted"), 2, 1, true),
+            (s("turns"), s("tested"), 0, 4, true),
+            (s("budget"), s("tested"), 0, 2, false),
+            (s("answer"), s("code_block"), 0, 1, true),
+            (s("answer"), s("none"), 0, 1, false),
+        ]
+    );
+    // Held-out: instance 0 probed "ab", one of its three held-out inputs.
+    let e0 = &inter.episodes[0];
+    assert_eq!((e0.heldout_unprobed, e0.heldout_excluded), (2, 1));
+    assert_eq!(e0.heldout_pass, Some(true));
+    assert_eq!(inter.summary.heldout_excluded, 1);
+    assert!((inter.summary.pass_at_1 - 6.0 / 8.0).abs() < 1e-12);
+    assert_eq!(
+        inter.summary.recovered_at_1, None,
+        "pending pbebench::equiv"
+    );
+    // The shared scoring path scores the final cascades, without held-out examples.
+    assert!((out.report.overall().pass - 6.0 / 8.0).abs() < 1e-12);
+    assert_eq!(out.report.overall().heldout_pass, None);
+
+    // Every turn is stored, one request per turn.
+    let store = RunStore::open_existing(&run).unwrap();
+    let turns: u32 = inter.episodes.iter().map(|e| e.turns).sum();
+    assert_eq!(server.chat_requests(), turns as usize);
+    let t1 = store.turns(&insts[1].id, 0).unwrap();
+    assert_eq!(t1.len(), 2);
+    let said = t1[0].results[0]["content"].as_str().unwrap();
+    assert!(said.contains("not valid JSON"), "{said}");
+    assert_eq!(t1[0].results[0]["tool_call_id"], "call_0");
+    // A null content goes back as "" (llama.cpp's Python server refuses null).
+    assert_eq!(t1[0].assistant["content"], "");
+    let t2 = store.turns(&insts[2].id, 0).unwrap();
+    assert!(t2[0].results[0]["content"]
+        .as_str()
+        .unwrap()
+        .contains("unknown tool 'rm_rf'"));
+    let t3 = store.turns(&insts[3].id, 0).unwrap();
+    let ids: Vec<&str> = t3[0]
+        .results
+        .iter()
+        .map(|r| r["tool_call_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["call_0", "call_1", "call_2"]);
+    let feedback: serde_json::Value =
+        serde_json::from_str(t3[0].results[1]["content"].as_str().unwrap()).unwrap();
+    assert_eq!(feedback["checked"], 6, "4 visible examples and 2 probes");
+    assert!(
+        !feedback["wrong"].as_array().unwrap().is_empty(),
+        "{feedback}"
+    );
+    let t5 = store.turns(&insts[5].id, 0).unwrap();
+    assert!(t5[1].results[0]["content"]
+        .as_str()
+        .unwrap()
+        .contains("only 6"));
+    assert_eq!(t1[0].usage.completion_tokens, Some(20));
+
+    // The transcript shows the calls and their results.
+    let shown = pbebench_eval::transcript::render(&run, &insts[0].id, 0).unwrap();
+    assert!(
+        shown.contains("call run_hidden({\"inputs\": [\"ab\"]})"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("ended: submit after 3 turns · 1 probes"),
+        "{shown}"
+    );
+    assert!(!shown.contains("SECRET"));
+
+    // Rescoring sends nothing and gives the same grades.
+    drop(server);
+    let again = rescore(&run, None, Block::Last, None).unwrap();
+    assert_eq!(again.interactive.as_ref().unwrap(), inter);
+    // A second run of the same command has nothing to do.
+    let server = MockServer::start(scripted(&insts));
+    let mut config = config.clone();
+    chat(&mut config).base_urls = vec![server.base_url()];
+    let out = evaluate(&config).unwrap();
+    assert_eq!((out.added, server.chat_requests()), (0, 0));
+}
+
+/// Every turn of an episode reserves its worst case against `--max-cost`, so the cap holds
+/// with episodes in flight.
+#[test]
+fn the_budget_holds_turn_by_turn() {
+    let dir = tempfile::tempdir().unwrap();
+    let insts = instances(8);
+    let dataset = write_dataset(dir.path(), &insts);
+    // A model that always writes max_tokens (1000) tokens and never submits.
+    let server = MockServer::start(|_| {
+        Reply::tool_calls(None, &[("run_hidden", r#"{"inputs": ["a"]}"#)])
+            .using(1000)
+            .after(Duration::from_millis(20))
+    });
+    let run = dir.path().join("run");
+    let mut config = interactive_config(&dataset, &run, &[server.base_url()]);
+    config.concurrency = 4;
+    config.prices = pbebench_eval::Prices {
+        input: 0.0,
+        output: 100.0,
+    };
+    config.max_cost = Some(0.35); // 0.1 per turn
+    let out = evaluate(&config).unwrap();
+    assert!(
+        matches!(out.stopped, Some(pbebench_eval::StopReason::Budget { .. })),
+        "{:?}",
+        out.stopped
+    );
+    assert_eq!(server.chat_requests(), 3);
+    let store = RunStore::open_existing(&run).unwrap();
+    let spent: u64 = (0..insts.len())
+        .flat_map(|i| store.turns(&insts[i].id, 0).unwrap())
+        .map(|t| t.usage.completion_tokens.unwrap())
+        .sum();
+    assert!(spent as f64 * 100.0 / 1e6 <= 0.35 + 1e-12, "{spent}");
+}
+
+#[test]
+fn the_text_protocol_uses_fenced_blocks() {
+    let dir = tempfile::tempdir().unwrap();
+    let insts = instances(3);
+    let dataset = write_dataset(dir.path(), &insts);
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let server = {
+        let (insts, seen) = (insts.clone(), seen.clone());
+        MockServer::start(move |req| {
+            assert!(
+                req.json().get("tools").is_none(),
+                "no tools in the text protocol"
+            );
+            let i = episode_instance(&insts, req);
+            if req.turn() == 0 {
+                Reply::answer("First a probe.\n```run_hidden\n[\"ab\", \"kk\"]\n```")
+            } else {
+                let last = req.messages().last().unwrap()["content"].clone();
+                seen.lock().unwrap().push(last.as_str().unwrap().to_owned());
+                Reply::answer(&format!("```submit\n{}\n```", gold_rules(&insts[i])))
+            }
+        })
+    };
+    let run = dir.path().join("run");
+    let mut config = interactive_config(&dataset, &run, &[server.base_url()]);
+    config.interactive.as_mut().unwrap().tool_protocol = ToolProtocol::Text;
+    let out = evaluate(&config).unwrap();
+    let inter = out.interactive.unwrap();
+    assert!(inter
+        .episodes
+        .iter()
+        .all(|e| e.pass && e.end_reason == "submit" && e.probes_used == 2));
+    let seen = seen.lock().unwrap();
+    assert_eq!(seen.len(), 3);
+    assert!(
+        seen[0].starts_with("```result\n{\"budget_left\":4,\"outputs\":["),
+        "{}",
+        seen[0]
+    );
+}
+
+#[test]
+fn a_solver_program_speaks_json_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let insts = instances(6);
+    let dataset = write_dataset(dir.path(), &insts);
+    let solver = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/probe_solver.py");
+    let run = dir.path().join("run");
+    let mut config = interactive_config(&dataset, &run, &[]);
+    config.solver = SolverSpec::Command(SolverCommand {
+        command: format!("python3 {}", solver.display()),
+        timeout: Duration::from_secs(30),
+    });
+    config.interactive.as_mut().unwrap().probe_budget = 40;
+    config.concurrency = 2;
+    let out = evaluate(&config).unwrap();
+    assert!(out.complete(), "{}", out.report);
+    let inter = out.interactive.unwrap();
+    for e in &inter.episodes {
+        assert_eq!(
+            (e.end_reason.as_str(), e.turns, e.probes_used),
+            ("submit", 3, 17),
+            "{e:?}"
+        );
+        assert!(e.pass, "{e:?}");
+    }
+    let store = RunStore::open_existing(&run).unwrap();
+    let turns = store.turns(&insts[0].id, 0).unwrap();
+    assert!(turns[0].assistant.get("probe").is_some());
+    assert_eq!(
+        turns[1].results[0]["passed"],
+        4 + 17,
+        "visible and probed examples"
+    );
+
+    // A program that fails before it submits gave no answer.
+    let run2 = dir.path().join("run2");
+    let mut failing = config.clone();
+    failing.run_dir = run2.clone();
+    failing.solver = SolverSpec::Command(SolverCommand {
+        command: "read task; echo '{\"probe\": [\"a\"]}'; read reply; exit 3".into(),
+        timeout: Duration::from_secs(10),
+    });
+    let out = evaluate(&failing).unwrap();
+    assert_eq!(out.report.answered, 0);
+    assert!(stored_rows(&run2).iter().all(|r| r.2 == "failed"));
+}
+
+// ---------------------------------------------------------------------------------------
+// kill -9 mid-episode
+
+const CHILD_ENV: &str = "PBEBENCH_INTERACTIVE_CHILD";
+
+fn resume_config(dataset: &Path, run: &Path, url: &str) -> EvalConfig {
+    let mut config = interactive_config(dataset, run, &[url.to_owned()]);
+    config.concurrency = 4;
+    config.interactive.as_mut().unwrap().max_turns = 6;
+    config
+}
+
+/// Not a test of its own: the runner process that the resume test starts and kills.
+#[test]
+fn child_runner() {
+    let Ok(spec) = std::env::var(CHILD_ENV) else {
+        return;
+    };
+    let spec: serde_json::Value = serde_json::from_str(&spec).unwrap();
+    let p = |k: &str| Path::new(spec[k].as_str().unwrap()).to_path_buf();
+    evaluate(&resume_config(
+        &p("dataset"),
+        &p("run"),
+        spec["url"].as_str().unwrap(),
+    ))
+    .unwrap();
+}
+
+fn spawn_child(dataset: &Path, run: &Path, url: &str) -> Child {
+    Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "child_runner", "--nocapture", "--test-threads=1"])
+        .env(
+            CHILD_ENV,
+            json!({"dataset": dataset, "run": run, "url": url}).to_string(),
+        )
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
+fn stored_turns(run: &Path) -> HashSet<(String, u32)> {
+    if !run.join("run.sqlite").exists() {
+        return HashSet::new();
+    }
+    std::panic::catch_unwind(|| {
+        let conn = rusqlite::Connection::open(run.join("run.sqlite")).unwrap();
+        conn.busy_timeout(Duration::from_secs(10)).unwrap();
+        let mut stmt = conn.prepare("SELECT instance_id, turn FROM turns").unwrap();
+        let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).unwrap();
+        rows.map(Result::unwrap).collect()
+    })
+    .unwrap_or_default()
+}
+
+#[test]
+fn kill_dash_nine_mid_episode_resumes_without_asking_a_stored_turn_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let insts = instances(12);
+    let dataset = write_dataset(dir.path(), &insts);
+    // Every episode probes one input per turn and submits at its fifth turn; each reply
+    // takes 30 ms, so a kill lands mid-episode.
+    let log: Arc<Mutex<Vec<(String, u32)>>> = Arc::default();
+    let server = {
+        let (insts, log) = (insts.clone(), log.clone());
+        MockServer::start(move |req| {
+            let i = episode_instance(&insts, req);
+            let turn = req.turn();
+            log.lock().unwrap().push((insts[i].id.clone(), turn as u32));
+            let reply = if turn < 4 {
+                Reply::tool_calls(
+                    None,
+                    &[(
+                        "run_hidden",
+                        &format!("{{\"inputs\": [\"{}\"]}}", "a".repeat(turn + 1)),
+                    )],
+                )
+            } else {
+                Reply::tool_calls(None, &[("submit", &submit(&insts[i]))])
+            };
+            reply.after(Duration::from_millis(30))
+        })
+    };
+    let run = dir.path().join("run");
+    let total_turns = insts.len() * 5;
+    let mut kills_mid_run = 0;
+    for threshold in [8, 25, 45] {
+        let mut child = spawn_child(&dataset, &run, &server.base_url());
+        let t0 = Instant::now();
+        while stored_turns(&run).len() < threshold && child.try_wait().unwrap().is_none() {
+            assert!(t0.elapsed() < Duration::from_secs(60), "no progress");
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        child.kill().unwrap(); // SIGKILL
+        child.wait().unwrap();
+        let stored = stored_turns(&run);
+        if stored.len() < total_turns {
+            kills_mid_run += 1;
+        }
+        // From here on, no stored turn may be asked for again.
+        let seen_at_kill = log.lock().unwrap().len();
+        let later = || log.lock().unwrap()[seen_at_kill..].to_vec();
+        std::thread::sleep(Duration::from_millis(100)); // requests of the dead runner drain
+        let stale = log.lock().unwrap().len();
+        let mut next = spawn_child(&dataset, &run, &server.base_url());
+        // Let the next runner go a little, then check what it asked for.
+        let t0 = Instant::now();
+        while stored_turns(&run).len() < (threshold + 5).min(total_turns)
+            && next.try_wait().unwrap().is_none()
+        {
+            assert!(t0.elapsed() < Duration::from_secs(60), "no progress");
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        next.kill().unwrap();
+        next.wait().unwrap();
+        let asked: Vec<(String, u32)> = later()[stale - seen_at_kill..].to_vec();
+        for key in &asked {
+            assert!(
+                !stored.contains(key),
+                "{key:?} was stored, and asked for again"
+            );
+        }
+    }
+    assert!(
+        kills_mid_run >= 2,
+        "the runner finished before it could be killed"
+    );
+
+    // Continue to the end in this process.
+    let out = evaluate(&resume_config(&dataset, &run, &server.base_url())).unwrap();
+    assert!(out.complete(), "{}", out.report);
+    let inter = out.interactive.unwrap();
+    assert_eq!(inter.summary.episodes, insts.len());
+    for e in &inter.episodes {
+        assert_eq!(
+            (e.end_reason.as_str(), e.turns, e.probes_used),
+            ("submit", 5, 4),
+            "{e:?}"
+        );
+        assert!(e.pass);
+    }
+    assert_eq!(stored_turns(&run).len(), total_turns);
+    // Every stored turn was asked for once, except those lost in flight at a kill.
+    let mut count: HashMap<(String, u32), usize> = HashMap::new();
+    for key in log.lock().unwrap().iter() {
+        *count.entry(key.clone()).or_default() += 1;
+    }
+    let repeated: usize = count.values().map(|n| n - 1).sum();
+    assert!(repeated <= 6 * 2 * 4, "{repeated} turns asked for again");
+}
