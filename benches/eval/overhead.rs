@@ -144,7 +144,7 @@ fn scenario(n: usize, delay_ms: u64, interactive: bool) -> Figures {
     let wall = t0.elapsed().as_secs_f64();
     let cpu = cpu_seconds("/proc/self/stat") - cpu0;
     let server_cpu = cpu_seconds(&format!("/proc/{}/stat", server.id())) - server_cpu0;
-    assert_eq!(out.report.answered, n, "{}", out.report);
+    assert_eq!(out.results.answered, n, "{}", out.results);
     let units = if interactive { n * TURNS } else { n };
     if interactive {
         let turns: u32 = out

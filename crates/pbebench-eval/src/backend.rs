@@ -149,8 +149,8 @@ impl Backend {
     pub(crate) fn build(config: &EvalConfig) -> Result<(Backend, Vec<String>), EvalError> {
         match &config.solver {
             SolverSpec::Chat(chat) => {
-                let template =
-                    Template::load(chat.template.as_deref()).map_err(EvalError::Parameter)?;
+                let template = Template::load(chat.template.as_deref())
+                    .map_err(|e| EvalError::Parameter(format!("--template {e}")))?;
                 let client = ChatClient::new(
                     &chat.base_urls,
                     chat.api_key.clone(),

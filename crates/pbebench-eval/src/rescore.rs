@@ -55,7 +55,7 @@ pub fn rescore(
         .answer
         .get("interactive")
         .is_some_and(|v| !v.is_null());
-    let (report, interactive) =
+    let (results, interactive) =
         crate::runner::score_run(&instances, &store, k, block, prices, interactive)?;
     Ok(RunOutcome {
         run_dir: run_dir.to_path_buf(),
@@ -63,7 +63,7 @@ pub fn rescore(
         added: 0,
         stopped: None,
         warnings: Vec::new(),
-        report,
+        results,
         interactive,
     })
 }

@@ -10,12 +10,12 @@
 use crate::backend::Backend;
 use crate::breaker::Breaker;
 use crate::control::Control;
-use crate::episode::grade::InteractiveReport;
+use crate::episode::grade::InteractiveResults;
 use crate::fingerprint::sha256_file;
 use crate::progress::Progress;
 use crate::run_dir::open_run;
 use crate::sample::Prices;
-use crate::scoring::{self, Block, Report};
+use crate::scoring::{self, Block, RunResults};
 use crate::store::{DatasetRef, Manifest};
 use crate::store::{RunStore, TurnRow};
 use crate::worker::{pending_jobs, Worker};
@@ -118,15 +118,15 @@ pub struct RunOutcome {
     pub warnings: Vec<String>,
     /// Scores and run statistics, through the shared scoring path (in interactive mode
     /// on the final cascades, held-out examples left to [`RunOutcome::interactive`]).
-    pub report: Report,
+    pub results: RunResults,
     /// The episodes' grades, in interactive mode.
-    pub interactive: Option<InteractiveReport>,
+    pub interactive: Option<InteractiveResults>,
 }
 
 impl RunOutcome {
     /// True when every sample holds an answer.
     pub fn complete(&self) -> bool {
-        self.report.answered == self.total
+        self.results.answered == self.total
     }
 }
 
@@ -247,7 +247,7 @@ pub fn evaluate(config: &EvalConfig) -> Result<RunOutcome, EvalError> {
         }
     }
 
-    let (report, interactive) = score_run(
+    let (results, interactive) = score_run(
         &instances,
         &store,
         k,
@@ -255,11 +255,11 @@ pub fn evaluate(config: &EvalConfig) -> Result<RunOutcome, EvalError> {
         config.prices,
         config.interactive.is_some(),
     )?;
-    if report.answered == total {
+    if results.answered == total {
         store.mark_finished()?;
     }
     let outcome = match &stopped {
-        None if report.answered == total => "complete".to_owned(),
+        None if results.answered == total => "complete".to_owned(),
         None => "incomplete".to_owned(),
         Some(reason) => reason.to_string(),
     };
@@ -270,7 +270,7 @@ pub fn evaluate(config: &EvalConfig) -> Result<RunOutcome, EvalError> {
         added,
         stopped,
         warnings,
-        report,
+        results,
         interactive,
     })
 }
@@ -295,7 +295,7 @@ fn resumed_turns(
     Ok(turns)
 }
 
-/// The run's report through the shared scoring path and, in interactive mode, the
+/// The run's results through the shared scoring path and, in interactive mode, the
 /// episodes' grades. In interactive mode the shared path sees no held-out examples: the
 /// ones a solver probed no longer measure generalisation, and the episodes' held-out
 /// pass counts only the others.
@@ -306,9 +306,12 @@ pub(crate) fn score_run(
     block: Block,
     prices: Prices,
     interactive: bool,
-) -> Result<(Report, Option<InteractiveReport>), EvalError> {
+) -> Result<(RunResults, Option<InteractiveResults>), EvalError> {
     if !interactive {
-        return Ok((scoring::report(instances, store, k, block, prices)?, None));
+        return Ok((
+            scoring::run_results(instances, store, k, block, prices)?,
+            None,
+        ));
     }
     let without_heldout: Vec<Instance> = instances
         .iter()
@@ -318,7 +321,7 @@ pub(crate) fn score_run(
             ..i.clone()
         })
         .collect();
-    let report = scoring::report(&without_heldout, store, k, block, prices)?;
-    let episodes = crate::episode::grade::report(instances, &store.episodes()?, k, prices);
-    Ok((report, Some(episodes)))
+    let results = scoring::run_results(&without_heldout, store, k, block, prices)?;
+    let episodes = crate::episode::grade::grade_episodes(instances, &store.episodes()?, k, prices);
+    Ok((results, Some(episodes)))
 }

@@ -8,7 +8,7 @@ use crate::sample::{Prices, Sample, Status};
 use crate::store::{RunStore, StoreError};
 use pbebench::{
     score_instance, Aggregate, BlockChoice, Instance, InstanceScore, Latency, PromptTemplate,
-    Responses, Results, RunFigures, ScoreOptions, Tokens,
+    Responses, Results, RunFigures, ScoreOptions, TemplateLoadError, Tokens,
 };
 use rayon::prelude::*;
 use serde_json::{json, Value};
@@ -26,12 +26,9 @@ pub type Block = BlockChoice;
 pub struct Template(PromptTemplate);
 
 impl Template {
-    /// Loads and checks `path`, or takes the default template when `None`. The message
-    /// names the parameter (`--template FILE: …`), for the run's parameter errors.
-    pub fn load(path: Option<&Path>) -> Result<Self, String> {
-        PromptTemplate::load(path)
-            .map(Template)
-            .map_err(|e| format!("--template {e}"))
+    /// Loads and checks `path`, or takes the default template when `None`.
+    pub fn load(path: Option<&Path>) -> Result<Self, TemplateLoadError> {
+        PromptTemplate::load(path).map(Template)
     }
 
     /// What looks wrong with the template ([`PromptTemplate::warnings`]), naming its file.
@@ -97,14 +94,6 @@ pub struct RunResults {
     /// Per-instance scores, in dataset order.
     pub instances: Vec<InstanceScore>,
 }
-
-/// The old name of [`RunResults`], which the runner still uses.
-#[doc(hidden)]
-pub type Report = RunResults;
-
-/// The old name of [`run_results`], which the runner still uses.
-#[doc(hidden)]
-pub use run_results as report;
 
 /// Instances scored together (in parallel) while a store is read.
 const CHUNK: usize = 256;

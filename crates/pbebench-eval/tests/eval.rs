@@ -24,13 +24,13 @@ fn every_sample_is_stored_and_scored() {
     config.samples = 3;
 
     let out = evaluate(&config).unwrap();
-    assert!(out.complete(), "{}", out.report);
+    assert!(out.complete(), "{}", out.results);
     assert_eq!(out.total, 36);
     assert_eq!(out.added, 36);
     assert_eq!(server.chat_requests(), 36);
-    assert_eq!(out.report.overall().pass, 1.0);
-    assert_eq!(out.report.statuses[0], (Status::Ok, 36));
-    assert!(out.report.completion_tokens > 0);
+    assert_eq!(out.results.overall().pass, 1.0);
+    assert_eq!(out.results.statuses[0], (Status::Ok, 36));
+    assert!(out.results.completion_tokens > 0);
 
     let store = pbebench_eval::store::RunStore::open_existing(&run).unwrap();
     let manifest = store.manifest().unwrap().unwrap();
@@ -182,11 +182,11 @@ fn faults_are_retried_or_recorded_never_fatal() {
         Some("HTTP 400: context too long")
     );
     // Answers that are not answers score as failures; the rest pass.
-    assert_eq!(out.report.answered, 7);
+    assert_eq!(out.results.answered, 7);
     assert!(
-        (out.report.overall().pass - 5.0 / 12.0).abs() < 1e-9,
+        (out.results.overall().pass - 5.0 / 12.0).abs() < 1e-9,
         "{}",
-        out.report
+        out.results
     );
 
     // Continuing requests the failures (http_error, timeout) again, and nothing else.
@@ -241,7 +241,7 @@ fn a_broken_proxy_stops_the_run_and_poisons_nothing() {
     assert!(reason.contains("10 samples in a row failed"), "{reason}");
     assert!(!reason.contains('\n'), "{reason}");
     assert!(!out.complete());
-    assert_eq!(out.report.answered, 0);
+    assert_eq!(out.results.answered, 0);
     let rows = stored_rows(&run);
     assert!(
         rows.iter().all(|r| r.2 == "http_error" && r.3 == 2),
@@ -253,8 +253,8 @@ fn a_broken_proxy_stops_the_run_and_poisons_nothing() {
     // The proxy is fixed: the same command requests every sample again and completes.
     broken.store(false, std::sync::atomic::Ordering::SeqCst);
     let out = evaluate(&config).unwrap();
-    assert!(out.complete(), "{}", out.report);
-    assert_eq!(out.report.overall().pass, 1.0);
+    assert!(out.complete(), "{}", out.results);
+    assert_eq!(out.results.overall().pass, 1.0);
 }
 
 /// Issue 23, item 7: a solver program that exits 1 on every instance (an import error)
@@ -294,14 +294,14 @@ fn a_solver_that_always_fails_stops_the_run() {
         "{reason}"
     );
     assert!(!out.complete());
-    assert_eq!(out.report.answered, 0);
+    assert_eq!(out.results.answered, 0);
     let rows = stored_rows(&run);
     assert!(rows.iter().all(|r| r.2 == "failed"), "{rows:?}");
 
     std::fs::write(&fixed, "").unwrap();
     let out = evaluate(&config).unwrap();
-    assert!(out.complete(), "{}", out.report);
-    assert_eq!(out.report.overall().pass, 1.0);
+    assert!(out.complete(), "{}", out.results);
+    assert_eq!(out.results.overall().pass, 1.0);
 }
 
 #[test]
@@ -459,8 +459,8 @@ fn a_down_replica_is_retried_on_the_other() {
         &[good.base_url(), bad.base_url()],
     ))
     .unwrap();
-    assert!(out.complete(), "{}", out.report);
-    assert_eq!(out.report.overall().pass, 1.0);
+    assert!(out.complete(), "{}", out.results);
+    assert_eq!(out.results.overall().pass, 1.0);
 }
 
 #[test]
@@ -509,9 +509,9 @@ fn the_budget_stops_the_run_cleanly_and_a_larger_one_continues_it() {
         out.stopped
     );
     assert!(
-        out.report.cost <= per_sample * 7.5 + 1e-12,
+        out.results.cost <= per_sample * 7.5 + 1e-12,
         "{}",
-        out.report
+        out.results
     );
     assert!((5..=8).contains(&out.added), "{}", out.added);
     assert!(!out.complete());
@@ -551,7 +551,7 @@ fn the_budget_holds_under_concurrency() {
         "{:?}",
         out.stopped
     );
-    assert!(out.report.cost <= 0.35 + 1e-12, "{}", out.report.cost);
+    assert!(out.results.cost <= 0.35 + 1e-12, "{}", out.results.cost);
     assert_eq!(out.added, 3);
     assert_eq!(server.chat_requests(), 3);
 
@@ -578,14 +578,14 @@ fn rescore_reads_the_store_and_requests_nothing() {
     });
     let run = dir.path().join("run");
     let out = evaluate(&chat_config(&dataset, &run, &[server.base_url()])).unwrap();
-    assert_eq!(out.report.overall().pass, 1.0);
+    assert_eq!(out.results.overall().pass, 1.0);
     drop(server); // any request from here on would fail
 
     let last = rescore(&run, None, Block::Last, None).unwrap();
-    assert_eq!(last.report.overall().pass, 1.0);
-    assert_eq!(last.report.answered, 6);
+    assert_eq!(last.results.overall().pass, 1.0);
+    assert_eq!(last.results.answered, 6);
     let first = rescore(&run, None, Block::First, None).unwrap();
-    assert_eq!(first.report.overall().pass, 0.0);
+    assert_eq!(first.results.overall().pass, 0.0);
 
     // The dataset must be the one evaluated.
     let other = dir.path().join("other.jsonl");
@@ -626,8 +626,8 @@ fn a_solver_command_answers_from_stdin() {
     });
     config.samples = 2;
     let out = evaluate(&config).unwrap();
-    assert!(out.complete(), "{}", out.report);
-    assert_eq!(out.report.overall().pass, 1.0, "{}", out.report);
+    assert!(out.complete(), "{}", out.results);
+    assert_eq!(out.results.overall().pass, 1.0, "{}", out.results);
 
     // A program that hangs is killed at the timeout; one that cannot start stops the run.
     let run2 = dir.path().join("run2");
@@ -638,7 +638,7 @@ fn a_solver_command_answers_from_stdin() {
     });
     let out = evaluate(&slow).unwrap();
     assert_eq!(
-        out.report
+        out.results
             .statuses
             .iter()
             .find(|s| s.0 == Status::Timeout)

@@ -9,13 +9,14 @@ mod support;
 use pbebench::Instance;
 use pbebench_eval::store::RunStore;
 use pbebench_eval::{
-    evaluate, rescore, Block, EvalConfig, InteractiveReport, SolverCommand, SolverSpec,
+    evaluate, rescore, Block, EvalConfig, InteractiveResults, SolverCommand, SolverSpec,
     ToolProtocol,
 };
 use serde_json::json;
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::process::{Child, Command};
+use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use support::*;
@@ -78,7 +79,7 @@ fn with_heldout(mut insts: Vec<Instance>) -> Vec<Instance> {
     insts
 }
 
-fn grades(out: &InteractiveReport) -> Vec<(String, String, usize, u32, bool)> {
+fn grades(out: &InteractiveResults) -> Vec<(String, String, usize, u32, bool)> {
     out.episodes
         .iter()
         .map(|e| {
@@ -102,7 +103,7 @@ fn scripted_tool_calls_end_every_episode_cleanly() {
     let run = dir.path().join("run");
     let config = interactive_config(&dataset, &run, &[server.base_url()]);
     let out = evaluate(&config).unwrap();
-    assert!(out.complete(), "{}", out.report);
+    assert!(out.complete(), "{}", out.results);
     let inter = out.interactive.as_ref().unwrap();
     let s = |x: &str| x.to_owned();
     assert_eq!(
@@ -129,8 +130,8 @@ fn scripted_tool_calls_end_every_episode_cleanly() {
         "pending pbebench::equiv"
     );
     // The shared scoring path scores the final cascades, without held-out examples.
-    assert!((out.report.overall().pass - 6.0 / 8.0).abs() < 1e-12);
-    assert_eq!(out.report.overall().heldout_pass, None);
+    assert!((out.results.overall().pass - 6.0 / 8.0).abs() < 1e-12);
+    assert_eq!(out.results.overall().heldout_pass, None);
 
     // Every turn is stored, one request per turn.
     let store = RunStore::open_existing(&run).unwrap();
@@ -285,7 +286,7 @@ fn a_solver_program_speaks_json_lines() {
     config.interactive.as_mut().unwrap().probe_budget = 40;
     config.concurrency = 2;
     let out = evaluate(&config).unwrap();
-    assert!(out.complete(), "{}", out.report);
+    assert!(out.complete(), "{}", out.results);
     let inter = out.interactive.unwrap();
     for e in &inter.episodes {
         assert_eq!(
@@ -313,7 +314,7 @@ fn a_solver_program_speaks_json_lines() {
         timeout: Duration::from_secs(10),
     });
     let out = evaluate(&failing).unwrap();
-    assert_eq!(out.report.answered, 0);
+    assert_eq!(out.results.answered, 0);
     assert!(stored_rows(&run2).iter().all(|r| r.2 == "failed"));
 }
 
@@ -371,21 +372,58 @@ fn stored_turns(run: &Path) -> HashSet<(String, u32)> {
     .unwrap_or_default()
 }
 
+/// How many replies the mock server may send (the gate), and how many requests have
+/// arrived (each takes the next ticket): a request whose ticket is past the gate waits, so
+/// a runner stops making progress where the test says, whatever the machine's load.
+#[derive(Default)]
+struct Gate {
+    open: AtomicUsize,
+    tickets: AtomicUsize,
+}
+
+impl Gate {
+    /// Waits until this request may be answered.
+    fn pass(&self) {
+        let ticket = self.tickets.fetch_add(1, SeqCst);
+        while ticket >= self.open.load(SeqCst) {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+
+    /// Lets the first `n` requests through and runs `child` until each of its `workers`
+    /// waits at the gate (so every answered turn is stored), then kills it (SIGKILL).
+    fn run_until_blocked(&self, n: usize, workers: usize, mut child: Child) {
+        self.open.store(n, SeqCst);
+        let t0 = Instant::now();
+        while self.tickets.load(SeqCst) < n + workers && child.try_wait().unwrap().is_none() {
+            assert!(t0.elapsed() < Duration::from_secs(60), "no progress");
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        // A worker commits its turn before it asks for the next one; give the last
+        // commits of the other workers a moment.
+        std::thread::sleep(Duration::from_millis(50));
+        child.kill().unwrap();
+        child.wait().unwrap();
+    }
+}
+
 #[test]
 fn kill_dash_nine_mid_episode_resumes_without_asking_a_stored_turn_again() {
     let dir = tempfile::tempdir().unwrap();
     let insts = instances(12);
     let dataset = write_dataset(dir.path(), &insts);
-    // Every episode probes one input per turn and submits at its fifth turn; each reply
-    // takes 30 ms, so a kill lands mid-episode.
+    // Every episode probes one input per turn and submits at its fifth turn; the server
+    // answers only as many requests as the gate lets through, so each kill lands mid-run.
     let log: Arc<Mutex<Vec<(String, u32)>>> = Arc::default();
+    let gate: Arc<Gate> = Arc::default();
     let server = {
-        let (insts, log) = (insts.clone(), log.clone());
+        let (insts, log, gate) = (insts.clone(), log.clone(), gate.clone());
         MockServer::start(move |req| {
+            gate.pass();
             let i = episode_instance(&insts, req);
             let turn = req.turn();
             log.lock().unwrap().push((insts[i].id.clone(), turn as u32));
-            let reply = if turn < 4 {
+            if turn < 4 {
                 Reply::tool_calls(
                     None,
                     &[(
@@ -395,43 +433,38 @@ fn kill_dash_nine_mid_episode_resumes_without_asking_a_stored_turn_again() {
                 )
             } else {
                 Reply::tool_calls(None, &[("submit", &submit(&insts[i]))])
-            };
-            reply.after(Duration::from_millis(30))
+            }
         })
     };
     let run = dir.path().join("run");
     let total_turns = insts.len() * 5;
+    let workers = resume_config(&dataset, &run, &server.base_url()).concurrency;
     let mut kills_mid_run = 0;
-    for threshold in [8, 25, 45] {
-        let mut child = spawn_child(&dataset, &run, &server.base_url());
-        let t0 = Instant::now();
-        while stored_turns(&run).len() < threshold && child.try_wait().unwrap().is_none() {
-            assert!(t0.elapsed() < Duration::from_secs(60), "no progress");
-            std::thread::sleep(Duration::from_millis(2));
-        }
-        child.kill().unwrap(); // SIGKILL
-        child.wait().unwrap();
+    // Replies the server may have sent in all, at each kill: the dead runner's requests
+    // that wait at the gate take the first tickets after it.
+    let mut open = 0;
+    for step in [8, 17, 20] {
+        open += step;
+        gate.run_until_blocked(
+            open,
+            workers,
+            spawn_child(&dataset, &run, &server.base_url()),
+        );
         let stored = stored_turns(&run);
         if stored.len() < total_turns {
             kills_mid_run += 1;
         }
-        // From here on, no stored turn may be asked for again.
+        // From here on, no stored turn may be asked for again. The dead runner's waiting
+        // requests are for turns it had not stored.
         let seen_at_kill = log.lock().unwrap().len();
-        let later = || log.lock().unwrap()[seen_at_kill..].to_vec();
-        std::thread::sleep(Duration::from_millis(100)); // requests of the dead runner drain
-        let stale = log.lock().unwrap().len();
-        let mut next = spawn_child(&dataset, &run, &server.base_url());
-        // Let the next runner go a little, then check what it asked for.
-        let t0 = Instant::now();
-        while stored_turns(&run).len() < (threshold + 5).min(total_turns)
-            && next.try_wait().unwrap().is_none()
-        {
-            assert!(t0.elapsed() < Duration::from_secs(60), "no progress");
-            std::thread::sleep(Duration::from_millis(2));
-        }
-        next.kill().unwrap();
-        next.wait().unwrap();
-        let asked: Vec<(String, u32)> = later()[stale - seen_at_kill..].to_vec();
+        open += workers + 5;
+        gate.run_until_blocked(
+            open,
+            workers,
+            spawn_child(&dataset, &run, &server.base_url()),
+        );
+        let asked: Vec<(String, u32)> = log.lock().unwrap()[seen_at_kill..].to_vec();
+        assert!(!asked.is_empty(), "the next runner asked for nothing");
         for key in &asked {
             assert!(
                 !stored.contains(key),
@@ -443,10 +476,11 @@ fn kill_dash_nine_mid_episode_resumes_without_asking_a_stored_turn_again() {
         kills_mid_run >= 2,
         "the runner finished before it could be killed"
     );
+    gate.open.store(usize::MAX, SeqCst);
 
     // Continue to the end in this process.
     let out = evaluate(&resume_config(&dataset, &run, &server.base_url())).unwrap();
-    assert!(out.complete(), "{}", out.report);
+    assert!(out.complete(), "{}", out.results);
     let inter = out.interactive.unwrap();
     assert_eq!(inter.summary.episodes, insts.len());
     for e in &inter.episodes {

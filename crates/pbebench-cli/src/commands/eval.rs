@@ -314,7 +314,7 @@ fn finish(outcome: &RunOutcome, format: Format) -> anyhow::Result<ExitCode> {
     for w in &outcome.warnings {
         eprintln!("warning: {w}");
     }
-    let mut results_json = outcome.report.to_json();
+    let mut results_json = outcome.results.to_json();
     if let Some(episodes) = &outcome.interactive {
         results_json["interactive"] = serde_json::to_value(episodes)?;
     }
@@ -322,7 +322,7 @@ fn finish(outcome: &RunOutcome, format: Format) -> anyhow::Result<ExitCode> {
     match format {
         Format::Json => println!("{json}"),
         Format::Text => {
-            println!("{}", outcome.report);
+            println!("{}", outcome.results);
             if let Some(episodes) = &outcome.interactive {
                 println!("\n{episodes}");
             }
@@ -338,7 +338,7 @@ fn finish(outcome: &RunOutcome, format: Format) -> anyhow::Result<ExitCode> {
     if !outcome.complete() {
         eprintln!(
             "{} of {} samples have no answer yet; re-run the same command to retry them",
-            outcome.total - outcome.report.answered,
+            outcome.total - outcome.results.answered,
             outcome.total
         );
         return Ok(ExitCode::from(1));

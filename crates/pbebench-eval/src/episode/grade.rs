@@ -131,7 +131,7 @@ pub struct InteractiveSummary {
 
 /// Every ended episode's grades and their summary.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct InteractiveReport {
+pub struct InteractiveResults {
     /// The summary.
     pub summary: InteractiveSummary,
     /// One entry per ended episode, by instance id and sample.
@@ -139,12 +139,12 @@ pub struct InteractiveReport {
 }
 
 /// Grades the stored episodes (sample index < `k`) of `instances`.
-pub fn report(
+pub fn grade_episodes(
     instances: &[Instance],
     rows: &[EpisodeRow],
     k: u32,
     prices: Prices,
-) -> InteractiveReport {
+) -> InteractiveResults {
     let by_id: HashMap<&str, &Instance> = instances.iter().map(|i| (i.id.as_str(), i)).collect();
     let episodes: Vec<EpisodeGrade> = rows
         .iter()
@@ -193,10 +193,10 @@ pub fn report(
         completion_tokens: episodes.iter().map(|e| e.completion_tokens).sum(),
         cost: episodes.iter().map(|e| e.cost).sum(),
     };
-    InteractiveReport { summary, episodes }
+    InteractiveResults { summary, episodes }
 }
 
-impl fmt::Display for InteractiveReport {
+impl fmt::Display for InteractiveResults {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let s = &self.summary;
         let opt = |v: Option<f64>| v.map_or_else(|| "–".to_owned(), |v| format!("{v:.4}"));
