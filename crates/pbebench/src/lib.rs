@@ -2,13 +2,15 @@
 //!
 //! Multi-step programming by examples over string-rewrite cascades: exact `replace`
 //! semantics ([`rule`]), rule interactions and categories ([`relations`]), the PBEBench
-//! generator ([`generate`]), and datasets ([`instance`], [`dataset`]).
+//! generator ([`generate`]), datasets ([`instance`], [`dataset`]), and exact behavioural
+//! equivalence of cascades over an input space ([`equiv`]).
 // One measured exception, allowed where it is: `rule::byte_positions` calls SSE2
 // intrinsics on x86-64.
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod dataset;
+pub mod equiv;
 pub mod generate;
 pub mod instance;
 pub mod metrics;
@@ -22,4 +24,4 @@ pub mod wordlists;
 
 pub use instance::Instance;
 pub use relations::{Category, RelationMode, Relations};
-pub use rule::{Cascade, Rule, RuleError};
+pub use rule::{Cascade, Rule, RuleError, TooLong};
