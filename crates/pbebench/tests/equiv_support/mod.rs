@@ -14,10 +14,10 @@ pub struct Brute {
     pub counterexample: Option<String>,
 }
 
-/// Every string of `space`, shortest first, each length in the alphabet's order.
-pub fn strings(space: &InputSpace) -> impl Iterator<Item = String> + '_ {
-    let letters = space.alphabet();
-    (space.min_len()..=space.max_len()).flat_map(move |len| {
+/// Every string over `letters` with `lo..=hi` of them, shortest first, each length in the
+/// letters' order.
+pub fn strings(letters: &[char], lo: usize, hi: usize) -> impl Iterator<Item = String> + '_ {
+    (lo..=hi).flat_map(move |len| {
         let count = letters.len().pow(len as u32);
         (0..count).map(move |mut k| {
             let mut s = vec![' '; len];
@@ -33,14 +33,28 @@ pub fn strings(space: &InputSpace) -> impl Iterator<Item = String> + '_ {
 /// Applies both cascades to every string of `space` and counts, weighing each string by
 /// its probability (length uniform, then letters uniform) as one exact fraction.
 pub fn brute(a: &Cascade, b: &Cascade, space: &InputSpace) -> Brute {
-    let k = space.alphabet().len() as u128;
-    let (lo, hi) = (space.min_len(), space.max_len());
-    let weight = |s: &str| k.pow((hi - s.chars().count()) as u32);
+    let letters: Vec<(char, u128)> = space.alphabet().iter().map(|&c| (c, 1)).collect();
+    brute_weighted(a, b, &letters, space.min_len(), space.max_len())
+}
+
+/// [`brute`] over letters that each stand for `weight` letters of the alphabet (a string
+/// counts for the product of its letters' weights).
+pub fn brute_weighted(
+    a: &Cascade,
+    b: &Cascade,
+    letters: &[(char, u128)],
+    lo: usize,
+    hi: usize,
+) -> Brute {
+    let k: u128 = letters.iter().map(|l| l.1).sum();
+    let chars: Vec<char> = letters.iter().map(|l| l.0).collect();
+    let weight_of = |c: char| letters.iter().find(|l| l.0 == c).unwrap().1;
     let (mut agree, mut changed, mut agree_changed) = (0u128, 0u128, 0u128);
     let mut counterexample = None;
-    for s in strings(space) {
+    for s in strings(&chars, lo, hi) {
         let (oa, ob) = (a.apply(&s), b.apply(&s));
-        let w = weight(&s);
+        let len = s.chars().count();
+        let w = s.chars().map(weight_of).product::<u128>() * k.pow((hi - len) as u32);
         if oa == ob {
             agree += w;
         } else if counterexample.is_none() {
