@@ -90,12 +90,15 @@ impl Compiled {
 }
 
 /// Reused buffers of a step: the pending length of every rule, the letters still to be
-/// read by some rule (as `(rule, code)`, top first), and what the last rule wrote.
+/// read by some rule (as `(rule, code)`, top first), what the last rule wrote, and the
+/// key of the state reached.
 #[derive(Default)]
 struct Scratch {
     pending: Vec<u32>,
     stack: Vec<(u32, u32)>,
     out: Vec<u32>,
+    /// A state key being looked up.
+    key: Vec<u32>,
 }
 
 /// A compiled cascade with its interned states and cached steps.
@@ -310,11 +313,13 @@ impl Machine {
     /// The id of the state in `scratch.pending`, interning it (with room in the step
     /// tables) when it is new.
     fn intern(&mut self) -> Result<u32, Limit> {
-        let s = &self.scratch;
-        let key: Vec<u32> = self.memory.iter().map(|&k| s.pending[k]).collect();
-        if let Some(&id) = self.ids.get(key.as_slice()) {
+        let s = &mut self.scratch;
+        s.key.clear();
+        s.key.extend(self.memory.iter().map(|&k| s.pending[k]));
+        if let Some(&id) = self.ids.get(s.key.as_slice()) {
             return Ok(id);
         }
+        let key = s.key.clone();
         let id = self.ids.len() as u32;
         let codes = self.letters.len() + 1;
         self.stored += key.len() + codes + 1;
