@@ -421,15 +421,15 @@ impl Layers {
                     next.nodes.len() as u32 - 1
                 });
                 next.nodes[at as usize].1 += count * weight;
+                if next.nodes.len() > self.max_states {
+                    return Err(Limit::TooManyStates {
+                        length: self.len() + 1,
+                        limit: self.max_states,
+                    });
+                }
                 if state.is_sink() {
                     break;
                 }
-            }
-            if next.nodes.len() > self.max_states {
-                return Err(Limit::TooManyStates {
-                    length: self.len() + 1,
-                    limit: self.max_states,
-                });
             }
         }
         self.parents.push(parents);
