@@ -62,6 +62,26 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// Long cascades (6–12 rules over three letters), where rules hold letters for one
+    /// another and the engine writes pending prefixes early: still brute force's figures.
+    #[test]
+    fn long_cascades_count_as_brute_force_counts(
+        (reference, edit) in (
+            prop::collection::vec(equiv_support::rule(vec!['a', 'b', 'c']), 6..=12),
+            edit(vec!['a', 'b', 'c']),
+        ),
+        hi in 2..=5usize,
+    ) {
+        let (a, b) = (Cascade::new(reference.clone()), answer(&reference, &edit));
+        let space = InputSpace::new("abc".chars(), 1, hi).unwrap();
+        let (found, _) = engine(&a, &b, &space);
+        prop_assert_eq!(found, brute(&a, &b, &space), "A = {} B = {}", a.to_json(), b.to_json());
+    }
+}
+
 /// A cascade written as `(pattern, replacement)` pairs.
 type Rules = &'static [(&'static str, &'static str)];
 

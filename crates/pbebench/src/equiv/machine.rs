@@ -267,15 +267,18 @@ impl Machine {
             s.pending[rule] = self.keys[id as usize * slots + slot];
         }
         s.out.clear();
+        let chain = Chain {
+            rules: &self.rules,
+            codes,
+            cap: self.cap,
+        };
         let fits = match code {
             Some(c) => {
                 s.stack.push((0, c));
-                drain(&self.rules, codes, s, self.cap, budget)?
-                    && self.inputs.map_or(Ok(true), |inputs| {
-                        settle(&self.rules, codes, s, self.cap, inputs, budget)
-                    })?
+                chain.drain(s, budget)?
+                    && (self.inputs).map_or(Ok(true), |inputs| chain.settle(inputs, s, budget))?
             }
-            None => flush_all(&self.rules, codes, s, self.cap, budget)?,
+            None => chain.flush_all(s, budget)?,
         };
         if !fits {
             s.stack.clear();
@@ -336,121 +339,107 @@ impl Machine {
     }
 }
 
-/// Feeds every letter on the stack to its rule, depth first (so in order), until the
-/// stack is empty; what the last rule writes goes to `out`. Returns false as soon as
-/// `out` would hold more than `cap` letters.
-fn drain(
-    rules: &[Compiled],
+/// The compiled rules as one step runs them: how many codes their tables have, and the
+/// most letters the step may write.
+struct Chain<'a> {
+    rules: &'a [Compiled],
     codes: usize,
-    s: &mut Scratch,
     cap: usize,
-    budget: &mut Budget,
-) -> Result<bool, Limit> {
-    while let Some((k, c)) = s.stack.pop() {
-        budget.spend(1)?;
-        let Some(rule) = rules.get(k as usize) else {
-            if s.out.len() == cap {
-                return Ok(false);
-            }
-            s.out.push(c);
-            continue;
-        };
-        let q = s.pending[k as usize] as usize;
-        let q2 = rule.next[q * codes + c as usize] as usize;
-        let then = k + 1;
-        if q2 == rule.pattern.len() {
-            // a match: the replacement is written, nothing is pending
-            s.pending[k as usize] = 0;
-            s.stack
-                .extend(rule.replacement.iter().rev().map(|&d| (then, d)));
-        } else {
-            // the letters that fall out of the pending prefix `pattern[..q] + c`
-            s.pending[k as usize] = q2 as u32;
-            let written = q + 1 - q2;
-            if written > q {
-                s.stack.push((then, c));
-            }
-            let kept = written.min(q);
-            s.stack
-                .extend(rule.pattern[..kept].iter().rev().map(|&d| (then, d)));
-        }
-    }
-    Ok(true)
 }
 
-/// Writes out, early, every pending prefix that can no longer be part of a match, so that
-/// states that differ only in such letters become one (without it, a letter held by one
-/// rule keeps every later rule's pending letters waiting, and the states multiply with the
-/// input length). Returns false on an overflow.
-///
-/// Going down the rules, `first` over-approximates the letters the rule may read next
-/// (and [`END`]), `ever` those it may read at any time: the input's letters to the first
-/// rule; a rule with something pending next writes the pending prefix's first letter or
-/// its replacement's (a failed match writes the former, a match the latter), and one with
-/// nothing pending writes what it reads, or its replacement when that starts a match.
-/// When no letter of `first` extends a rule's pending prefix or one of its borders, no
-/// pending letter will be in a match: the rule will write them all, unchanged and before
-/// anything else it reads, so writing them now gives the same output.
-fn settle(
-    rules: &[Compiled],
-    codes: usize,
-    s: &mut Scratch,
-    cap: usize,
-    inputs: Letters,
-    budget: &mut Budget,
-) -> Result<bool, Limit> {
-    let (mut first, mut ever) = (inputs | END, inputs);
-    for (k, rule) in rules.iter().enumerate() {
-        let q = s.pending[k] as usize;
-        if q > 0 && first & rule.extends[q] == 0 {
-            s.pending[k] = 0;
-            let then = k as u32 + 1;
-            s.stack
-                .extend(rule.pattern[..q].iter().rev().map(|&d| (then, d)));
-            if !drain(rules, codes, s, cap, budget)? {
-                return Ok(false);
+impl Chain<'_> {
+    /// Feeds every letter on the stack to its rule, depth first (so in order), until the
+    /// stack is empty; what the last rule writes goes to `out`. Returns false as soon as
+    /// `out` would hold more than `cap` letters.
+    fn drain(&self, s: &mut Scratch, budget: &mut Budget) -> Result<bool, Limit> {
+        while let Some((k, c)) = s.stack.pop() {
+            budget.spend(1)?;
+            let Some(rule) = self.rules.get(k as usize) else {
+                if s.out.len() == self.cap {
+                    return Ok(false);
+                }
+                s.out.push(c);
+                continue;
+            };
+            let q = s.pending[k as usize] as usize;
+            let q2 = rule.next[q * self.codes + c as usize] as usize;
+            let then = k + 1;
+            if q2 == rule.pattern.len() {
+                // a match: the replacement is written, nothing is pending
+                s.pending[k as usize] = 0;
+                s.stack
+                    .extend(rule.replacement.iter().rev().map(|&d| (then, d)));
+            } else {
+                // the letters that fall out of the pending prefix `pattern[..q] + c`
+                s.pending[k as usize] = q2 as u32;
+                let written = q + 1 - q2;
+                if written > q {
+                    s.stack.push((then, c));
+                }
+                let kept = written.min(q);
+                s.stack
+                    .extend(rule.pattern[..kept].iter().rev().map(|&d| (then, d)));
             }
         }
-        let after_match = match rule.replacement.first() {
-            Some(&c) => bit(c),
-            None => ever | END,
-        };
-        let starts = bit(rule.pattern[0]);
-        first = if s.pending[k] > 0 {
-            starts | after_match
-        } else if first & starts != 0 {
-            first | after_match
-        } else {
-            first
-        };
-        ever |= rule
-            .replacement
-            .iter()
-            .chain(&rule.pattern)
-            .fold(0, |set, &c| set | bit(c));
+        Ok(true)
     }
-    Ok(true)
-}
 
-/// The end of the input: each rule in turn writes its pending prefix, which the rules
-/// after it read before they reach their own end. Returns false on an overflow.
-fn flush_all(
-    rules: &[Compiled],
-    codes: usize,
-    s: &mut Scratch,
-    cap: usize,
-    budget: &mut Budget,
-) -> Result<bool, Limit> {
-    for (k, rule) in rules.iter().enumerate() {
+    /// Rule `k` writes its pending prefix, which the rules after it read at once.
+    fn write_pending(&self, k: usize, s: &mut Scratch, budget: &mut Budget) -> Result<bool, Limit> {
         let q = std::mem::take(&mut s.pending[k]) as usize;
         let then = k as u32 + 1;
         s.stack
-            .extend(rule.pattern[..q].iter().rev().map(|&d| (then, d)));
-        if !drain(rules, codes, s, cap, budget)? {
-            return Ok(false);
-        }
+            .extend(self.rules[k].pattern[..q].iter().rev().map(|&d| (then, d)));
+        self.drain(s, budget)
     }
-    Ok(true)
+
+    /// Writes out, early, every pending prefix that can no longer be part of a match, so that
+    /// states that differ only in such letters become one (without it, a letter held by one
+    /// rule keeps every later rule's pending letters waiting, and the states multiply with the
+    /// input length). Returns false on an overflow.
+    ///
+    /// Going down the rules, `first` over-approximates the letters the rule may read next
+    /// (and [`END`]), `ever` those it may read at any time: the input's letters to the first
+    /// rule; a rule with something pending next writes the pending prefix's first letter or
+    /// its replacement's (a failed match writes the former, a match the latter), and one with
+    /// nothing pending writes what it reads, or its replacement when that starts a match.
+    /// When no letter of `first` extends a rule's pending prefix or one of its borders, no
+    /// pending letter will be in a match: the rule will write them all, unchanged and before
+    /// anything else it reads, so writing them now gives the same output.
+    fn settle(&self, inputs: Letters, s: &mut Scratch, budget: &mut Budget) -> Result<bool, Limit> {
+        let (mut first, mut ever) = (inputs | END, inputs);
+        for (k, rule) in self.rules.iter().enumerate() {
+            let q = s.pending[k] as usize;
+            if q > 0 && first & rule.extends[q] == 0 && !self.write_pending(k, s, budget)? {
+                return Ok(false);
+            }
+            let after_match = match rule.replacement.first() {
+                Some(&c) => bit(c),
+                None => ever | END,
+            };
+            let starts = bit(rule.pattern[0]);
+            first = if s.pending[k] > 0 {
+                starts | after_match
+            } else if first & starts != 0 {
+                first | after_match
+            } else {
+                first
+            };
+            ever |= (rule.replacement.iter().chain(&rule.pattern)).fold(0, |set, &c| set | bit(c));
+        }
+        Ok(true)
+    }
+
+    /// The end of the input: each rule in turn writes its pending prefix, which the rules
+    /// after it read before they reach their own end. Returns false on an overflow.
+    fn flush_all(&self, s: &mut Scratch, budget: &mut Budget) -> Result<bool, Limit> {
+        for k in 0..self.rules.len() {
+            if !self.write_pending(k, s, budget)? {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
 }
 
 #[cfg(test)]
