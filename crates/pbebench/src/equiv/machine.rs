@@ -54,6 +54,8 @@ struct Compiled {
     /// For each pending length `q > 0`: the letters that would extend `pattern[..q]` or one
     /// of its borders (the only next letters that keep a pending letter in a match).
     extends: Box<[Letters]>,
+    /// Every letter of the pattern and the replacement.
+    letters: Letters,
 }
 
 /// A set of local codes (bit `c`), plus [`END`]: the end of the stream.
@@ -80,10 +82,12 @@ impl Compiled {
         for q in 1..pattern.len() {
             extends[q] = bit(pattern[q]) | if border[q] > 0 { extends[border[q]] } else { 0 };
         }
+        let letters = (pattern.iter().chain(&replacement)).fold(0, |set, &c| set | bit(c));
         Compiled {
             pattern,
             replacement,
             next,
+            letters,
             extends: extends.into(),
         }
     }
@@ -407,11 +411,22 @@ impl Chain<'_> {
     /// pending letter will be in a match: the rule will write them all, unchanged and before
     /// anything else it reads, so writing them now gives the same output.
     fn settle(&self, inputs: Letters, s: &mut Scratch, budget: &mut Budget) -> Result<bool, Limit> {
+        // Past the last rule with something pending there is nothing to settle (writing a
+        // prefix out may give a later rule something pending: `last` follows).
+        let last_pending = |s: &Scratch| s.pending.iter().rposition(|&q| q > 0);
+        let Some(mut last) = last_pending(s) else {
+            return Ok(true);
+        };
         let (mut first, mut ever) = (inputs | END, inputs);
-        for (k, rule) in self.rules.iter().enumerate() {
+        let mut k = 0;
+        while k <= last {
+            let rule = &self.rules[k];
             let q = s.pending[k] as usize;
-            if q > 0 && first & rule.extends[q] == 0 && !self.write_pending(k, s, budget)? {
-                return Ok(false);
+            if q > 0 && first & rule.extends[q] == 0 {
+                if !self.write_pending(k, s, budget)? {
+                    return Ok(false);
+                }
+                last = last.max(last_pending(s).unwrap_or(0));
             }
             let after_match = match rule.replacement.first() {
                 Some(&c) => bit(c),
@@ -425,7 +440,8 @@ impl Chain<'_> {
             } else {
                 first
             };
-            ever |= (rule.replacement.iter().chain(&rule.pattern)).fold(0, |set, &c| set | bit(c));
+            ever |= rule.letters;
+            k += 1;
         }
         Ok(true)
     }
