@@ -6,7 +6,7 @@
 mod equiv_support;
 
 use equiv_support::{answer, brute, cascade, edit, engine, rules};
-use pbebench::equiv::{InputSpace, Ratio};
+use pbebench::equiv::{self, InputSpace, Limits, Ratio, Reference};
 use pbebench::Cascade;
 use proptest::prelude::*;
 
@@ -79,6 +79,42 @@ proptest! {
         let space = InputSpace::new("abc".chars(), 1, hi).unwrap();
         let (found, _) = engine(&a, &b, &space);
         prop_assert_eq!(found, brute(&a, &b, &space), "A = {} B = {}", a.to_json(), b.to_json());
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// A prepared reference caches its machine's steps across comparisons: the figures
+    /// (all but the cost) are those of a fresh comparison, in whatever order the answers
+    /// come.
+    #[test]
+    fn a_prepared_reference_gives_fresh_results_in_any_order(
+        reference in rules(vec!['a', 'b', 'c', 'Z'], 5),
+        edits in prop::collection::vec(edit(vec!['a', 'b', 'c', 'Z']), 1..5),
+    ) {
+        let a = Cascade::new(reference.clone());
+        let space = InputSpace::new("abc".chars(), 1, 5).unwrap();
+        let answers: Vec<Cascade> = edits.iter().map(|e| answer(&reference, e)).collect();
+        let limits = Limits::default();
+        let fresh = |b: &Cascade| {
+            let mut c = equiv::compare(&a, b, &space, &limits).unwrap();
+            c.cost = Default::default();
+            c
+        };
+        let expected: Vec<_> = answers.iter().map(fresh).collect();
+        for order in [false, true] {
+            let mut prepared = Reference::new(&a, &space, &limits);
+            let mut got: Vec<_> = (0..answers.len()).map(|k| {
+                let k = if order { answers.len() - 1 - k } else { k };
+                let mut c = prepared.compare(&answers[k]).unwrap();
+                c.cost = Default::default();
+                (k, c)
+            }).collect();
+            got.sort_by_key(|(k, _)| *k);
+            let got: Vec<_> = got.into_iter().map(|(_, c)| c).collect();
+            prop_assert_eq!(&got, &expected);
+        }
     }
 }
 
