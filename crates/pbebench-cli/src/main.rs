@@ -29,6 +29,8 @@ enum Command {
     Apply(commands::apply::Args),
     /// Show which rules of a cascade feed or bleed which, and its category.
     Relations(commands::relations::Args),
+    /// Decide whether two cascades behave alike on every input of a space, exactly.
+    Equiv(commands::equiv::Args),
     /// Validate a dataset and print its statistics.
     Inspect(commands::inspect::Args),
     /// Read real sound-change data (parallel word lists) as a dataset without gold cascades.
@@ -61,6 +63,7 @@ fn main() -> ExitCode {
         Command::Generate(args) => commands::generate::run(args),
         Command::Apply(args) => commands::apply::run(args),
         Command::Relations(args) => commands::relations::run(args),
+        Command::Equiv(args) => commands::equiv::run(args),
         Command::Inspect(args) => commands::inspect::run(args),
         Command::Pairs(args) => commands::pairs::run(args),
         Command::Prompt(args) => commands::prompt::run(args),

@@ -30,6 +30,10 @@
 //!    [`reward`] and [`Rewarder`] are the RL fast path.
 //!    → **results** ([`Results`]: `results.json`; [`write_score_lines`] and
 //!    [`read_score_lines`]: the per-instance lines).
+//! 7. **Behaviour** (module [`equiv`]): whether two cascades give the same output on every
+//!    input of an instance's input space, a shortest counterexample, and the exact
+//!    probability that they agree; [`Cascade::apply_bounded`] applies an untrusted cascade
+//!    within a length bound.
 //!
 //! ```
 //! use pbebench::{score_instance, Cascade, Instance, RelationMode, Relations, Rule, ScoreOptions};
@@ -65,6 +69,7 @@
 #![warn(missing_docs)]
 
 pub mod dataset;
+pub mod equiv;
 pub mod generate;
 mod instance;
 pub mod metrics;
@@ -98,7 +103,7 @@ pub use results::{
     read_score_lines, write_score_lines, Latency, Results, RunFigures, ScoreLineError,
     ScoreLineProblem, ScoreLines, Tokens,
 };
-pub use rule::{Cascade, Rule, RuleError};
+pub use rule::{Cascade, Rule, RuleError, TooLong};
 pub use score::{
     figure, reward, score_dataset, score_instance, score_readings, score_responses, summarize,
     Aggregate, Column, InstanceScore, PreparedInstance, ResponseReading, RewardScratch, Rewarder,

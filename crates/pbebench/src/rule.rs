@@ -519,6 +519,55 @@ impl Cascade {
                 .zip(outputs)
                 .all(|(i, o)| self.apply(i.as_ref()) == o.as_ref())
     }
+
+    /// [`Cascade::apply`] for untrusted cascades: fails as soon as the input or a string on
+    /// the way (after some rule) would be longer than `max_len` characters, so that an
+    /// answer whose outputs grow exponentially (20 × `replace("a", "aaa")`) costs at most
+    /// about `max_len` characters of memory and `max_len` × rules steps. Each rule's result
+    /// length is counted from its matches before the result is built.
+    pub fn apply_bounded(&self, s: &str, max_len: usize) -> Result<String, TooLong> {
+        let mut len = s.chars().count();
+        if len > max_len {
+            return Err(TooLong {
+                rule: None,
+                max_len,
+            });
+        }
+        let (mut cur, mut next) = (s.to_owned(), String::new());
+        for (k, rule) in self.rules.iter().enumerate() {
+            let matches = cur.matches(rule.pattern()).count();
+            if matches == 0 || rule.is_identity() {
+                continue;
+            }
+            let sides = (
+                rule.pattern().chars().count(),
+                rule.replacement().chars().count(),
+            );
+            len = (len - matches * sides.0).saturating_add(matches.saturating_mul(sides.1));
+            if len > max_len {
+                return Err(TooLong {
+                    rule: Some(k),
+                    max_len,
+                });
+            }
+            rule.apply_into(&cur, &mut next);
+            std::mem::swap(&mut cur, &mut next);
+        }
+        Ok(cur)
+    }
+}
+
+/// Why [`Cascade::apply_bounded`] stopped: a string longer than its bound.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{} longer than {max_len} characters", match rule {
+    Some(k) => format!("rule {} makes a string", k + 1),
+    None => "the input is".to_owned(),
+})]
+pub struct TooLong {
+    /// The rule (0-based) whose result was too long; `None` when the input was.
+    pub rule: Option<usize>,
+    /// The bound, in characters.
+    pub max_len: usize,
 }
 
 impl From<Vec<Rule>> for Cascade {

@@ -229,7 +229,8 @@ impl Letters {
 
 /// The KMP automaton of a pattern: state `q` is the length of the longest suffix of the
 /// text read that is a prefix of the pattern; reaching the pattern's length is a match.
-struct Kmp<'a> {
+/// (The equivalence engine builds its rules' tables with it too.)
+pub(crate) struct Kmp<'a> {
     letters: usize,
     len: usize,
     next: &'a [u32],
@@ -237,7 +238,7 @@ struct Kmp<'a> {
 
 impl<'a> Kmp<'a> {
     /// Fills `table` (`pattern.len() × letters`) with the automaton of a non-empty pattern.
-    fn build(pattern: &[u32], letters: usize, table: &'a mut [u32]) -> Self {
+    pub(crate) fn build(pattern: &[u32], letters: usize, table: &'a mut [u32]) -> Self {
         let len = pattern.len();
         table[pattern[0] as usize] = 1;
         let mut restart = 0; // the state the text would be in without its first letter
