@@ -5,6 +5,7 @@ pub mod audit;
 mod cascade_arg;
 pub mod demo;
 pub mod eval;
+pub mod export;
 pub mod generate;
 pub mod inspect;
 mod output;
