@@ -28,6 +28,12 @@ if [ "${1:-}" = "--frameworks" ]; then
     shift
 fi
 
+# A venv is reused (its packages are then already there) unless it is of another Python.
+want="$(python3 -c 'import sys; print(sys.version_info[:2])')"
+if [ -x "$venv/bin/python" ] && [ "$("$venv/bin/python" -c 'import sys; print(sys.version_info[:2])' 2>/dev/null)" != "$want" ]; then
+    echo "python/ci.sh: $venv is of another Python than python3 ($want): making it again" >&2
+    rm -rf "$venv"
+fi
 if [ ! -x "$venv/bin/python" ]; then
     python3 -m venv "$venv"
 fi
