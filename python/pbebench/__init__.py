@@ -3,10 +3,17 @@
 Generate PBEBench problems, apply cascades, classify rule relations, parse and score model
 responses, and compute batch rewards for RL, with the same results as the ``pbebench``
 command line for the same inputs and seed. See ``help(pbebench.reward)`` and README.md.
+
+The framework integrations are submodules that import their framework only when imported:
+``pbebench.inspect_ai`` (the ``[inspect]`` extra) and ``pbebench.verl`` (``[verl]``).
 """
 
 from ._pbebench import (
+    TEMPLATES,
     Generation,
+    Oracle,
+    OverBudget,
+    ProbeRefused,
     Rewarder,
     __version__,
     apply,
@@ -14,13 +21,21 @@ from ._pbebench import (
     pairs,
     parse_response,
     prompt,
+    read_dataset,
     relations,
+    render_answer,
     reward,
     score,
+    summary,
+    to_authors,
 )
 
 __all__ = [
+    "TEMPLATES",
     "Generation",
+    "Oracle",
+    "OverBudget",
+    "ProbeRefused",
     "Rewarder",
     "__version__",
     "apply",
@@ -28,7 +43,11 @@ __all__ = [
     "pairs",
     "parse_response",
     "prompt",
+    "read_dataset",
     "relations",
+    "render_answer",
     "reward",
     "score",
+    "summary",
+    "to_authors",
 ]

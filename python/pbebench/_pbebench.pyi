@@ -1,8 +1,13 @@
 """Type stubs of the pbebench extension module (docstrings equal to help(); a test checks)."""
 
+import os
 from typing import Any, Dict, Iterator, List, Literal, Mapping, Optional, Sequence, Tuple, Union, overload
 
 __version__: str
+
+#: The built-in prompt templates by name: "default" and "authors" (the authors' released
+#: prompt, byte for byte); pass one as prompt(instance, template=TEMPLATES["authors"]).
+TEMPLATES: Dict[str, str]
 
 #: An instance: a dict in pbebench's JSONL schema (what ``generate`` yields).
 Instance = Dict[str, Any]
@@ -213,3 +218,115 @@ def reward(
     responses: str, None, a chat message dict or a list of chat messages (the last one's
         content is read), as in score().
     """
+
+def read_dataset(path: Union[str, "os.PathLike[str]"]) -> List[Instance]:
+    """Read a dataset file (JSONL, pbebench's schema or the authors' published format) as a
+    list of instance dicts, the same as `pbebench export --to pbebench` writes them.
+
+    Raises OSError when the file cannot be read, ValueError naming file:line for a line
+    that is no instance or a repeated id.
+    """
+
+def to_authors(
+    instance: Mapping[str, Any],
+    original_programs: bool = False,
+    relations: Optional[Literal["paper", "exact"]] = None,
+) -> str:
+    """An instance as one record of the authors' published format (no newline): the same bytes
+    as a line of `pbebench export --to authors`.
+
+    original_programs: also write original_programs, as their PBEBench-Lite file has it.
+    relations: recompute bfcc_dag and bfcc_category with "paper" or "exact" (None: the
+        instance's own classifier and stored category).
+
+    Ids, held-out examples and limits are not part of the format. Raises ValueError for an
+    instance without a gold cascade.
+    """
+
+def render_answer(cascade: Cascade) -> str:
+    """A cascade as an answer in the released format: one fenced python block holding the
+    list of "replace('a', 'b')" strings, which score() and reward() read back as the same
+    cascade.
+
+    cascade: a list of [pattern, replacement] pairs.
+    """
+
+def summary(scores: Sequence[Mapping[str, Any]]) -> Dict[str, Any]:
+    """The figures of `pbebench score` over scored instances: the overall aggregate
+    ({"instances", "pass" (best-of-K), "pass_at_k", "edit_sim", "valid_rate", "heldout_pass",
+    "mean_reward", ...}) of a list of score() results.
+
+    scores: a list of the dicts score() returns, one per instance.
+    """
+
+#: A candidate cascade for the oracle: rule strings, [pattern, replacement] pairs, or the
+#: text of a Python list of either.
+Candidate = Union[str, Sequence[str], Cascade]
+
+class ProbeRefused(ValueError):
+    """A run_hidden call the oracle refused (no input, a letter outside the alphabet, an input too long, an output past the length bound); nothing was run and no budget was spent. The message is meant for the solver."""
+
+class OverBudget(ProbeRefused):
+    """A run_hidden call with more inputs than the probe budget has left (refused whole); interactive mode ends the episode on it."""
+
+class Oracle:
+    """The hidden cascade of an instance, sealed: it runs inputs of a solver's choice and
+    tests candidate cascades, and never returns the cascade (the rules of
+    `pbebench eval --interactive`, SPEC §7).
+
+    instance: a dict in pbebench's instance schema with a gold cascade.
+    probe_budget: the probe inputs a solver may run in all.
+
+    Probe inputs may have up to max(32, 2 × the longest visible input) characters, and every
+    intermediate string is bounded (length_bound), so a cascade that grows without bound
+    fails instead of exhausting memory. Raises ValueError for an instance without a gold
+    cascade (real data cannot be probed).
+    """
+    def __init__(self, instance: Mapping[str, Any], probe_budget: int) -> None: ...
+    @property
+    def task(self) -> Dict[str, Any]:
+        """What a solver may see: {"id", "inputs", "outputs", "max_rules", "max_rule_len",
+        "alphabet", "probe_budget", "max_probe_len"}; never the gold or the held-out examples.
+        """
+    def run_hidden(self, inputs: Sequence[str]) -> List[str]:
+        """Runs the hidden cascade on inputs (a list of strings) and returns their outputs.
+        Every input counts against the budget, a repeated one too. A call with an input
+        outside the alphabet or too long raises ProbeRefused, one asking for more inputs
+        than are left raises OverBudget; a refused call runs nothing and costs nothing.
+        """
+    def test_cascade(self, cascade: Candidate) -> Dict[str, Any]:
+        """Which of the visible examples and the probed inputs a candidate gets wrong:
+        {"checked", "passed", "wrong": [{"input", "expected", "got"}], "rule_problems"}.
+        Rules that break the instance's limits are left out (and listed), as in scoring.
+
+        cascade: a list of rule strings ("replace('ab', 'c')"), a list of [pattern,
+            replacement] pairs, or the text of a Python list of either. Unreadable rules
+            raise ValueError (nothing is tested).
+        """
+    def grade(self, cascade: Candidate) -> Dict[str, Any]:
+        """How a final cascade does, as `pbebench eval --interactive` grades an episode:
+        {"pass": it reproduces every visible example, "heldout_pass": it reproduces every
+        held-out example whose input was not probed (None when none is left),
+        "heldout_unprobed", "heldout_excluded"}. Intermediate strings are bounded as the
+        oracle bounds them. cascade: as for test_cascade.
+        """
+    @staticmethod
+    def read_cascade(cascade: Candidate) -> List[List[str]]:
+        """A candidate cascade as test_cascade and grade read it: a list of [pattern,
+        replacement] pairs. Raises ValueError for unreadable rules.
+        """
+    @property
+    def probes(self) -> List[Dict[str, str]]:
+        """Every probe answered so far, in order: [{"input", "output"}]."""
+    @property
+    def probes_used(self) -> int:
+        """Probe inputs used."""
+    @property
+    def budget_left(self) -> int:
+        """Probe inputs left."""
+    @property
+    def tests_run(self) -> int:
+        """Candidates tested so far."""
+    @property
+    def length_bound(self) -> int:
+        """The longest intermediate string allowed when a cascade is applied, in bytes."""

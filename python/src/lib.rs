@@ -8,7 +8,9 @@
 #![deny(unsafe_code)]
 
 mod convert;
+mod formats;
 mod generation;
+mod probe;
 
 use convert::{non_negative, parsed, to_py, InstanceCache, Name, Responses};
 use pbebench::PromptTemplate;
@@ -587,5 +589,7 @@ fn _pbebench(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(parse_response, m)?)?;
     m.add_function(wrap_pyfunction!(score, m)?)?;
     m.add_function(wrap_pyfunction!(reward, m)?)?;
+    formats::register(m)?;
+    probe::register(m)?;
     Ok(())
 }

@@ -111,3 +111,53 @@ def responses_for(instance, k):
         released(gold * 3),
     ]
     return [kinds[(k + j) % len(kinds)] for j in range(1 + k % 5)]
+
+
+# The frameworks of the optional extras ([inspect], [verl]). A developer's venv may lack
+# them, and their tests are then skipped; CI sets PBEBENCH_REQUIRE_FRAMEWORKS=1 (python/ci.sh
+# --frameworks), which makes a missing framework a failure, so CI can never skip them.
+REQUIRE_FRAMEWORKS = os.environ.get("PBEBENCH_REQUIRE_FRAMEWORKS", "") not in ("", "0")
+
+
+def framework(module, extra):
+    """Imports `module` for a test module, or skips it (fails it in CI) when it is missing."""
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError as e:
+        message = f"{module} is not installed (pip install './python[{extra}]'): {e}"
+        if REQUIRE_FRAMEWORKS:
+            pytest.fail(f"PBEBENCH_REQUIRE_FRAMEWORKS is set but {message}", pytrace=False)
+        pytest.skip(message, allow_module_level=True)
+
+
+def _loopback(host):
+    return host in ("localhost", "::1") or str(host).startswith("127.")
+
+
+@pytest.fixture
+def no_network(monkeypatch):
+    """Any connection to another host than this one fails the test: the framework tests use
+    no model API and download nothing (inspect's token counter would fetch a tokenizer)."""
+    import socket
+
+    def refuse(host):
+        raise AssertionError(f"a test tried to reach {host!r} over the network")
+
+    real_connect = socket.socket.connect
+    real_getaddrinfo = socket.getaddrinfo
+
+    def connect(self, address):
+        host = address[0] if isinstance(address, tuple) else address
+        if self.family in (socket.AF_INET, socket.AF_INET6) and not _loopback(host):
+            refuse(host)
+        return real_connect(self, address)
+
+    def getaddrinfo(host, *args, **kwargs):
+        if host is not None and not _loopback(host):
+            refuse(host)
+        return real_getaddrinfo(host, *args, **kwargs)
+
+    monkeypatch.setattr(socket.socket, "connect", connect)
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)

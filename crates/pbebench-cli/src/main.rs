@@ -37,6 +37,8 @@ enum Command {
     Pairs(commands::pairs::Args),
     /// Write one prompt per instance of a dataset.
     Prompt(commands::prompt::Args),
+    /// Write a dataset in the authors' published format (or in ours).
+    Export(commands::export::Args),
     /// Parse one response (stdin) into a cascade and show each rule's validity.
     Parse(commands::parse::Args),
     /// Score responses against a dataset.
@@ -67,6 +69,7 @@ fn main() -> ExitCode {
         Command::Inspect(args) => commands::inspect::run(args),
         Command::Pairs(args) => commands::pairs::run(args),
         Command::Prompt(args) => commands::prompt::run(args),
+        Command::Export(args) => commands::export::run(args),
         Command::Parse(args) => commands::parse::run(args),
         Command::Score(args) => commands::score::run(args),
         Command::Solve(args) => commands::solve::run(args),

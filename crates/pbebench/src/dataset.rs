@@ -1,14 +1,16 @@
-//! Reading and writing datasets: JSONL files of [`Instance`]s in pbebench's own schema or
-//! in the authors' published format. (Writing files is `pbebench-io`'s.)
+//! Reading datasets: JSONL files of [`Instance`]s in pbebench's own schema or in the
+//! authors' published format (whose records the `authors` module reads and writes). (Writing
+//! files is `pbebench-io`'s.)
 
+use crate::authors;
 use crate::instance::Instance;
 use crate::pylit;
-use crate::relations::{Category, RelationMode};
-use crate::rule::{Cascade, Rule, RuleError};
 use serde_json::Value;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader};
 use std::path::{Path, PathBuf};
+
+pub use crate::authors::{parse_replace_call, ReplaceCallError};
 
 /// The alphabet of the Lite presets: a–k and u–z.
 pub const LITE_ALPHABET: &str = "abcdefghijkuvwxyz";
@@ -86,22 +88,6 @@ pub enum InstanceError {
     },
 }
 
-/// Why a program string is no rule.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ReplaceCallError {
-    /// Not a call `replace("a", "b")` of two string literals.
-    #[error("'{0}' is not of the form replace(\"a\", \"b\")")]
-    NotACall(String),
-    /// A call whose sides make no rule (an empty pattern).
-    #[error("'{text}': {error}")]
-    BadRule {
-        /// The program.
-        text: String,
-        /// Why its sides make no rule.
-        error: RuleError,
-    },
-}
-
 /// Parses one JSONL line in either format. `index` (0-based line among instances) becomes
 /// the id of the authors' records, which have none.
 pub fn parse_instance(line: &str, index: usize) -> Result<Instance, InstanceError> {
@@ -130,104 +116,11 @@ fn parse_instance_generally(line: &str, index: usize) -> Result<Instance, Instan
         return Err(InstanceError::NotAnObject);
     };
     if map.contains_key("programs") && !map.contains_key("cascade") {
-        return parse_official(map, index);
+        return authors::parse_record(map, index);
     }
     let instance: Instance =
         serde_json::from_value(value).map_err(|e| InstanceError::NotAnInstance(e.to_string()))?;
     Ok(instance)
-}
-
-/// The authors' format: `inputs`/`outputs` as lists or Python list reprs, `programs` as
-/// `replace("a", "b")` strings, `cascade_length`, `bfcc_category`.
-fn parse_official(
-    map: &serde_json::Map<String, Value>,
-    index: usize,
-) -> Result<Instance, InstanceError> {
-    let strings = |key: &'static str| -> Result<Vec<String>, InstanceError> {
-        match map.get(key) {
-            Some(Value::Array(items)) => items
-                .iter()
-                .map(|v| {
-                    v.as_str()
-                        .map(str::to_owned)
-                        .ok_or(InstanceError::NotStrings(key))
-                })
-                .collect(),
-            Some(Value::String(repr)) => {
-                pylit::parse_str_list(repr).map_err(|error| InstanceError::BadRepr { key, error })
-            }
-            Some(_) => Err(InstanceError::NotAList(key)),
-            None => Err(InstanceError::Missing(key)),
-        }
-    };
-    let inputs = strings("inputs")?;
-    let outputs = strings("outputs")?;
-    let rules = strings("programs")?
-        .iter()
-        .map(|p| parse_replace_call(p))
-        .collect::<Result<Vec<Rule>, ReplaceCallError>>()?;
-    let cascade = Cascade::new(rules);
-    let category = match map.get("bfcc_category") {
-        Some(Value::String(c)) => Some(c.parse::<Category>().map_err(InstanceError::BadCategory)?),
-        Some(_) => return Err(InstanceError::CategoryNotAString),
-        None => None,
-    };
-    if let Some(stated) = map.get("cascade_length").and_then(Value::as_u64) {
-        if stated as usize != cascade.len() {
-            return Err(InstanceError::LengthMismatch {
-                stated,
-                programs: cascade.len(),
-            });
-        }
-    }
-    let alphabet = infer_alphabet(inputs.iter().chain(&outputs).map(String::as_str));
-    let max_rules = if alphabet == LITE_ALPHABET {
-        5
-    } else {
-        cascade.len().max(20)
-    };
-    Ok(Instance {
-        id: index.to_string(),
-        cascade_len: cascade.len(),
-        interactions: Vec::new(),
-        cascade: Some(cascade),
-        category,
-        relations_mode: RelationMode::Paper,
-        max_rules,
-        max_rule_len: 3,
-        alphabet,
-        inputs,
-        outputs,
-        heldout_inputs: Vec::new(),
-        heldout_outputs: Vec::new(),
-    })
-}
-
-/// Reads `replace("a", "b")` (either quote style) into a rule.
-pub fn parse_replace_call(text: &str) -> Result<Rule, ReplaceCallError> {
-    let bad = || ReplaceCallError::NotACall(text.to_owned());
-    let body = text.trim().strip_prefix("replace(").ok_or_else(bad)?;
-    let (a, end) = pylit::parse_string_literal(body, skip_ws(body, 0)).map_err(|_| bad())?;
-    let comma = skip_ws(body, end);
-    if body.as_bytes().get(comma) != Some(&b',') {
-        return Err(bad());
-    }
-    let (b, end) =
-        pylit::parse_string_literal(body, skip_ws(body, comma + 1)).map_err(|_| bad())?;
-    if body[end..].trim() != ")" {
-        return Err(bad());
-    }
-    Rule::new(a, b).map_err(|error| ReplaceCallError::BadRule {
-        text: text.to_owned(),
-        error,
-    })
-}
-
-fn skip_ws(s: &str, mut i: usize) -> usize {
-    while s.as_bytes().get(i).is_some_and(u8::is_ascii_whitespace) {
-        i += 1;
-    }
-    i
 }
 
 /// The preset alphabet that covers every letter seen, else the sorted letters themselves.

@@ -15,7 +15,8 @@
 //!    category of a cascade.
 //! 3. **Generation** (module [`generate`]): the paper's Algorithm 1 with its presets,
 //!    deterministic under any thread count or shard split.
-//!    → **instances** ([`Instance`]; module [`dataset`] reads ours and the authors' JSONL;
+//!    → **instances** ([`Instance`]; module [`dataset`] reads ours and the authors' JSONL,
+//!    [`authors_line`] writes theirs;
 //!    [`read_word_lists`] makes real sound-change data into instances;
 //!    [`DatasetStats`] summarises a dataset).
 //! 4. **Prompts** ([`PromptTemplate`]; the prompts file, [`PromptLine`]): the examples and
@@ -68,6 +69,7 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+mod authors;
 pub mod dataset;
 pub mod equiv;
 pub mod generate;
@@ -85,10 +87,13 @@ mod score;
 mod stats;
 mod wordlists;
 
+pub use authors::{
+    authors_limits, authors_line, AuthorsExport, AuthorsOptions, ExportError, ReplaceCallError,
+};
 pub use instance::Instance;
 pub use prompt::{
     default_prompt, ChatMessage, Placeholder, PromptLine, PromptTemplate, TemplateError,
-    TemplateLoadError, DEFAULT_TEMPLATE,
+    TemplateLoadError, AUTHORS_TEMPLATE, BUILT_IN_TEMPLATES, DEFAULT_TEMPLATE,
 };
 pub use relations::{Category, RelationMode, Relations};
 pub use response::{

@@ -37,6 +37,17 @@ Outputs:
 {outputs}
 "#;
 
+/// The authors' released prompt, with the examples and the limits as placeholders
+/// (`templates/authors.txt`, CC BY-SA 4.0 as their data; see `templates/README.md`): with
+/// it, a Lite instance gets the prompt the paper's models were given, and real sound-change
+/// data the prompts of their `real_sli_promptsfile.json`, byte for byte.
+pub const AUTHORS_TEMPLATE: &str = include_str!("../templates/authors.txt");
+
+/// The built-in templates by name, for `--template NAME`: `default` ([`DEFAULT_TEMPLATE`])
+/// and `authors` ([`AUTHORS_TEMPLATE`]).
+pub const BUILT_IN_TEMPLATES: [(&str, &str); 2] =
+    [("default", DEFAULT_TEMPLATE), ("authors", AUTHORS_TEMPLATE)];
+
 /// A value a template can insert.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Placeholder {
@@ -191,6 +202,23 @@ impl PromptTemplate {
             text: text.to_owned(),
             file: None,
         })
+    }
+
+    /// The built-in template `name` ([`BUILT_IN_TEMPLATES`]), if there is one.
+    pub fn built_in(name: &str) -> Option<Self> {
+        BUILT_IN_TEMPLATES
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, text)| PromptTemplate::parse(text).expect("the built-in templates are valid"))
+    }
+
+    /// The built-in template named `spec` ([`BUILT_IN_TEMPLATES`]), else the template file
+    /// at `spec` (a file named like a built-in template is `./NAME`).
+    pub fn named_or_file(spec: &Path) -> Result<Self, TemplateLoadError> {
+        match spec.to_str().and_then(PromptTemplate::built_in) {
+            Some(template) => Ok(template),
+            None => PromptTemplate::load(Some(spec)),
+        }
     }
 
     /// Reads and parses the template file at `path`, or takes the default template when
@@ -374,6 +402,28 @@ mod tests {
         assert!(p.contains("characters: abc"));
         assert!(p.contains("```python"));
         assert!(!p.contains("SECRET"), "held-out examples are never shown");
+    }
+
+    #[test]
+    fn built_in_templates_by_name() {
+        assert_eq!(
+            PromptTemplate::built_in("default"),
+            Some(PromptTemplate::default())
+        );
+        let authors = PromptTemplate::built_in("authors").unwrap();
+        assert_eq!(authors.text(), AUTHORS_TEMPLATE);
+        assert!(authors.warnings().is_empty());
+        let p = authors.render(&instance());
+        assert!(p.contains("should have <= 3 characters"), "{p}");
+        assert!(p.contains("programs in a sequence is 5\n"), "{p}");
+        assert!(
+            p.ends_with("### Outputs\n['c', 'b']\n\n### Program Sequence\n"),
+            "{p}"
+        );
+        assert!(!p.contains("SECRET"));
+        assert_eq!(PromptTemplate::built_in("nope"), None);
+        let named = PromptTemplate::named_or_file(Path::new("authors")).unwrap();
+        assert_eq!((named.file(), named.text()), (None, AUTHORS_TEMPLATE));
     }
 
     #[test]

@@ -6,6 +6,7 @@ mod cascade_arg;
 pub mod demo;
 pub mod equiv;
 pub mod eval;
+pub mod export;
 pub mod generate;
 pub mod inspect;
 mod output;

@@ -1,8 +1,9 @@
 //! `pbebench prompt`: one prompt per instance of a dataset, as JSONL.
 
 use super::output::Out;
+use anyhow::Context;
 use pbebench::dataset::read_dataset;
-use pbebench::{PromptLine, PromptTemplate, DEFAULT_TEMPLATE};
+use pbebench::{PromptLine, PromptTemplate};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -12,25 +13,46 @@ pub struct Args {
     /// Dataset (JSONL, pbebench's format or the authors').
     #[arg(long, required_unless_present = "print_template")]
     dataset: Option<PathBuf>,
-    /// Template file; placeholders: {inputs} {outputs} {max_rules} {max_rule_len} {alphabet}
-    /// ({{ and }} for literal braces). Default: the built-in template (see --print-template).
-    #[arg(long)]
+    /// A built-in template (default; authors: the authors' released prompt, byte for byte)
+    /// or a template file (./NAME for a file named like a built-in one); placeholders:
+    /// {inputs} {outputs} {max_rules} {max_rule_len} {alphabet} ({{ and }} for literal
+    /// braces) [default: default; see --print-template].
+    #[arg(long, value_name = "NAME|FILE")]
     template: Option<PathBuf>,
     /// Write the JSONL here (atomically) [default: "-", standard output].
     #[arg(long)]
     out: Option<PathBuf>,
-    /// Print the default template and exit.
-    #[arg(long, conflicts_with_all = ["dataset", "template", "out"])]
-    print_template: bool,
+    /// Print a built-in template (default, authors) and exit.
+    #[arg(
+        long,
+        value_name = "NAME",
+        num_args = 0..=1,
+        default_missing_value = "default",
+        conflicts_with_all = ["dataset", "template", "out"]
+    )]
+    print_template: Option<String>,
 }
 
 /// Runs `pbebench prompt`: writes `{"id", "prompt", "messages": [{"role": "user", …}]}` lines.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    if args.print_template {
-        print!("{DEFAULT_TEMPLATE}");
+    if let Some(name) = &args.print_template {
+        let names: Vec<&str> = pbebench::BUILT_IN_TEMPLATES
+            .iter()
+            .map(|(n, _)| *n)
+            .collect();
+        let template = PromptTemplate::built_in(name).with_context(|| {
+            format!(
+                "--print-template: no built-in template '{name}' (the built-in ones: {})",
+                names.join(", ")
+            )
+        })?;
+        print!("{}", template.text());
         return Ok(ExitCode::SUCCESS);
     }
-    let template = PromptTemplate::load(args.template.as_deref())?;
+    let template = match &args.template {
+        Some(spec) => PromptTemplate::named_or_file(spec)?,
+        None => PromptTemplate::default(),
+    };
     if let Some(file) = template.file() {
         for w in template.warnings() {
             eprintln!("warning: {}: {w}", file.display());

@@ -8,6 +8,7 @@ mod audit;
 mod core;
 mod demo;
 mod equiv;
+mod export;
 mod parse;
 mod prompt;
 mod report;

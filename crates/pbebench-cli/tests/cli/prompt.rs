@@ -120,3 +120,75 @@ fn a_template_without_the_examples_is_warned_about() {
     );
     assert!(!err.contains("{outputs}"), "{err}");
 }
+
+/// `--template authors` gives the authors' released prompts: every prompt of their
+/// `real_sli_promptsfile.json`, byte for byte, from `pbebench pairs` of their word lists.
+#[test]
+fn the_authors_template_gives_their_prompts() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let real = pbebench_testdata::path("real_sli");
+    let pairs = pbebench(
+        &[
+            "pairs",
+            "--dir",
+            &real.display().to_string(),
+            "--out",
+            "real.jsonl",
+        ],
+        d,
+    );
+    assert!(
+        pairs.status.success(),
+        "{}",
+        String::from_utf8_lossy(&pairs.stderr)
+    );
+    let out = pbebench(
+        &["prompt", "--dataset", "real.jsonl", "--template", "authors"],
+        d,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let ours: Vec<Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let theirs: Vec<Value> = serde_json::from_str(
+        &std::fs::read_to_string(real.join("real_sli_promptsfile.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(ours.len(), theirs.len());
+    for (mine, published) in ours.iter().zip(&theirs) {
+        assert!(mine["prompt"] == published["prompt"], "{}", mine["id"]);
+    }
+    // The built-in template prints; a file named like it is ./authors.
+    let printed = pbebench(&["prompt", "--print-template", "authors"], d);
+    assert_eq!(
+        String::from_utf8(printed.stdout).unwrap(),
+        pbebench::AUTHORS_TEMPLATE
+    );
+    std::fs::write(d.join("authors"), "mine: {inputs} {outputs}").unwrap();
+    let own = pbebench(
+        &[
+            "prompt",
+            "--dataset",
+            "real.jsonl",
+            "--template",
+            "./authors",
+        ],
+        d,
+    );
+    let first: Value = serde_json::from_str(
+        String::from_utf8(own.stdout)
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap(),
+    )
+    .unwrap();
+    assert!(first["prompt"].as_str().unwrap().starts_with("mine: ["));
+}

@@ -1,0 +1,119 @@
+//! `pbebench export`: a dataset (ours or the authors' format) written in the authors'
+//! published format, or in ours.
+
+use super::output::Out;
+use anyhow::Context;
+use pbebench::dataset::DatasetReader;
+use pbebench::{authors_line, AuthorsExport, AuthorsOptions, RelationMode};
+use std::io::{self, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// The formats `export` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum To {
+    /// The authors' JSONL (inputs, outputs, programs, bfcc_dag, cascade_length,
+    /// bfcc_string, bfcc_category), byte for byte as their files are written.
+    Authors,
+    /// pbebench's own JSONL schema (what `generate` writes).
+    Pbebench,
+}
+
+/// Arguments of `pbebench export`.
+#[derive(clap::Args)]
+#[command(after_help = "Examples:\n  \
+pbebench generate --preset lite --out lite.jsonl && pbebench export --to authors --dataset lite.jsonl --out lite.authors.jsonl\n  \
+pbebench export --to pbebench --dataset adaptive_balanced_1008_complete.jsonl --out lite.jsonl\n  \
+pbebench export --to authors --original-programs --dataset lite.jsonl   (the layout of their Lite file)\n\n\
+The authors' format has no ids (they read back as line numbers), no held-out examples and no limits \
+(read back as inferred from the letters); export says on standard error what it left out.")]
+pub struct Args {
+    /// The format to write.
+    #[arg(long, value_enum)]
+    to: To,
+    /// The dataset (JSONL, pbebench's format or the authors').
+    #[arg(long)]
+    dataset: PathBuf,
+    /// Write here (atomically) [default: "-", standard output].
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// With --to authors: also write original_programs (a copy of programs), as the
+    /// published PBEBench-Lite file has it.
+    #[arg(long)]
+    original_programs: bool,
+    /// With --to authors: recompute bfcc_dag and bfcc_category with this classifier
+    /// (paper: the authors' labels; exact) [default: each instance's own, and its stored
+    /// category].
+    #[arg(long, value_name = "MODE")]
+    relations: Option<RelationMode>,
+}
+
+/// Runs `pbebench export`.
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    if args.to == To::Pbebench && (args.original_programs || args.relations.is_some()) {
+        anyhow::bail!("--original-programs and --relations apply only to --to authors");
+    }
+    let options = AuthorsOptions {
+        original_programs: args.original_programs,
+        relations: args.relations,
+    };
+    let out_path = args
+        .out
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(pbebench_io::STDOUT));
+    let mut reader = DatasetReader::open(&args.dataset)?;
+    let out = Out::create(&out_path)?;
+    let mut export = AuthorsExport::default();
+    let mut count = 0;
+    // The first bad line stops the export; the output is then never put into place.
+    let mut failure: Option<anyhow::Error> = None;
+    let written = out.write(|w| {
+        while let Some(item) = reader.next() {
+            let line = item.map_err(anyhow::Error::from).and_then(|instance| {
+                Ok(match args.to {
+                    To::Authors => {
+                        let at = format!("{}:{}", args.dataset.display(), reader.line());
+                        let line = authors_line(&instance, &options).context(at)?;
+                        export.note(count, &instance, &options);
+                        line
+                    }
+                    To::Pbebench => serde_json::to_string(&instance)?,
+                })
+            });
+            match line {
+                Ok(line) => {
+                    w.write_all(line.as_bytes())?;
+                    w.write_all(b"\n")?;
+                    count += 1;
+                }
+                Err(e) => {
+                    failure = Some(e);
+                    return Err(io::Error::other("export stopped"));
+                }
+            }
+        }
+        Ok(())
+    });
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    written?;
+    for warning in export.warnings() {
+        eprintln!("note: {warning}");
+    }
+    if !pbebench_io::is_stdout(&out_path) {
+        eprintln!(
+            "wrote {count} instances in {} to {}",
+            describe(args.to),
+            out_path.display()
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn describe(to: To) -> &'static str {
+    match to {
+        To::Authors => "the authors' format",
+        To::Pbebench => "pbebench's format",
+    }
+}
