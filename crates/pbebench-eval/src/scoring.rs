@@ -26,9 +26,14 @@ pub type Block = BlockChoice;
 pub struct Template(PromptTemplate);
 
 impl Template {
-    /// Loads and checks `path`, or takes the default template when `None`.
-    pub fn load(path: Option<&Path>) -> Result<Self, TemplateLoadError> {
-        PromptTemplate::load(path).map(Template)
+    /// Loads and checks a built-in template by name (`authors`) or a template file
+    /// ([`PromptTemplate::named_or_file`]), or takes the default template when `None`.
+    pub fn load(spec: Option<&Path>) -> Result<Self, TemplateLoadError> {
+        spec.map_or_else(
+            || Ok(PromptTemplate::default()),
+            PromptTemplate::named_or_file,
+        )
+        .map(Template)
     }
 
     /// What looks wrong with the template ([`PromptTemplate::warnings`]), naming its file.
@@ -296,6 +301,20 @@ mod tests {
     use super::*;
     use crate::sample::Usage;
     use pbebench::{score_dataset, summarize, Cascade, RelationMode, Rule};
+
+    #[test]
+    fn templates_load_by_name_or_file() {
+        let authors = Template::load(Some(Path::new("authors"))).unwrap();
+        assert_eq!(
+            authors.0.text(),
+            PromptTemplate::built_in("authors").unwrap().text()
+        );
+        assert_eq!(
+            Template::load(None).unwrap().0.text(),
+            PromptTemplate::default().text()
+        );
+        assert!(Template::load(Some(Path::new("no/such/template.txt"))).is_err());
+    }
 
     fn instance(i: usize) -> Instance {
         let cascade = Cascade::new(vec![Rule::new("a", "b").unwrap()]);

@@ -86,7 +86,9 @@ pub struct Args {
     #[arg(long, value_name = "JSON")]
     extra_body: Option<String>,
 
-    /// A prompt template file [default: the built-in template; see 'pbebench prompt --print-template']
+    /// A built-in template (default; authors: the authors' released prompt) or a template
+    /// file (./NAME for a file named like a built-in one) [default: default; see 'pbebench
+    /// prompt --print-template']
     #[arg(long, value_name = "FILE")]
     template: Option<PathBuf>,
 
