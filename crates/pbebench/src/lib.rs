@@ -83,7 +83,7 @@ mod wordlists;
 pub use instance::Instance;
 pub use prompt::{
     default_prompt, ChatMessage, Placeholder, PromptLine, PromptTemplate, TemplateError,
-    TemplateLoadError, DEFAULT_TEMPLATE,
+    TemplateLoadError, TemplateProblem, DEFAULT_TEMPLATE,
 };
 pub use relations::{Category, RelationMode, Relations};
 pub use response::{

@@ -3,6 +3,7 @@
 use super::output::Out;
 use pbebench::dataset::read_dataset;
 use pbebench::{PromptLine, PromptTemplate, DEFAULT_TEMPLATE};
+use pbebench_io::Files;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -30,23 +31,29 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         print!("{DEFAULT_TEMPLATE}");
         return Ok(ExitCode::SUCCESS);
     }
+    let dataset_path = args.dataset.expect("clap requires --dataset");
+    let out = args
+        .out
+        .as_deref()
+        .unwrap_or(Path::new(pbebench_io::STDOUT));
+    let mut files = Files::new();
+    files.input("--dataset", &dataset_path).output("--out", out);
+    if let Some(template) = &args.template {
+        files.input("--template", template);
+    }
+    files.check()?;
     let template = PromptTemplate::load(args.template.as_deref())?;
     if let Some(file) = template.file() {
         for w in template.warnings() {
             eprintln!("warning: {}: {w}", file.display());
         }
     }
-    let dataset_path = args.dataset.expect("clap requires --dataset");
     let dataset = read_dataset(&dataset_path)?;
     let mut lines = Vec::new();
     for instance in &dataset {
         let prompt = template.render(instance);
         PromptLine::new(&instance.id, &prompt).write_to(&mut lines)?;
     }
-    let out = args
-        .out
-        .as_deref()
-        .unwrap_or(Path::new(pbebench_io::STDOUT));
     let to_file = !pbebench_io::is_stdout(out);
     Out::create(out)?.write_all(&lines)?;
     if to_file {

@@ -7,6 +7,7 @@ mod common;
 mod audit;
 mod core;
 mod demo;
+mod files;
 mod parse;
 mod prompt;
 mod report;
