@@ -10,12 +10,13 @@
 //! is matched whatever its spacing (`N B S P`), where CPython wants the alias's own.
 #![cfg(feature = "python-names")]
 
+mod cpython;
+
 use pbebench::pylit::{character_named, parse_string_literal};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde_json::{json, Value};
 use std::collections::HashSet;
-use std::process::Command;
 
 /// Reads the cases, answers them, writes the answers: for each name spelling, the
 /// character `\N{spelling}` gives (or null); for each literal, its value when the text is
@@ -69,24 +70,9 @@ with open(sys.argv[2], "w", encoding="utf-8") as f:
     json.dump({"names": spellings, "literals": literals}, f, ensure_ascii=True)
 "#;
 
+/// Runs [`PYTHON`] on `cases` and returns its JSON answer.
 fn run_python(cases: &Value) -> Value {
-    let dir = tempfile::tempdir().unwrap();
-    let (input, output) = (
-        dir.path().join("cases.json"),
-        dir.path().join("answers.json"),
-    );
-    std::fs::write(&input, cases.to_string()).unwrap();
-    let status = Command::new("python3")
-        .arg("-c")
-        .arg(PYTHON)
-        .arg(&input)
-        .arg(&output)
-        .status()
-        .unwrap_or_else(|e| {
-            panic!("cannot run python3 ({e}): these checks compare with CPython; install python3")
-        });
-    assert!(status.success(), "python3 failed on the cases: {status}");
-    serde_json::from_str(&std::fs::read_to_string(&output).unwrap()).unwrap()
+    cpython::run_python(PYTHON, cases)
 }
 
 /// Names that are no character's in any spelling CPython accepts, aliases, and the
