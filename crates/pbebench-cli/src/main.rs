@@ -87,10 +87,26 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(err) => {
-            eprintln!("error: {err:#}");
+            eprintln!("error: {}", one_line(&err));
             ExitCode::from(2)
         }
     }
+}
+
+/// `err` and its causes, joined by ": " as `{:#}` does, leaving out a cause whose text the
+/// message already holds: an error that reads "{path}: {source}" and also names `source`
+/// as its cause would otherwise say the OS's words twice ("nope.jsonl: No such file or
+/// directory (os error 2): No such file or directory (os error 2)").
+fn one_line(err: &anyhow::Error) -> String {
+    let mut line = err.to_string();
+    for cause in err.chain().skip(1) {
+        let text = cause.to_string();
+        if !line.contains(&text) {
+            line.push_str(": ");
+            line.push_str(&text);
+        }
+    }
+    line
 }
 
 /// Whether `err` comes from writing to a closed pipe.
@@ -140,4 +156,43 @@ fn quiet_on_broken_pipe() {
         }
         default_hook(info)
     }));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::one_line;
+    use anyhow::Context;
+
+    /// An error whose message holds its cause's text, as the readers' `"{path}: {source}"`.
+    #[derive(Debug)]
+    struct Holds(std::io::Error);
+
+    impl std::fmt::Display for Holds {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            write!(f, "nope.jsonl: {}", self.0)
+        }
+    }
+
+    impl std::error::Error for Holds {
+        fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+            Some(&self.0)
+        }
+    }
+
+    #[test]
+    fn causes_are_said_once() {
+        let os = std::io::Error::from(std::io::ErrorKind::NotFound);
+        let err = anyhow::Error::new(Holds(os));
+        assert_eq!(
+            one_line(&err),
+            format!(
+                "nope.jsonl: {}",
+                std::io::Error::from(std::io::ErrorKind::NotFound)
+            )
+        );
+        let err = Err::<(), _>(std::io::Error::other("disk full"))
+            .context("out.json: cannot write")
+            .unwrap_err();
+        assert_eq!(one_line(&err), "out.json: cannot write: disk full");
+    }
 }

@@ -12,7 +12,6 @@ use pbebench::{
 };
 use rayon::prelude::*;
 use serde_json::{json, Value};
-use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::fmt;
 use std::path::Path;
@@ -59,7 +58,7 @@ impl Template {
     pub fn describe(&self) -> Value {
         json!({
             "file": self.0.file().map(|f| f.display().to_string()),
-            "sha256": format!("{:x}", Sha256::digest(self.0.text().as_bytes())),
+            "sha256": pbebench_io::sha256_hex(self.0.text().as_bytes()),
         })
     }
 }

@@ -1,15 +1,24 @@
 //! # pbebench-io
 //!
-//! The output files of pbebench's commands, in one place: every file is written under a
-//! temporary name beside its target and renamed into place only when complete
-//! ([`AtomicFile`]), so a crash or an interrupt never leaves a half-written file where
-//! the real one should be; the temporary files not yet committed are listed process-wide
-//! so that a signal handler can remove them before the process exits
-//! ([`remove_uncommitted`]); and an [`Output`] is such a file or, for the path `-`,
-//! standard output.
+//! The files of pbebench's commands, in one place:
 //!
-//! The core library (`pbebench`) does no I/O of this kind: it reads files and computes;
-//! the commands, the demo and the solving of a dataset write through this crate.
+//! - **inputs** are opened one way ([`open_input`], [`read_input`],
+//!   [`read_input_string`]): a directory is refused at once, a UTF-8 byte-order mark is
+//!   skipped, and bytes that are not UTF-8 are located;
+//! - **outputs** are written under a temporary name beside their target and renamed into
+//!   place only when complete ([`AtomicFile`]), so a crash or an interrupt never leaves a
+//!   half-written file where the real one should be; the temporary files not yet committed
+//!   are listed process-wide so that a signal handler can remove them before the process
+//!   exits ([`remove_uncommitted`]); and an [`Output`] is such a file or, for the path `-`,
+//!   standard output;
+//! - a command's **files are checked before any work** ([`Files`]): an output that is one
+//!   of its inputs (or another output) is refused, comparing files rather than strings,
+//!   and every output must be creatable;
+//! - **fingerprints** ([`sha256_file`], [`Sha256Writer`]) identify a dataset by its
+//!   contents, and [`safe_file_name`] makes a free-text label a file name.
+//!
+//! The core library (`pbebench`) writes no files: it reads through this crate and
+//! computes; the commands, the demo and the solving of a dataset write through this crate.
 //!
 //! ```
 //! use std::io::Write;
@@ -20,11 +29,19 @@
 //! file.write_all(b"{}\n")?;
 //! assert!(!path.exists(), "not there before the commit");
 //! file.commit()?;
-//! assert_eq!(std::fs::read_to_string(&path)?, "{}\n");
+//! assert_eq!(pbebench_io::read_input_string(&path)?, "{}\n");
 //! # Ok::<(), std::io::Error>(())
 //! ```
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
+
+mod digest;
+mod files;
+mod input;
+
+pub use digest::{sha256_file, sha256_hex, Sha256Writer};
+pub use files::{safe_file_name, Files, FilesError};
+pub use input::{open_input, read_input, read_input_string, Input};
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};

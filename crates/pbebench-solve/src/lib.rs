@@ -38,7 +38,9 @@ mod run;
 
 pub use beam::{BeamSolver, Ranking};
 pub use problem::{Problem, ProblemError};
-pub use run::{solve_dataset, InstanceStats, SolveJob, SolveProgress, SolveRunError, Solved};
+pub use run::{
+    dataset_sha256, solve_dataset, InstanceStats, SolveJob, SolveProgress, SolveRunError, Solved,
+};
 
 use pbebench::Cascade;
 use std::time::{Duration, Instant};

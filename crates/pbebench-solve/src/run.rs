@@ -84,6 +84,19 @@ pub enum SolveRunError {
         /// What the reader said of its first line.
         detail: Option<String>,
     },
+    /// The journal holds results for another dataset (or does not say for which).
+    #[error("{}: holds results for {}, not for this one (sha256 {}…); {START_OVER}", path.display(), stated.as_ref().map_or("a dataset it does not name (a journal of an older pbebench)".to_owned(), |s| format!("another dataset (sha256 {}…)", short(s))), short(wanted))]
+    OtherDataset {
+        /// The journal.
+        path: PathBuf,
+        /// The SHA-256 of the instances it holds results for, if it says.
+        stated: Option<String>,
+        /// The SHA-256 of the instances of this run.
+        wanted: String,
+    },
+    /// The outputs are refused before any work (one is unwritable, or two are one file).
+    #[error(transparent)]
+    Files(#[from] pbebench_io::FilesError),
     /// The journal holds results of other parameters.
     #[error("{}: holds results of {stated}, not of {wanted}; rerun with those, or {START_OVER}", path.display())]
     OtherRun {
@@ -132,6 +145,11 @@ pub enum SolveRunError {
 /// What a refused journal's message ends with.
 const START_OVER: &str = "delete it, or pass --fresh, to start over";
 
+/// The first 12 hex digits of a SHA-256, as messages show it.
+fn short(sha: &str) -> &str {
+    &sha[..sha.len().min(12)]
+}
+
 fn io_error<'a>(
     action: &'static str,
     path: &'a Path,
@@ -160,8 +178,19 @@ pub fn solve_dataset(
             })
         })
         .collect::<Result<Vec<Problem>, _>>()?;
-    let header = JournalHeader::of(job);
-    let journal = Journal::open(job.out, &header, instances, job.fresh)?;
+    let header = JournalHeader::of(job, instances);
+    let journal_path = journal_path(job.out);
+    // Every output is checked before the work: an unwritable path fails now, not after it.
+    let mut files = pbebench_io::Files::new();
+    files.output("--out", job.out);
+    if let Some(stats) = job.stats {
+        files.output("--stats-json", stats);
+    }
+    if let Some(path) = &journal_path {
+        files.output("the journal of --out", path);
+    }
+    files.check()?;
+    let journal = Journal::open(journal_path, &header, instances, job.fresh)?;
     let total = instances.len();
     let resumed = journal.done.len();
     let solved_before = journal.done.values().filter(|e| e.solved).count();
@@ -243,7 +272,8 @@ fn write_output(
         .map_err(io_error("write", path))
 }
 
-/// What the first line of a journal says: results are reused only by the same job.
+/// What the first line of a journal says: results are reused only by the same job on the
+/// same instances.
 #[derive(Debug, PartialEq, Serialize, Deserialize)]
 struct JournalHeader {
     journal: String,
@@ -252,17 +282,35 @@ struct JournalHeader {
     /// The node budget, when there is one (absent from journals of `pbebench solve`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     max_nodes: Option<u64>,
+    /// The SHA-256 of the instances solved ([`dataset_sha256`]); absent from journals of
+    /// older versions, which are refused (their dataset cannot be told).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    dataset: Option<String>,
 }
 
 const JOURNAL_KIND: &str = "pbebench solve";
 
+/// What identifies the instances of a run: the SHA-256 of their JSON lines, in order, as
+/// pbebench writes them. Two datasets with the same ids (the same preset and seed of
+/// different versions, an edited copy) differ here, so a journal made for one is never
+/// resumed on the other; the whitespace or field order of the file read does not matter.
+pub fn dataset_sha256(instances: &[Instance]) -> String {
+    let mut hash = pbebench_io::Sha256Writer::new();
+    for inst in instances {
+        serde_json::to_writer(&mut hash, inst).expect("instances serialise");
+        hash.write_all(b"\n").expect("hashing does not fail");
+    }
+    hash.finish()
+}
+
 impl JournalHeader {
-    fn of(job: &SolveJob<'_>) -> Self {
+    fn of(job: &SolveJob<'_>, instances: &[Instance]) -> Self {
         JournalHeader {
             journal: JOURNAL_KIND.to_owned(),
             solver: job.solver.name().to_owned(),
             time_limit: job.budget.time_limit.as_secs_f64(),
             max_nodes: job.budget.max_nodes,
+            dataset: Some(dataset_sha256(instances)),
         }
     }
 
@@ -370,9 +418,20 @@ struct Journal {
     failed: Mutex<Option<String>>,
 }
 
+/// `OUT.partial`, the journal of the output `out`; `None` for an output that is no regular
+/// file (`-`, `/dev/stdout`), which gets no journal.
+fn journal_path(out: &Path) -> Option<PathBuf> {
+    if is_stdout(out) || std::fs::metadata(out).is_ok_and(|m| !m.is_file()) {
+        return None;
+    }
+    let mut name = out.as_os_str().to_owned();
+    name.push(".partial");
+    Some(PathBuf::from(name))
+}
+
 impl Journal {
     fn open(
-        out: &Path,
+        path: Option<PathBuf>,
         header: &JournalHeader,
         instances: &[Instance],
         fresh: bool,
@@ -383,12 +442,9 @@ impl Journal {
             file: Mutex::new(None),
             failed: Mutex::new(None),
         };
-        if is_stdout(out) || std::fs::metadata(out).is_ok_and(|m| !m.is_file()) {
+        let Some(path) = path else {
             return Ok(journal);
-        }
-        let mut name = out.as_os_str().to_owned();
-        name.push(".partial");
-        let path = PathBuf::from(name);
+        };
         if fresh {
             match std::fs::remove_file(&path) {
                 Err(e) if e.kind() != io::ErrorKind::NotFound => {
@@ -397,7 +453,7 @@ impl Journal {
                 _ => {}
             }
         }
-        let existing = match std::fs::read_to_string(&path) {
+        let existing = match pbebench_io::read_input_string(&path) {
             Ok(text) => Some(text),
             Err(e) if e.kind() == io::ErrorKind::NotFound => None,
             Err(e) => return Err(io_error("read", &path)(e)),
@@ -480,6 +536,13 @@ fn read_journal(
         serde_json::from_str(first).map_err(|e| not_a_journal(Some(e.to_string())))?;
     if stated.journal != JOURNAL_KIND {
         return Err(not_a_journal(None));
+    }
+    if stated.dataset != header.dataset {
+        return Err(SolveRunError::OtherDataset {
+            path: path.to_path_buf(),
+            stated: stated.dataset,
+            wanted: header.dataset.clone().unwrap_or_default(),
+        });
     }
     if !stated.same_job(header) {
         return Err(SolveRunError::OtherRun {
@@ -630,6 +693,7 @@ mod tests {
             solver: "beam".into(),
             time_limit: 2.0,
             max_nodes,
+            dataset: Some("ab".into()),
         };
         let text = serde_json::to_string(&header(Some(5))).unwrap() + "\n";
         let err = read_journal(Path::new("j"), &text, &header(None), &[]).unwrap_err();
@@ -642,7 +706,7 @@ mod tests {
         let plain = serde_json::to_string(&header(None)).unwrap();
         assert_eq!(
             plain,
-            r#"{"journal":"pbebench solve","solver":"beam","time_limit":2.0}"#
+            r#"{"journal":"pbebench solve","solver":"beam","time_limit":2.0,"dataset":"ab"}"#
         );
     }
 }

@@ -104,20 +104,38 @@ pub fn run_demo(
 ) -> Result<DemoSummary, DemoError> {
     let start = Instant::now();
     let out = &options.out;
-    std::fs::create_dir_all(out).map_err(io_err(out))?;
     let mut params = Preset::Lite.params();
     params.size = options.size;
     params.seed = options.seed;
     params
         .validate()
-        .map_err(|e| DemoError::Params(format!("--size {}: {e}", options.size)))?;
+        .map_err(|e| DemoError::Params(e.to_string()))?;
+    let created = !out.exists();
+    std::fs::create_dir_all(out).map_err(io_err(out))?;
+    let result = run_stages(options, &params, say, start);
+    if result.is_err() && created {
+        // A demo that failed before writing anything leaves no empty folder behind (what
+        // it did write stays, to look at).
+        let _ = std::fs::remove_dir(out);
+    }
+    result
+}
+
+/// The demo's five stages, into the directory `options.out` (which exists).
+fn run_stages(
+    options: &DemoOptions,
+    params: &generate::GenParams,
+    say: &(dyn Fn(&str) + Sync),
+    start: Instant,
+) -> Result<DemoSummary, DemoError> {
+    let out = &options.out;
 
     say(&format!(
         "[1/5] generating {} Lite instances (seed {})",
         params.size, params.seed
     ));
     let dataset_path = out.join("dataset.jsonl");
-    let (dataset, generation) = generate_set(&params, &dataset_path, &out.join("generation"), say)?;
+    let (dataset, generation) = generate_set(params, &dataset_path, &out.join("generation"), say)?;
 
     let runs_dir = out.join("runs");
     let mut runs = solve_with_panel(&dataset, &runs_dir, options.time_limit, say)?;
@@ -230,7 +248,7 @@ fn solve_with_panel(
             time_limit.as_secs_f64(),
             nodes.map_or(String::new(), |n| format!(", {n} search nodes"))
         ));
-        let dir = runs_dir.join(label);
+        let dir = runs_dir.join(pbebench_io::safe_file_name(label));
         std::fs::create_dir_all(&dir).map_err(io_err(&dir))?;
         let out = dir.join("responses.jsonl");
         let job = SolveJob {

@@ -57,7 +57,7 @@ fn read(path: &Path) -> Result<GenerationStats, GenStatsError> {
         path: path.to_path_buf(),
         message,
     };
-    let text = std::fs::read_to_string(path).map_err(|e| err(e.to_string()))?;
+    let text = pbebench_io::read_input_string(path).map_err(|e| err(e.to_string()))?;
     if text.trim().is_empty() {
         return Err(err("the file is empty".to_owned()));
     }

@@ -176,14 +176,15 @@ pub(crate) fn load(spec: &str) -> Result<Loaded, ResultsError> {
     })
 }
 
-/// `LABEL=a,b` → (Some(LABEL), [a, b]). A spec naming an existing path is a path, even
-/// with `=` or `,` in it.
+/// `LABEL=a,b` → (Some(LABEL), [a, b]). A label is free text up to the first `=`
+/// (`Qwen/Qwen3-8B=runs/x`: model names hold `/`); a spec naming an existing path is a
+/// path, even with `=` or `,` in it.
 fn split_spec(spec: &str) -> (Option<String>, Vec<PathBuf>) {
     if Path::new(spec).exists() {
         return (None, vec![PathBuf::from(spec)]);
     }
     let (label, rest) = match spec.split_once('=') {
-        Some((l, r)) if !l.is_empty() && !l.contains('/') => (Some(l.to_owned()), r),
+        Some((l, r)) if !l.is_empty() => (Some(l.to_owned()), r),
         _ => (None, spec),
     };
     let paths = rest
@@ -254,7 +255,7 @@ enum Content {
 
 /// Reads a file as results JSON ([`Results`]) or per-instance lines.
 fn read_file(path: &Path) -> Result<Content, ResultsError> {
-    let bytes = std::fs::read(path).map_err(|e| file_err(path, e.to_string()))?;
+    let bytes = pbebench_io::read_input(path).map_err(|e| file_err(path, e.to_string()))?;
     let text = std::str::from_utf8(&bytes).map_err(|e| {
         file_err(
             path,
@@ -609,4 +610,28 @@ pub fn load_results(
         None => warnings.extend(check_same_instances(&sets)?),
     }
     Ok((sets, warnings))
+}
+
+#[cfg(test)]
+mod spec_tests {
+    use super::*;
+
+    /// Labels are free text: a model's name holds `/`.
+    #[test]
+    fn labels_hold_any_text_up_to_the_first_equals_sign() {
+        let (label, paths) = split_spec("Qwen/Qwen3-8B=runs/x,runs/y");
+        assert_eq!(label.as_deref(), Some("Qwen/Qwen3-8B"));
+        assert_eq!(paths, [PathBuf::from("runs/x"), PathBuf::from("runs/y")]);
+        assert_eq!(split_spec("a=b=c").0.as_deref(), Some("a"));
+        assert_eq!(split_spec("=x").0, None);
+        let dir = tempfile::tempdir().unwrap();
+        let odd = dir.path().join("a=b");
+        std::fs::write(&odd, "").unwrap();
+        let spec = odd.display().to_string();
+        assert_eq!(
+            split_spec(&spec),
+            (None, vec![odd]),
+            "an existing path is a path"
+        );
+    }
 }

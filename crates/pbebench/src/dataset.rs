@@ -6,8 +6,7 @@ use crate::authors;
 use crate::instance::Instance;
 use crate::pylit;
 use serde_json::Value;
-use std::fs::File;
-use std::io::{self, BufRead, BufReader};
+use std::io::{self, BufRead};
 use std::path::{Path, PathBuf};
 
 pub use crate::authors::{parse_replace_call, ReplaceCallError};
@@ -78,6 +77,9 @@ pub enum InstanceError {
     /// `bfcc_category` that is no string.
     #[error("'bfcc_category' must be a string such as \"1011\"")]
     CategoryNotAString,
+    /// `alphabet` that holds no letter.
+    #[error("'alphabet' is empty: give the letters rules may use, e.g. \"abc\"")]
+    EmptyAlphabet,
     /// `cascade_length` that is not the number of programs.
     #[error("cascade_length is {stated} but there are {programs} programs")]
     LengthMismatch {
@@ -91,10 +93,15 @@ pub enum InstanceError {
 /// Parses one JSONL line in either format. `index` (0-based line among instances) becomes
 /// the id of the authors' records, which have none.
 pub fn parse_instance(line: &str, index: usize) -> Result<Instance, InstanceError> {
-    match own_instance(line) {
-        Some(instance) => Ok(instance),
-        None => parse_instance_generally(line, index),
+    let instance = match own_instance(line) {
+        Some(instance) => instance,
+        None => parse_instance_generally(line, index)?,
+    };
+    if instance.alphabet.is_empty() {
+        // The prompt would list no letter, while scoring reads it as "any letter".
+        return Err(InstanceError::EmptyAlphabet);
     }
+    Ok(instance)
 }
 
 /// A line in pbebench's own schema read straight into its instance, without building a
@@ -136,25 +143,28 @@ pub fn infer_alphabet<'a>(strings: impl Iterator<Item = &'a str>) -> String {
     seen.into_iter().collect()
 }
 
-/// Streams the instances of a JSONL file, one `Result` per non-blank line.
+/// Streams the instances of a JSONL file, one `Result` per non-blank line. A line that
+/// is no instance (or not UTF-8) is a [`DatasetError::Line`], after which reading goes on;
+/// a failure to read the file is a [`DatasetError::Io`], after which the reader ends.
 pub struct DatasetReader {
     path: PathBuf,
-    lines: io::Lines<BufReader<File>>,
+    /// `None` once the file failed to read.
+    lines: Option<io::Lines<pbebench_io::Input>>,
     line: usize,
     index: usize,
 }
 
 impl DatasetReader {
-    /// Opens `path` for reading.
+    /// Opens `path` for reading (as every input is: [`pbebench_io::open_input`]).
     pub fn open(path: impl AsRef<Path>) -> Result<Self, DatasetError> {
         let path = path.as_ref().to_path_buf();
-        let file = File::open(&path).map_err(|error| DatasetError::Io {
+        let input = pbebench_io::open_input(&path).map_err(|error| DatasetError::Io {
             path: path.clone(),
             error,
         })?;
         Ok(DatasetReader {
             path,
-            lines: BufReader::new(file).lines(),
+            lines: Some(input.lines()),
             line: 0,
             index: 0,
         })
@@ -172,19 +182,22 @@ impl Iterator for DatasetReader {
 
     fn next(&mut self) -> Option<Self::Item> {
         loop {
-            let text = match self.lines.next()? {
+            let text = match self.lines.as_mut()?.next()? {
                 Ok(text) => text,
-                Err(e) => {
+                Err(e) if e.kind() == io::ErrorKind::InvalidData => {
                     self.line += 1;
-                    let message = if e.kind() == io::ErrorKind::InvalidData {
-                        "not valid UTF-8".to_owned()
-                    } else {
-                        e.to_string()
-                    };
                     return Some(Err(DatasetError::Line {
                         path: self.path.clone(),
                         line: self.line,
-                        message,
+                        message: "not valid UTF-8".to_owned(),
+                    }));
+                }
+                Err(error) => {
+                    // The same error would come on every later read: the reader ends here.
+                    self.lines = None;
+                    return Some(Err(DatasetError::Io {
+                        path: self.path.clone(),
+                        error,
                     }));
                 }
             };
@@ -265,6 +278,56 @@ mod tests {
         assert_eq!(inst.inputs, vec!["AB", "c"]);
         assert_eq!(inst.alphabet, FULL_ALPHABET);
         assert_eq!(inst.max_rules, 20);
+    }
+
+    /// An empty alphabet is refused where the line is read, so every command names the
+    /// file and line (a prompt would list no letter, and scoring read it as any letter).
+    #[test]
+    fn an_empty_alphabet_is_refused() {
+        let line = r#"{"id": "a", "inputs": ["a"], "outputs": ["b"], "max_rules": 2, "max_rule_len": 1, "alphabet": ""}"#;
+        assert_eq!(parse_instance(line, 0), Err(InstanceError::EmptyAlphabet));
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("d.jsonl");
+        let good = line.replace(r#""alphabet": """#, r#""alphabet": "ab""#);
+        std::fs::write(
+            &path,
+            format!("{good}\n\n{}\n", line.replace(r#""a","#, r#""b","#)),
+        )
+        .unwrap();
+        let e = read_dataset(&path).unwrap_err().to_string();
+        assert!(
+            e.ends_with(
+                "d.jsonl:3: 'alphabet' is empty: give the letters rules may use, e.g. \"abc\""
+            ),
+            "{e}"
+        );
+    }
+
+    /// A directory is refused when it is opened, by every reader of datasets (the statistics
+    /// of `inspect` read on after a bad line, and used to loop on the directory's error).
+    #[test]
+    fn a_directory_is_no_dataset() {
+        let dir = tempfile::tempdir().unwrap();
+        let e = read_dataset(dir.path()).unwrap_err();
+        assert!(
+            matches!(&e, DatasetError::Io { error, .. } if error.kind() == io::ErrorKind::IsADirectory),
+            "{e}"
+        );
+        let name = dir.path().display().to_string();
+        let e = crate::DatasetStats::of_file(dir.path(), &name, false).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            format!("{name}: is a directory, not a file; give a file")
+        );
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_no_part_of_the_first_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("d.jsonl");
+        let line = r#"{"id": "a", "inputs": ["a"], "outputs": ["b"], "max_rules": 2, "max_rule_len": 1, "alphabet": "ab"}"#;
+        std::fs::write(&path, format!("\u{feff}{line}\n")).unwrap();
+        assert_eq!(read_dataset(&path).unwrap()[0].id, "a");
     }
 
     #[test]

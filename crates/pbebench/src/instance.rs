@@ -68,6 +68,9 @@ impl Instance {
         if self.max_rules == 0 || self.max_rule_len == 0 {
             problems.push("max_rules and max_rule_len must be positive".to_owned());
         }
+        if self.alphabet.is_empty() {
+            problems.push("the alphabet is empty".to_owned());
+        }
         if let Some(cascade) = &self.cascade {
             if cascade.len() != self.cascade_len {
                 problems.push(format!(

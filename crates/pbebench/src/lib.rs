@@ -93,7 +93,7 @@ pub use authors::{
 pub use instance::Instance;
 pub use prompt::{
     default_prompt, ChatMessage, Placeholder, PromptLine, PromptTemplate, TemplateError,
-    TemplateLoadError, AUTHORS_TEMPLATE, BUILT_IN_TEMPLATES, DEFAULT_TEMPLATE,
+    TemplateLoadError, TemplateProblem, AUTHORS_TEMPLATE, BUILT_IN_TEMPLATES, DEFAULT_TEMPLATE,
 };
 pub use relations::{Category, RelationMode, Relations};
 pub use response::{

@@ -95,12 +95,29 @@ impl Placeholder {
     }
 }
 
-/// Why a template was refused.
+/// Why a template was refused, and where: the 1-based line and column (in characters)
+/// of the first offending `{`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum TemplateError {
+#[error("line {line}, column {column}: {problem}")]
+pub struct TemplateError {
+    /// 1-based line of the problem.
+    pub line: usize,
+    /// 1-based column (in characters) of the problem.
+    pub column: usize,
+    /// What is wrong.
+    pub problem: TemplateProblem,
+}
+
+/// What is wrong with a template.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TemplateProblem {
     /// `{name}`s that are not placeholders, each listed once in order of appearance.
     #[error("unknown placeholder{} {}: the known ones are {{inputs}}, {{outputs}}, {{max_rules}}, {{max_rule_len}}, {{alphabet}}; write {{{{ and }}}} for literal braces", if .0.len() == 1 { "" } else { "s" }, .0.iter().map(|n| format!("{{{n}}}")).collect::<Vec<_>>().join(", "))]
     UnknownPlaceholders(Vec<String>),
+    /// A placeholder's name after `{` without the closing `}` (`{inputs,`, `{inputs` at
+    /// the end): the prompts would show the text `{inputs`, not the examples.
+    #[error("'{{{0}' is never closed: write {{{0}}} (or {{{{ for a literal brace)")]
+    Unclosed(String),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -140,7 +157,7 @@ pub enum TemplateLoadError {
         source: io::Error,
     },
     /// The file is no valid template.
-    #[error("{path}: {error}")]
+    #[error("{}:{}:{}: {}", .path.display(), .error.line, .error.column, .error.problem)]
     Invalid {
         /// The file.
         path: PathBuf,
@@ -156,43 +173,57 @@ impl Default for PromptTemplate {
 }
 
 impl PromptTemplate {
-    /// Parses `text`, failing on unknown `{name}` placeholders (all of them named).
+    /// Parses `text`, failing on unknown `{name}` placeholders (all of them named, the
+    /// first one located) and on a placeholder's name that is never closed (`{inputs`).
     pub fn parse(text: &str) -> Result<Self, TemplateError> {
         let mut parts = Vec::new();
         let mut literal = String::new();
         let mut unknown: Vec<String> = Vec::new();
+        let mut first_unknown = 0;
         let mut rest = text;
         while let Some(i) = rest.find(['{', '}']) {
             literal.push_str(&rest[..i]);
             let tail = &rest[i..];
+            let at = text.len() - tail.len();
             if tail.starts_with("{{") || tail.starts_with("}}") {
                 literal.push_str(&tail[..1]);
                 rest = &tail[2..];
                 continue;
             }
-            if let Some(name) = placeholder_name(tail) {
-                match Placeholder::ALL.iter().find(|p| p.name() == name) {
-                    Some(&p) => {
-                        if !literal.is_empty() {
-                            parts.push(Part::Text(std::mem::take(&mut literal)));
+            match placeholder_name(tail) {
+                Some(Ok(name)) => {
+                    match Placeholder::ALL.iter().find(|p| p.name() == name) {
+                        Some(&p) => {
+                            if !literal.is_empty() {
+                                parts.push(Part::Text(std::mem::take(&mut literal)));
+                            }
+                            parts.push(Part::Slot(p));
                         }
-                        parts.push(Part::Slot(p));
-                    }
-                    None => {
-                        if !unknown.iter().any(|u| u == name) {
-                            unknown.push(name.to_owned());
+                        None => {
+                            if unknown.is_empty() {
+                                first_unknown = at;
+                            }
+                            if !unknown.iter().any(|u| u == name) {
+                                unknown.push(name.to_owned());
+                            }
                         }
                     }
+                    rest = &tail[name.len() + 2..];
+                    continue;
                 }
-                rest = &tail[name.len() + 2..];
-                continue;
+                Some(Err(name)) => {
+                    let problem = TemplateProblem::Unclosed(name.to_owned());
+                    return Err(TemplateError::at(text, at, problem));
+                }
+                None => {}
             }
             literal.push_str(&tail[..1]);
             rest = &tail[1..];
         }
         literal.push_str(rest);
         if !unknown.is_empty() {
-            return Err(TemplateError::UnknownPlaceholders(unknown));
+            let problem = TemplateProblem::UnknownPlaceholders(unknown);
+            return Err(TemplateError::at(text, first_unknown, problem));
         }
         if !literal.is_empty() {
             parts.push(Part::Text(literal));
@@ -227,10 +258,11 @@ impl PromptTemplate {
         let Some(path) = path else {
             return Ok(PromptTemplate::default());
         };
-        let text = std::fs::read_to_string(path).map_err(|source| TemplateLoadError::Read {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        let text =
+            pbebench_io::read_input_string(path).map_err(|source| TemplateLoadError::Read {
+                path: path.to_path_buf(),
+                source,
+            })?;
         let mut template =
             PromptTemplate::parse(&text).map_err(|error| TemplateLoadError::Invalid {
                 path: path.to_path_buf(),
@@ -307,16 +339,40 @@ impl fmt::Display for PromptTemplate {
     }
 }
 
-/// `name` when `tail` starts with `{name}` and `name` is an identifier.
-fn placeholder_name(tail: &str) -> Option<&str> {
+impl TemplateError {
+    /// The error `problem` at byte `at` of `text`.
+    fn at(text: &str, at: usize, problem: TemplateProblem) -> Self {
+        let before = &text[..at];
+        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+        TemplateError {
+            line: before.matches('\n').count() + 1,
+            column: before[line_start..].chars().count() + 1,
+            problem,
+        }
+    }
+}
+
+/// What follows the `{` that starts `tail`: `Ok(name)` for `{name}` where `name` is an
+/// identifier; `Err(name)` for a placeholder's name not closed by `}` (`{inputs,`);
+/// `None` for anything else (a literal brace, as in JSON or code).
+fn placeholder_name(tail: &str) -> Option<Result<&str, &str>> {
     let body = tail.strip_prefix('{')?;
-    let end = body.find('}')?;
+    let end = body
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .unwrap_or(body.len());
     let name = &body[..end];
-    let mut chars = name.chars();
-    let first = chars.next()?;
-    ((first.is_ascii_alphabetic() || first == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_'))
-    .then_some(name)
+    let first = name.chars().next()?;
+    if !(first.is_ascii_alphabetic() || first == '_') {
+        return None;
+    }
+    if body[end..].starts_with('}') {
+        Some(Ok(name))
+    } else {
+        Placeholder::ALL
+            .iter()
+            .any(|p| p.name() == name)
+            .then_some(Err(name))
+    }
 }
 
 /// One line of a prompts file (`pbebench prompt`): the instance's id, its prompt, and the
@@ -432,16 +488,47 @@ mod tests {
         assert_eq!(t.render(&instance()), "{x} {\"k\": 1} ['ab', \"it's\"]5}");
         assert_eq!(
             PromptTemplate::parse("{input} {inputs} {foo} {input}"),
-            Err(TemplateError::UnknownPlaceholders(vec![
-                "input".into(),
-                "foo".into()
-            ]))
+            Err(TemplateError {
+                line: 1,
+                column: 1,
+                problem: TemplateProblem::UnknownPlaceholders(vec!["input".into(), "foo".into()])
+            })
         );
         let e = PromptTemplate::parse("{foo}").unwrap_err().to_string();
         assert!(e.contains("{foo}") && e.contains("{inputs}"), "{e}");
         let round = PromptTemplate::parse("{{a}} {outputs}").unwrap();
         assert_eq!(PromptTemplate::parse(&round.to_string()).unwrap(), round);
         assert_eq!(round.text(), "{{a}} {outputs}");
+    }
+
+    /// A placeholder's name after `{` must be closed at once, as an unknown name is fatal:
+    /// both are refused with the line and column of the brace (in characters).
+    #[test]
+    fn unclosed_placeholders_are_errors_with_their_position() {
+        let e = PromptTemplate::parse("ab\nxé {inputs, {outputs}").unwrap_err();
+        assert_eq!((e.line, e.column), (2, 4));
+        assert_eq!(e.problem, TemplateProblem::Unclosed("inputs".into()));
+        assert_eq!(
+            e.to_string(),
+            "line 2, column 4: '{inputs' is never closed: write {inputs} (or {{ for a literal brace)"
+        );
+        for text in ["{max_rules", "{alphabet }", "x {outputs\n}"] {
+            assert!(PromptTemplate::parse(text).is_err(), "{text}");
+        }
+        let e = PromptTemplate::parse("ok\n\n  {nope} {inputs}").unwrap_err();
+        assert_eq!((e.line, e.column), (3, 3));
+        // Braces that start no placeholder's name stay literal: JSON, code, sets.
+        for text in [
+            "{\"k\": 1}",
+            "{x + 1}",
+            "{ inputs }",
+            "{0}",
+            "{inputsX y",
+            "{",
+        ] {
+            let t = PromptTemplate::parse(text).unwrap();
+            assert_eq!(t.render(&instance()), text, "{text}");
+        }
     }
 
     #[test]
@@ -479,6 +566,15 @@ mod load_tests {
         assert!(missing.to_string().contains("no.txt: "), "{missing}");
         std::fs::write(&path, "{nope}").unwrap();
         let bad = PromptTemplate::load(Some(&path)).unwrap_err().to_string();
-        assert!(bad.contains("t.txt: unknown placeholder {nope}"), "{bad}");
+        assert!(
+            bad.contains("t.txt:1:1: unknown placeholder {nope}"),
+            "{bad}"
+        );
+        std::fs::write(&path, "Inputs:\n  {inputs\nOutputs: {outputs}").unwrap();
+        let bad = PromptTemplate::load(Some(&path)).unwrap_err().to_string();
+        assert!(
+            bad.contains("t.txt:2:3: '{inputs' is never closed"),
+            "{bad}"
+        );
     }
 }

@@ -122,6 +122,7 @@ fn read_escape(src: &str, at: usize, next: char, out: &mut String) -> Result<usi
     let hex = |digits: usize| -> Result<(char, usize), LiteralError> {
         let body = src
             .get(at + 2..at + 2 + digits)
+            .filter(|d| d.bytes().all(|b| b.is_ascii_hexdigit()))
             .ok_or(LiteralError::BadEscape { at })?;
         let code = u32::from_str_radix(body, 16).map_err(|_| LiteralError::BadEscape { at })?;
         let ch = char::from_u32(code).ok_or(LiteralError::BadEscape { at })?;
@@ -144,7 +145,7 @@ fn read_escape(src: &str, at: usize, next: char, out: &mut String) -> Result<usi
                 at + 1 + digits.len(),
             )
         }
-        'N' => return Err(LiteralError::BadEscape { at }),
+        'N' => named_escape(src, at)?,
         other => {
             // Python keeps unknown escapes verbatim (with a warning).
             out.push('\\');
@@ -153,6 +154,97 @@ fn read_escape(src: &str, at: usize, next: char, out: &mut String) -> Result<usi
     };
     out.push(ch);
     Ok(end)
+}
+
+/// `\N{NAME}` at byte `at` of `src`: the character and the offset after the `}`.
+fn named_escape(src: &str, at: usize) -> Result<(char, usize), LiteralError> {
+    let bad = LiteralError::BadEscape { at };
+    let body = src
+        .get(at + 2..)
+        .and_then(|r| r.strip_prefix('{'))
+        .ok_or(bad.clone())?;
+    let end = body.find(['}', '\n']).ok_or(bad.clone())?;
+    if !body[end..].starts_with('}') {
+        return Err(bad);
+    }
+    let ch = character_named(&body[..end]).ok_or(bad)?;
+    Ok((ch, at + 3 + end + 1))
+}
+
+/// The character CPython's `\N{name}` gives (`unicodedata.lookup` without named
+/// sequences): its Unicode name or a name alias, in any case; but the algorithmic names
+/// `HANGUL SYLLABLE …` and `CJK UNIFIED IDEOGRAPH-…` only in capitals, as CPython reads
+/// them. `None` for any other name, as CPython's SyntaxError.
+///
+/// The names are those of the Unicode version of the `unicode_names2` crate, which may be
+/// newer than a given CPython's (3.11 has Unicode 14): a character added since is named
+/// here and unknown there. Aliases are matched as Unicode's loose matching does (spaces
+/// and medial hyphens aside); CPython also wants an alias's exact spacing.
+#[cfg(feature = "python-names")]
+pub fn character_named(name: &str) -> Option<char> {
+    /// No character name is longer (the longest is 88).
+    const LONGEST: usize = 100;
+    let well_formed = name.len() <= LONGEST
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b' ' || b == b'-')
+        && name
+            .bytes()
+            .next()
+            .is_some_and(|b| b.is_ascii_alphanumeric());
+    if !well_formed {
+        return None;
+    }
+    let upper = name.to_ascii_uppercase();
+    if upper.starts_with("HANGUL SYLLABLE ") || upper.starts_with("CJK UNIFIED IDEOGRAPH-") {
+        return algorithmic(name);
+    }
+    // The one name loose matching confuses with another (U+116C HANGUL JUNGSEONG OE).
+    if upper == "HANGUL JUNGSEONG O-E" {
+        return Some('\u{1180}');
+    }
+    let ch = unicode_names2::character(&upper)?;
+    let own = unicode_names2::name(ch).map(|n| n.to_string());
+    match own {
+        Some(own) if own == upper => Some(ch),
+        // A loose spelling of the character's own name ("LATIN  SMALL LETTER A"), which
+        // CPython refuses; otherwise the name is one of its aliases.
+        Some(own) if loose(&own) == loose(&upper) => None,
+        _ => Some(ch),
+    }
+}
+
+/// A Hangul syllable or CJK unified ideograph by its name, which CPython reads in
+/// capitals only (`HANGUL SYLLABLE GA`; `CJK UNIFIED IDEOGRAPH-` and four or five hex
+/// digits).
+#[cfg(feature = "python-names")]
+fn algorithmic(name: &str) -> Option<char> {
+    if let Some(jamo) = name.strip_prefix("HANGUL SYLLABLE ") {
+        let capitals = !jamo.is_empty() && jamo.bytes().all(|b| b.is_ascii_uppercase());
+        return capitals.then(|| unicode_names2::character(name)).flatten();
+    }
+    if let Some(hex) = name.strip_prefix("CJK UNIFIED IDEOGRAPH-") {
+        let digits = matches!(hex.len(), 4 | 5)
+            && hex
+                .bytes()
+                .all(|b| b.is_ascii_digit() || (b'A'..=b'F').contains(&b));
+        let ch = char::from_u32(u32::from_str_radix(hex, 16).ok().filter(|_| digits)?)?;
+        let named = unicode_names2::name(ch)?.to_string();
+        return named.starts_with("CJK UNIFIED IDEOGRAPH-").then_some(ch);
+    }
+    None
+}
+
+/// Without the `python-names` feature no name is known: `\N{…}` is a bad escape.
+#[cfg(not(feature = "python-names"))]
+pub fn character_named(_name: &str) -> Option<char> {
+    None
+}
+
+/// A name as Unicode's loose matching compares it: spaces and hyphens dropped.
+#[cfg(feature = "python-names")]
+fn loose(name: &str) -> String {
+    name.chars().filter(|c| !matches!(c, ' ' | '-')).collect()
 }
 
 /// Parses a Python list of string literals such as `['ab', "c"]` (the authors' hard files
@@ -263,6 +355,58 @@ mod tests {
         assert!(parse_string_literal("b'abc'", 0).is_err());
         assert!(parse_string_literal(r"'\x4'", 0).is_err());
         assert!(parse_string_literal("abc", 0).is_err());
+    }
+
+    /// `\N{…}` as CPython reads it (the whole table is checked against CPython in
+    /// `tests/cpython_literals.rs`).
+    #[cfg(feature = "python-names")]
+    #[test]
+    fn named_escapes() {
+        assert_eq!(lit(r"'\N{LATIN SMALL LETTER A}b'"), "ab");
+        assert_eq!(lit(r"'\N{latin small letter sharp s}'"), "ß");
+        assert_eq!(
+            lit(r"'\N{LATIN LETTER GLOTTAL STOP}\N{MODIFIER LETTER TRIANGULAR COLON}'"),
+            "ʔː"
+        );
+        assert_eq!(lit(r"'\N{NBSP}'"), "\u{a0}", "an alias");
+        assert_eq!(lit(r"'\N{CJK UNIFIED IDEOGRAPH-4E00}'"), "一");
+        assert_eq!(lit(r"'\N{HANGUL SYLLABLE GA}'"), "가");
+        assert_eq!(
+            lit(r"'\N{HANGUL JUNGSEONG O-E}\N{HANGUL JUNGSEONG OE}'"),
+            "\u{1180}\u{116c}"
+        );
+        assert_eq!(
+            lit(r"r'\N{SNOWMAN}'"),
+            r"\N{SNOWMAN}",
+            "raw strings keep it"
+        );
+        for bad in [
+            r"'\N{NO SUCH NAME}'",
+            r"'\N{LATIN_SMALL_LETTER_A}'",
+            r"'\N{latinsmalllettera}'",
+            r"'\N{LATIN  SMALL LETTER A}'",
+            r"'\N{CJK UNIFIED IDEOGRAPH-4e00}'",
+            r"'\N{HANGUL SYLLABLE ga}'",
+            r"'\N{hangul syllable GA}'",
+            r"'\N{cjk unified ideograph-4E00}'",
+            r"'\N{-A}'",
+            r"'\N{}'",
+            r"'\N{LATIN SMALL LETTER A'",
+            r"'\NA'",
+            r"'\N'",
+        ] {
+            assert_eq!(
+                parse_string_literal(bad, 0),
+                Err(LiteralError::BadEscape {
+                    at: bad.find('\\').unwrap()
+                }),
+                "{bad}"
+            );
+        }
+        assert!(
+            parse_string_literal(r"'\x+4'", 0).is_err(),
+            "a sign is no hex digit"
+        );
     }
 
     #[test]

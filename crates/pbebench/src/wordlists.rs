@@ -45,7 +45,7 @@ pub fn read_word_lists(
     options: &WordListOptions,
 ) -> Result<Vec<Instance>, DatasetError> {
     let read = |path: &Path| -> Result<Vec<String>, DatasetError> {
-        let text = std::fs::read_to_string(path).map_err(|error| DatasetError::Io {
+        let text = pbebench_io::read_input_string(path).map_err(|error| DatasetError::Io {
             path: path.to_path_buf(),
             error,
         })?;
@@ -298,6 +298,18 @@ mod tests {
             ..WordListOptions::default()
         };
         assert!(word_list_instances("x", words(&["a"]), words(&["b"]), &zero).is_err());
+    }
+
+    /// A byte-order mark (which some editors write) is no part of the first word.
+    #[test]
+    fn a_byte_order_mark_is_skipped() {
+        let dir = tempfile::tempdir().unwrap();
+        let ins = write(dir.path(), "words.in", "\u{feff}matuʔa\nloa\n");
+        let outs = write(dir.path(), "words.out", "\u{feff}maːkua\nloa\n");
+        let got = read_word_lists("x", &ins, &outs, &WordListOptions::default()).unwrap();
+        assert_eq!(got[0].inputs, ["matuʔa", "loa"]);
+        assert_eq!(got[0].outputs, ["maːkua", "loa"]);
+        assert!(!got[0].alphabet.contains('\u{feff}'), "{}", got[0].alphabet);
     }
 
     #[test]

@@ -4,11 +4,12 @@
 //! are written to a temporary JSON file, `python3` runs all of them once, and every answer
 //! must equal ours. Python is required: the test fails when `python3` cannot be run.
 
+mod cpython;
+
 use pbebench::{Cascade, Rule};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde_json::{json, Value};
-use std::process::Command;
 
 /// Letters that make overlaps likely, plus multi-byte IPA letters (2-byte é, ʔ, ː).
 const LETTERS: [&[char]; 3] = [
@@ -92,22 +93,7 @@ fn cascade_cases(rng: &mut ChaCha8Rng, count: usize) -> Vec<(Cascade, Vec<String
 
 /// Runs [`PYTHON`] on `cases` and returns its JSON answer.
 fn run_python(cases: &Value) -> Value {
-    let dir = tempfile::tempdir().expect("a temporary directory");
-    let input = dir.path().join("cases.json");
-    let output = dir.path().join("answers.json");
-    std::fs::write(&input, serde_json::to_vec(cases).unwrap()).unwrap();
-    let status = Command::new("python3")
-        .arg("-c")
-        .arg(PYTHON)
-        .arg(&input)
-        .arg(&output)
-        .status()
-        .unwrap_or_else(|e| {
-            panic!("cannot run python3 ({e}): these checks compare with CPython; install python3")
-        });
-    assert!(status.success(), "python3 failed on the cases: {status}");
-    let text = std::fs::read_to_string(&output).expect("python3 wrote its answers");
-    serde_json::from_str(&text).expect("python3 wrote JSON")
+    cpython::run_python(PYTHON, cases)
 }
 
 #[test]

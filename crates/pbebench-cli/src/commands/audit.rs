@@ -5,6 +5,7 @@ use super::output::{say, Out};
 use anyhow::{bail, Context};
 use indicatif::{ProgressBar, ProgressStyle};
 use pbebench::dataset::read_dataset;
+use pbebench_io::Files;
 use pbebench_vet::audit::{audit, AuditOptions, AuditProgress, SolverCheck};
 use pbebench_vet::load_results;
 use std::path::PathBuf;
@@ -94,6 +95,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     let name = args.dataset.display().to_string();
     let (panel, warnings) = load_results(&args.results, Some((&dataset, &name)))?;
+    let mut files = Files::new();
+    files.input("--dataset", &args.dataset);
+    for set in &panel {
+        for source in &set.sources {
+            files.input("--results", source);
+        }
+    }
+    files.output("--out", &args.out).check()?;
     for set in &panel {
         set.require_instances()?;
     }

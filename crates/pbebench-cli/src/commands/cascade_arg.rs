@@ -7,7 +7,7 @@ use pbebench::Cascade;
 pub fn read_cascade(arg: &str) -> anyhow::Result<Cascade> {
     match arg.strip_prefix('@') {
         Some(path) => {
-            let text = std::fs::read_to_string(path)
+            let text = pbebench_io::read_input_string(path)
                 .with_context(|| format!("cannot read cascade file {path}"))?;
             Cascade::from_json(text.trim()).with_context(|| format!("{path}: not a cascade"))
         }

@@ -15,7 +15,7 @@ pub struct Args {
     /// Directory for the dataset, runs, audit and report.
     #[arg(long, value_name = "DIR", default_value = "pbebench-demo")]
     out: PathBuf,
-    /// Instances in the Lite set (16 to 2000; a multiple of 16 keeps categories balanced).
+    /// Instances in the Lite set: a multiple of 16 (one per category), from 16 to 2000.
     #[arg(long, value_name = "N", default_value_t = 128)]
     size: usize,
     /// Generator seed.
@@ -31,18 +31,26 @@ pub struct Args {
 
 /// Runs `pbebench demo`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    if !(16..=2000).contains(&args.size) {
-        bail!("--size must be between 16 and 2000, not {}", args.size);
+    if !(16..=2000).contains(&args.size) || !args.size.is_multiple_of(16) {
+        let below = (args.size / 16 * 16).clamp(16, 1984);
+        bail!(
+            "--size must be a multiple of 16 (the Lite set balances 16 categories) from 16 to 2000, not {}; try {below} or {}",
+            args.size,
+            below + 16
+        );
     }
     if !(args.time_limit.is_finite() && args.time_limit > 0.0 && args.time_limit <= 60.0) {
         bail!(
-            "--time-limit must be between 0 and 60 seconds, not {}",
+            "--time-limit must be more than 0 and at most 60 seconds, not {}",
             args.time_limit
         );
     }
     if args.threads == Some(0) {
         bail!("--threads must be at least 1");
     }
+    pbebench_io::Files::new()
+        .output_dir("--out", &args.out)
+        .check()?;
     let options = DemoOptions {
         out: args.out.clone(),
         size: args.size,

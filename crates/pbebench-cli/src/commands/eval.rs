@@ -187,6 +187,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     let format = args.format;
     let config = config(args)?;
+    check_files(&config)?;
     eprintln!("run: {}", config.run_dir.display());
     let outcome = evaluate(&config)?;
     finish(&outcome, format)
@@ -281,6 +282,26 @@ fn config(args: Args) -> anyhow::Result<EvalConfig> {
     })
 }
 
+/// Refuses a run directory whose files (`results.json`, the store) would overwrite the
+/// dataset or the template, and one that cannot be written, before anything is sent.
+fn check_files(config: &EvalConfig) -> anyhow::Result<()> {
+    let mut files = pbebench_io::Files::new();
+    files.input("--dataset", &config.dataset);
+    if let SolverSpec::Chat(ChatSpec {
+        template: Some(template),
+        ..
+    }) = &config.solver
+    {
+        files.input("--template", template);
+    }
+    files.output_dir("--run", &config.run_dir);
+    for name in ["results.json", pbebench_eval::store::STORE_FILE] {
+        files.output_within(&format!("--run's {name}"), config.run_dir.join(name));
+    }
+    files.check()?;
+    Ok(())
+}
+
 /// `runs/<dataset stem>__<model>` (or `__cmd-<hash>` for a solver command): the same
 /// command always lands in the same run, so re-running it continues.
 fn default_run_dir(dataset: &Path, solver: &SolverSpec) -> PathBuf {
@@ -297,17 +318,7 @@ fn default_run_dir(dataset: &Path, solver: &SolverSpec) -> PathBuf {
             format!("cmd-{:08x}", h as u32)
         }
     };
-    let safe = |s: &str| -> String {
-        s.chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || "-_.".contains(c) {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect()
-    };
+    let safe = pbebench_io::safe_file_name;
     PathBuf::from("runs").join(format!("{}__{}", safe(&stem), safe(&who)))
 }
 

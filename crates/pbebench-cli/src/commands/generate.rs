@@ -145,6 +145,13 @@ impl generate::Progress for Bar {
 /// Runs `pbebench generate`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let params = args.params()?;
+    let mut files = pbebench_io::Files::new();
+    for (option, path) in [("--out", &args.out), ("--stats-json", &args.stats_json)] {
+        if let Some(path) = path {
+            files.output(option, path);
+        }
+    }
+    files.check()?;
     let threads = args.threads.unwrap_or(0);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)

@@ -18,6 +18,7 @@ pub mod report;
 pub mod score;
 pub mod show;
 pub mod solve;
+mod status;
 
 /// How a command prints what it found: `--format text|json`, the same in every command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

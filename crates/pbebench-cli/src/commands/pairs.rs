@@ -5,6 +5,7 @@ use super::output::Out;
 use anyhow::{bail, Context};
 use pbebench::Instance;
 use pbebench::{language_pairs, read_word_lists, LanguagePair, WordListOptions};
+use pbebench_io::Files;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -89,6 +90,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         },
         _ => bail!("give --inputs and --outputs, or --dir"),
     }
+    let mut files = Files::new();
+    for l in &languages {
+        files
+            .input("--inputs", &l.inputs)
+            .input("--outputs", &l.outputs);
+    }
+    files.output("--out", &args.out).check()?;
     let mut instances: Vec<Instance> = Vec::new();
     for l in &languages {
         instances.extend(read_word_lists(&l.name, &l.inputs, &l.outputs, &options)?);

@@ -4,6 +4,7 @@ use super::output::Out;
 use anyhow::Context;
 use pbebench::dataset::read_dataset;
 use pbebench::{PromptLine, PromptTemplate};
+use pbebench_io::Files;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -49,6 +50,22 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         print!("{}", template.text());
         return Ok(ExitCode::SUCCESS);
     }
+    let dataset_path = args.dataset.expect("clap requires --dataset");
+    let out = args
+        .out
+        .as_deref()
+        .unwrap_or(Path::new(pbebench_io::STDOUT));
+    let mut files = Files::new();
+    files.input("--dataset", &dataset_path).output("--out", out);
+    // A built-in template's name is no file.
+    let template_file = args
+        .template
+        .as_ref()
+        .filter(|spec| spec.to_str().and_then(PromptTemplate::built_in).is_none());
+    if let Some(template) = template_file {
+        files.input("--template", template);
+    }
+    files.check()?;
     let template = match &args.template {
         Some(spec) => PromptTemplate::named_or_file(spec)?,
         None => PromptTemplate::default(),
@@ -58,17 +75,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             eprintln!("warning: {}: {w}", file.display());
         }
     }
-    let dataset_path = args.dataset.expect("clap requires --dataset");
     let dataset = read_dataset(&dataset_path)?;
     let mut lines = Vec::new();
     for instance in &dataset {
         let prompt = template.render(instance);
         PromptLine::new(&instance.id, &prompt).write_to(&mut lines)?;
     }
-    let out = args
-        .out
-        .as_deref()
-        .unwrap_or(Path::new(pbebench_io::STDOUT));
     let to_file = !pbebench_io::is_stdout(out);
     Out::create(out)?.write_all(&lines)?;
     if to_file {

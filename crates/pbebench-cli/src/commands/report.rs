@@ -3,6 +3,7 @@
 
 use anyhow::{bail, Context};
 use pbebench::dataset::read_dataset;
+use pbebench_io::Files;
 use pbebench_vet::audit::AuditFindings;
 use pbebench_vet::report::{build, ReportInput};
 use pbebench_vet::{load_results, GenerationStats};
@@ -77,6 +78,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
         None => None,
     };
+    // Every file read, for the check that no output is one of them.
+    let mut files = Files::new();
+    let results_read: Vec<PathBuf> = results.iter().flat_map(|r| r.sources.clone()).collect();
     let title = args.title.clone().unwrap_or_else(|| match &dataset {
         Some((name, _)) => format!("pbebench report — {name}"),
         None => "pbebench report".to_owned(),
@@ -89,6 +93,24 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         dataset,
         warnings,
     });
+    for (option, path) in results_read
+        .iter()
+        .map(|p| ("--results", p))
+        .chain(
+            args.generation_stats
+                .iter()
+                .map(|p| ("--generation-stats", p)),
+        )
+        .chain(args.dataset.iter().map(|p| ("--dataset", p)))
+        .chain(args.audit.iter().map(|p| ("--audit", p)))
+    {
+        files.input(option, path);
+    }
+    files.output_dir("--out", &args.out);
+    for name in report.file_names() {
+        files.output_within(&format!("--out's {name}"), args.out.join(name));
+    }
+    files.check()?;
     for w in &report.warnings {
         eprintln!("warning: {w}");
     }

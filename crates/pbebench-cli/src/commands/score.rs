@@ -5,6 +5,7 @@ use super::output::{any_stdout, create, say};
 use anyhow::bail;
 use pbebench::dataset::read_dataset;
 use pbebench::{score_responses, write_score_lines, BlockChoice, Results, ScoreOptions};
+use pbebench_io::Files;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -36,6 +37,16 @@ const SHOWN: usize = 5;
 
 /// Runs `pbebench score`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let mut files = Files::new();
+    files
+        .input("--dataset", &args.dataset)
+        .input("--responses", &args.responses);
+    for (option, path) in [("--out", &args.out), ("--per-instance", &args.per_instance)] {
+        if let Some(path) = path {
+            files.output(option, path);
+        }
+    }
+    files.check()?;
     let dataset = read_dataset(&args.dataset)?;
     if dataset.is_empty() {
         bail!("{}: the dataset has no instances", args.dataset.display());

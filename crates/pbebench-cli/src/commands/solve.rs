@@ -4,15 +4,19 @@
 //! writing are `pbebench_solve::solve_dataset`'s; this parses the arguments and shows
 //! progress.
 
+use super::status::StatusLines;
 use anyhow::{bail, Context};
 use indicatif::{ProgressBar, ProgressStyle};
 use pbebench::dataset::read_dataset;
+use pbebench_io::Files;
 use pbebench_solve::{
     solve_dataset, solver_by_name, Budget, SolveJob, SolveProgress, DEFAULT_SOLVER, SOLVER_NAMES,
 };
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::Duration;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 /// Arguments of `pbebench solve`.
 #[derive(clap::Args)]
@@ -47,6 +51,9 @@ pub struct Args {
     /// command kept in OUT.partial (by default they are reused).
     #[arg(long)]
     fresh: bool,
+    /// Seconds between status lines when standard error is no terminal.
+    #[arg(long, hide = true, value_parser = super::status::parse_every, default_value = super::status::STATUS_EVERY)]
+    status_every: Duration,
 }
 
 /// Runs `pbebench solve`.
@@ -69,6 +76,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Some(n) => n,
         None => std::thread::available_parallelism().map_or(1, |n| n.get()),
     };
+    let mut files = Files::new();
+    files
+        .input("--dataset", &args.dataset)
+        .output("--out", &args.out);
+    if let Some(stats) = &args.stats {
+        files.output("--stats-json", stats);
+    }
+    files.check()?;
     let instances = read_dataset(&args.dataset)?;
     if instances.is_empty() {
         bail!("{}: the dataset holds no instances", args.dataset.display());
@@ -82,9 +97,21 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         fresh: args.fresh,
     };
     let bar = Bar::new(instances.len());
-    let solved = solve_dataset(&instances, &job, &bar)
-        .with_context(|| args.dataset.display().to_string())?;
-    bar.0.finish_and_clear();
+    let status = {
+        let (counts, total) = (Arc::clone(&bar.counts), instances.len());
+        let started = Instant::now();
+        StatusLines::off_terminal(args.status_every, move || {
+            let (done, solved) = counts.get();
+            format!(
+                "solve: {done}/{total} done, {solved} solved, {:.0} s",
+                started.elapsed().as_secs_f64()
+            )
+        })
+    };
+    let solved = solve_dataset(&instances, &job, &bar);
+    drop(status);
+    let solved = solved.with_context(|| args.dataset.display().to_string())?;
+    bar.bar.finish_and_clear();
     if let Some(e) = &solved.journal_failure {
         eprintln!("warning: {e}: this run cannot be resumed if interrupted");
     }
@@ -104,8 +131,30 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The progress bar on standard error.
-struct Bar(ProgressBar);
+/// The progress bar on standard error (drawn on a terminal only), and the counts the
+/// status lines read.
+struct Bar {
+    bar: ProgressBar,
+    counts: Arc<Counts>,
+}
+
+/// Instances done and solved so far.
+#[derive(Default)]
+struct Counts(AtomicUsize, AtomicUsize);
+
+impl Counts {
+    fn set(&self, done: usize, solved: usize) {
+        self.0.store(done, Ordering::Relaxed);
+        self.1.store(solved, Ordering::Relaxed);
+    }
+
+    fn get(&self) -> (usize, usize) {
+        (
+            self.0.load(Ordering::Relaxed),
+            self.1.load(Ordering::Relaxed),
+        )
+    }
+}
 
 impl Bar {
     fn new(total: usize) -> Self {
@@ -117,7 +166,16 @@ impl Bar {
             .expect("the template is valid"),
         );
         bar.set_message("0");
-        Bar(bar)
+        Bar {
+            bar,
+            counts: Arc::default(),
+        }
+    }
+
+    fn show(&self, done: usize, solved: usize) {
+        self.counts.set(done, solved);
+        self.bar.set_position(done as u64);
+        self.bar.set_message(solved.to_string());
     }
 }
 
@@ -127,13 +185,11 @@ impl SolveProgress for Bar {
             "resuming: {resumed} of {total} instances already done in {} (--fresh to start over)",
             journal.display()
         );
-        self.0.set_position(resumed as u64);
-        self.0.set_message(solved.to_string());
+        self.show(resumed, solved);
     }
 
     fn done(&self, done: usize, solved: usize, _total: usize) {
-        self.0.set_position(done as u64);
-        self.0.set_message(solved.to_string());
+        self.show(done, solved);
     }
 }
 
@@ -152,6 +208,7 @@ mod tests {
             out: dir.join("responses.jsonl"),
             stats: Some(dir.join("stats.jsonl")),
             fresh: false,
+            status_every: Duration::from_secs(30),
         }
     }
 

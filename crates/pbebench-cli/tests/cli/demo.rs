@@ -73,3 +73,31 @@ fn impossible_parameters_are_rejected() {
         assert!(err.starts_with("error: --"), "{err}");
     }
 }
+
+/// What a refused demo says matches its help, and a refused demo leaves no folder behind.
+#[test]
+fn refused_parameters_say_what_is_accepted_and_leave_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("d");
+    for (args, said) in [
+        (
+            vec!["--size", "17"],
+            "error: --size must be a multiple of 16 (the Lite set balances 16 categories) from 16 to 2000, not 17; try 16 or 32\n",
+        ),
+        (
+            vec!["--time-limit", "0"],
+            "error: --time-limit must be more than 0 and at most 60 seconds, not 0\n",
+        ),
+    ] {
+        let o = Command::new(env!("CARGO_BIN_EXE_pbebench"))
+            .arg("demo")
+            .args(&args)
+            .arg("--out")
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2));
+        assert_eq!(String::from_utf8(o.stderr).unwrap(), said);
+        assert!(!out.exists(), "{args:?} left {}", out.display());
+    }
+}

@@ -9,6 +9,7 @@ mod core;
 mod demo;
 mod equiv;
 mod export;
+mod files;
 mod parse;
 mod prompt;
 mod report;

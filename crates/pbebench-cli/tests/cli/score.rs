@@ -113,7 +113,7 @@ fn scores_samples_and_writes_results() {
 fn reads_the_authors_result_files() {
     let dir = tempfile::tempdir().unwrap();
     write(dir.path(), "data.jsonl", AUTHORS);
-    let record = |index: Value, output: Value| json!({"input": {"inputs": [], "index": index}, "outputs": [output], "chains_of_thought": [GOLD[0]]});
+    let record = |index: Value, output: Value| json!({"input": {"index": index}, "outputs": [output], "chains_of_thought": [GOLD[0]]});
     let responses = lines(&[
         record(json!("2_1"), json!(answer(GOLD[2]))),
         record(json!("0_0"), json!(answer(GOLD[0]))),
@@ -358,4 +358,105 @@ fn garbage_responses_score_zero_without_panicking() {
     // 'dd' instead of 'd' on two of five examples (Σ dist 2 of 6 changed characters).
     assert_eq!(per[2]["pass"], json!(false));
     assert!(per[2]["edit_sim"].as_f64().unwrap() > 0.0);
+}
+
+/// The authors' result records carry their instance's inputs (their dataset has no ids,
+/// only positions): the same results read against the dataset in reverse order score the
+/// same, each record going to the instance with its inputs; a record whose inputs no
+/// instance has is counted as unknown.
+#[test]
+fn authors_results_follow_their_inputs_not_their_position() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let records: Vec<&str> = AUTHORS.lines().take(2).collect();
+    write(
+        d,
+        "data.jsonl",
+        &format!("{}\n{}\n", records[0], records[1]),
+    );
+    write(
+        d,
+        "reversed.jsonl",
+        &format!("{}\n{}\n", records[1], records[0]),
+    );
+    let inputs = |k: usize| serde_json::from_str::<Value>(records[k]).unwrap()["inputs"].clone();
+    // The first instance answered right, the second wrong.
+    let results = lines(&[
+        json!({"input": {"inputs": inputs(0), "index": 0}, "outputs": [answer(GOLD[0])]}),
+        json!({"input": {"inputs": inputs(1), "index": 1}, "outputs": [answer("[]")]}),
+    ]);
+    write(d, "authors.jsonl", &results);
+    for data in ["data.jsonl", "reversed.jsonl"] {
+        let out = pbebench(
+            &[
+                "score",
+                "--dataset",
+                data,
+                "--responses",
+                "authors.jsonl",
+                "--per-instance",
+                "per.jsonl",
+            ],
+            d,
+        );
+        assert!(out.status.success(), "{}", stderr(&out));
+        let per: Vec<Value> = std::fs::read_to_string(d.join("per.jsonl"))
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let passed: usize = per
+            .iter()
+            .map(|p| usize::from(p["pass"] == json!(true)))
+            .sum();
+        assert_eq!(passed, 1, "{data}: one of two passes, whatever the order");
+        let first = &per[usize::from(data == "reversed.jsonl")];
+        assert_eq!(
+            first["pass"],
+            json!(true),
+            "{data}: the instance of the right answer"
+        );
+    }
+    let stranger = lines(&[
+        json!({"input": {"inputs": ["zz"], "index": 0}, "outputs": ["x"]}),
+        json!({"input": {"inputs": inputs(1), "index": 1}, "outputs": [answer("[]")]}),
+    ]);
+    write(d, "stranger.jsonl", &stranger);
+    let out = pbebench(
+        &[
+            "score",
+            "--dataset",
+            "data.jsonl",
+            "--responses",
+            "stranger.jsonl",
+        ],
+        d,
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("stranger.jsonl:1: its example inputs are not those of index 0 nor of any instance of the dataset (ignored)"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+/// Responses not one of which is for the dataset are refused, as `report` and `audit`
+/// refuse such results (they scored 0 and exited 0).
+#[test]
+fn responses_to_another_dataset_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "data.jsonl", AUTHORS);
+    write(
+        dir.path(),
+        "other.jsonl",
+        &lines(&[
+            json!({"id": "lite-s0-00000", "response": "x"}),
+            json!({"id": "lite-s0-00001", "response": "x"}),
+        ]),
+    );
+    fails_with(
+        dir.path(),
+        &["score", "--dataset", "data.jsonl", "--responses", "other.jsonl"],
+        "other.jsonl: none of its 2 response line(s) is for an instance of the dataset (line 1: id 'lite-s0-00000' is not in the dataset): are these responses to another dataset?",
+    );
 }

@@ -44,10 +44,25 @@ fn ids(data: &Path) -> Vec<String> {
         .collect()
 }
 
-/// A journal as an interrupted run of `solve --time-limit 2` leaves it: the header, then
-/// `entries` (id, response).
-fn journal(path: &Path, entries: &[(&str, &str)], tail: &str) {
-    let mut text = r#"{"journal":"pbebench solve","solver":"beam","time_limit":2.0}"#.to_owned();
+/// What a journal names its dataset by.
+fn sha256(data: &Path) -> String {
+    pbebench_solve::dataset_sha256(&pbebench::dataset::read_dataset(data).unwrap())
+}
+
+/// A journal as an interrupted run of `solve --time-limit 2` on `data` leaves it: the
+/// header, then `entries` (id, response).
+fn journal(path: &Path, data: &Path, entries: &[(&str, &str)], tail: &str) {
+    journal_naming(path, Some(&sha256(data)), entries, tail)
+}
+
+/// [`journal`] with the dataset's hash given (`None`: an older journal, which names none).
+fn journal_naming(path: &Path, dataset: Option<&str>, entries: &[(&str, &str)], tail: &str) {
+    let mut header =
+        serde_json::json!({"journal": "pbebench solve", "solver": "beam", "time_limit": 2.0});
+    if let Some(sha) = dataset {
+        header["dataset"] = sha.into();
+    }
+    let mut text = header.to_string();
     for (id, response) in entries {
         let entry = serde_json::json!({
             "id": id, "response": response, "solved": false, "stats": {"id": id, "mark": 1}
@@ -70,19 +85,25 @@ fn a_journal_is_resumed_and_removed() {
     // Two instances done with a marked answer, and a last line cut short by a kill.
     journal(
         &partial,
+        &data,
         &[(&ids[3], "kept 3"), (&ids[7], "kept 7")],
         r#"{"id": "lite-s4-000"#,
     );
-    // A run that fails at the end (its statistics cannot be written) keeps its journal:
-    // the cut line is gone, the solved instances are appended.
+    let before = std::fs::read(&partial).unwrap();
+    // A run whose statistics cannot be written fails before any work, journal untouched.
     let o = solve(&data, &out, &["--stats", &s(dir.path())]);
-    assert_fatal(&o, "cannot write");
-    let kept = lines(&partial);
-    assert_eq!(kept.len(), 1 + 16, "header and every instance, once");
+    assert_fatal(&o, "--stats-json");
+    assert!(
+        stderr(&o).contains("cannot write there: is a directory"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(std::fs::read(&partial).unwrap(), before);
+    assert!(!out.exists());
     let o = solve(&data, &out, &["--stats", &s(&stats)]);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(stderr(&o).contains("resuming: 16 of 16"), "{}", stderr(&o));
-    assert!(stderr(&o).contains("(16 resumed)"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("resuming: 2 of 16"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("(2 resumed)"), "{}", stderr(&o));
     assert!(!partial.exists(), "the journal is removed at the end");
     let responses = lines(&out);
     assert_eq!(responses.len(), 16);
@@ -98,7 +119,7 @@ fn a_journal_is_resumed_and_removed() {
     assert_eq!(stats[3]["mark"], 1);
     assert!(stats[0]["status"].is_string(), "{}", stats[0]);
     // --fresh ignores (and removes) a journal.
-    journal(&partial, &[(&ids[3], "kept 3")], "");
+    journal(&partial, &data, &[(&ids[3], "kept 3")], "");
     let o = solve(&data, &out, &["--fresh"]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(!stderr(&o).contains("resuming"), "{}", stderr(&o));
@@ -117,7 +138,7 @@ fn another_runs_journal_is_refused() {
     let out = dir.path().join("r.jsonl");
     let partial = dir.path().join("r.jsonl.partial");
     // Other parameters.
-    journal(&partial, &[(&ids[0], "x")], "");
+    journal(&partial, &data, &[(&ids[0], "x")], "");
     let o = solve(&data, &out, &["--time-limit", "3"]);
     assert_fatal(
         &o,
@@ -125,7 +146,7 @@ fn another_runs_journal_is_refused() {
     );
     assert!(partial.exists() && !out.exists());
     // Another dataset.
-    journal(&partial, &[("not-here", "x")], "");
+    journal(&partial, &data, &[("not-here", "x")], "");
     let o = solve(&data, &out, &[]);
     assert_fatal(
         &o,
@@ -134,6 +155,95 @@ fn another_runs_journal_is_refused() {
     // Not a journal; a bad line that is not the last.
     std::fs::write(&partial, "hello\n").unwrap();
     assert_fatal(&solve(&data, &out, &[]), "r.jsonl.partial:1: not a journal");
-    journal(&partial, &[(&ids[0], "x")], "{oops}\n{}");
+    journal(&partial, &data, &[(&ids[0], "x")], "{oops}\n{}");
     assert_fatal(&solve(&data, &out, &[]), "r.jsonl.partial:3:");
+}
+
+/// A journal made for another dataset whose ids are the same (the same preset and seed,
+/// other examples) is refused, not resumed with its stale answers: the journal names its
+/// dataset by the hash of its instances. A journal that names none (an older version's)
+/// is refused too.
+#[test]
+fn a_journal_of_another_dataset_with_the_same_ids_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dataset(dir.path());
+    let other = dir.path().join("other.jsonl");
+    let o = pbebench(&[
+        "generate",
+        "--size",
+        "16",
+        "--seed",
+        "4",
+        "--examples",
+        "6",
+        "--out",
+        &s(&other),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(ids(&data), ids(&other), "the same ids");
+    let out = dir.path().join("r.jsonl");
+    let partial = dir.path().join("r.jsonl.partial");
+    journal(&partial, &other, &[(&ids(&data)[0], "stale")], "");
+    let o = solve(&data, &out, &[]);
+    assert_fatal(
+        &o,
+        "r.jsonl.partial: holds results for another dataset (sha256 ",
+    );
+    assert!(
+        stderr(&o).contains("delete it, or pass --fresh"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!out.exists());
+    journal_naming(&partial, None, &[(&ids(&data)[0], "stale")], "");
+    let o = solve(&data, &out, &[]);
+    assert_fatal(&o, "holds results for a dataset it does not name");
+    // The journal of this very dataset is resumed.
+    journal(&partial, &data, &[(&ids(&data)[0], "kept")], "");
+    let o = solve(&data, &out, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(lines(&out)[0]["response"], "kept");
+}
+
+/// Off a terminal (here a pipe) `solve` prints a status line every `--status-every`
+/// seconds (30 by default), as `eval` does: a progress bar draws nothing there.
+#[test]
+fn status_lines_off_a_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    // Random outputs no short cascade reproduces: each instance takes its time limit.
+    let line = |k: usize| {
+        serde_json::json!({
+            "id": format!("hard-{k}"),
+            "inputs": ["abcdefgh", "hgfedcba", "aabbccdd", "abcabcab", "hhggffee", "dcbadcba"],
+            "outputs": ["hcfbgade", "bgchdaef", "dcdacbba", "ccbabaac", "efgfhgeh", "abcdhefg"],
+            "max_rules": 5, "max_rule_len": 3, "alphabet": "abcdefgh"
+        })
+        .to_string()
+    };
+    let data = write(
+        dir.path(),
+        "hard.jsonl",
+        &format!("{}\n{}\n{}\n", line(0), line(1), line(2)),
+    );
+    let out = dir.path().join("r.jsonl");
+    let o = solve(
+        &data,
+        &out,
+        &[
+            "--time-limit",
+            "0.6",
+            "--threads",
+            "1",
+            "--status-every",
+            "0.2",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let said = stderr(&o);
+    let status: Vec<&str> = said
+        .lines()
+        .filter(|l| l.starts_with("solve: ") && l.contains("/3 done, "))
+        .collect();
+    assert!(status.len() >= 3, "{}", stderr(&o));
+    assert!(status[0].ends_with(" s"), "{}", status[0]);
 }

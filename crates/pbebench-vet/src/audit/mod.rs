@@ -225,7 +225,7 @@ pub enum AuditFileError {
 impl AuditFindings {
     /// Reads `audit.json` (`pbebench audit --out`).
     pub fn read(path: &std::path::Path) -> Result<Self, AuditFileError> {
-        let text = std::fs::read_to_string(path).map_err(|source| AuditFileError::Io {
+        let text = pbebench_io::read_input_string(path).map_err(|source| AuditFileError::Io {
             path: path.to_path_buf(),
             source,
         })?;

@@ -222,21 +222,22 @@ impl Report {
         html::leaderboard_markdown(&self.leaderboard)
     }
 
-    /// Writes `index.html`, one SVG per figure, `leaderboard.md` and `report.json` into
-    /// `dir` (created if needed), each atomically; returns the paths written.
+    /// The files [`Report::write`] writes into its directory: one SVG per figure,
+    /// `leaderboard.md`, `report.json` and `index.html`, in that order.
+    pub fn file_names(&self) -> Vec<String> {
+        let mut names: Vec<String> = self
+            .figures
+            .iter()
+            .map(|fig| format!("{}.svg", fig.file))
+            .collect();
+        names.extend(["leaderboard.md", "report.json", "index.html"].map(String::from));
+        names
+    }
+
+    /// Writes the files of [`Report::file_names`] into `dir` (created if needed), each
+    /// atomically; returns the paths written.
     pub fn write(&self, dir: &Path) -> io::Result<Vec<PathBuf>> {
         std::fs::create_dir_all(dir)?;
-        let mut written = Vec::new();
-        let mut put = |name: &str, bytes: &[u8]| -> io::Result<()> {
-            let p = dir.join(name);
-            write_atomic(&p, bytes)?;
-            written.push(p);
-            Ok(())
-        };
-        for fig in &self.figures {
-            put(&format!("{}.svg", fig.file), fig.svg.as_bytes())?;
-        }
-        put("leaderboard.md", self.leaderboard_markdown().as_bytes())?;
         let json = serde_json::json!({
             "title": self.title,
             "leaderboard": self.leaderboard,
@@ -247,11 +248,22 @@ impl Report {
             "warnings": self.warnings,
             "sources": self.sources,
         });
-        put(
-            "report.json",
-            (serde_json::to_string_pretty(&json).expect("serialisable") + "\n").as_bytes(),
-        )?;
-        put("index.html", self.html().as_bytes())?;
+        let contents: Vec<Vec<u8>> = self
+            .figures
+            .iter()
+            .map(|fig| fig.svg.clone().into_bytes())
+            .chain([
+                self.leaderboard_markdown().into_bytes(),
+                (serde_json::to_string_pretty(&json).expect("serialisable") + "\n").into_bytes(),
+                self.html().into_bytes(),
+            ])
+            .collect();
+        let mut written = Vec::new();
+        for (name, bytes) in self.file_names().iter().zip(&contents) {
+            let p = dir.join(name);
+            write_atomic(&p, bytes)?;
+            written.push(p);
+        }
         Ok(written)
     }
 }

@@ -15,7 +15,7 @@ mod collect;
 mod reader;
 mod writer;
 
-pub(crate) use collect::ResponseCollector;
+pub(crate) use collect::{Locator, ResponseCollector};
 pub use reader::{parse_response_line, read_responses, read_responses_with};
 pub use writer::ResponseLine;
 
@@ -53,6 +53,19 @@ pub struct Responses<T = String> {
 /// A fatal problem reading a responses file.
 #[derive(Debug, thiserror::Error)]
 pub enum ResponsesError {
+    /// Not one line of the file is for an instance of the dataset: the responses are to
+    /// another dataset (or the dataset is another one).
+    #[error("{path}: none of its {lines} response line(s) is for an instance of the dataset (line {first_line}: {first}): are these responses to another dataset?")]
+    NoneMatch {
+        /// The file.
+        path: PathBuf,
+        /// Its response lines (all unknown).
+        lines: usize,
+        /// The first of them.
+        first_line: usize,
+        /// What is wrong with it.
+        first: String,
+    },
     /// The file could not be opened or read.
     #[error("{path}: {source}")]
     Io {
@@ -132,6 +145,9 @@ pub enum LineError {
     /// The authors' record has no `outputs` list.
     #[error("the authors' record needs an 'outputs' list")]
     NoAuthorsOutputs,
+    /// The authors' `input.inputs` is neither a list of strings nor its Python repr.
+    #[error("the authors' 'input.inputs' must be a list of strings (or its Python repr)")]
+    BadAuthorsInputs,
 }
 
 /// Which instance a response line is for.
@@ -152,4 +168,8 @@ pub struct ResponseRecord<T = String> {
     pub sample: Option<usize>,
     /// The responses of the line (a `null` response reads as empty: no answer).
     pub responses: Vec<T>,
+    /// The example inputs of the instance, as the line states them (the authors' result
+    /// records carry their instance in `input`): the line is for the instance of the
+    /// dataset with these inputs, whatever its index says.
+    pub inputs: Option<Vec<String>>,
 }

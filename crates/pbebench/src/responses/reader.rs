@@ -4,13 +4,13 @@
 //! an instance of the dataset takes a shortcut: its responses are handed to the caller
 //! where the JSON reader decoded them, without a copy or a JSON tree.
 
-use super::{InstanceRef, LineError, ResponseCollector, ResponseRecord, Responses, ResponsesError};
+use super::{
+    InstanceRef, LineError, Locator, ResponseCollector, ResponseRecord, Responses, ResponsesError,
+};
 use crate::instance::Instance;
 use rayon::prelude::*;
 use serde::Deserialize;
 use serde_json::Value;
-use std::collections::HashMap;
-use std::fs::File;
 use std::io::Read;
 use std::path::Path;
 
@@ -44,6 +44,7 @@ fn plain_response_line(line: &str) -> Option<ResponseRecord> {
         instance: InstanceRef::Id(plain.id),
         sample: None,
         responses,
+        inputs: None,
     })
 }
 
@@ -91,6 +92,7 @@ fn parse_response_line_generally(line: &str) -> Result<ResponseRecord, LineError
             instance,
             sample,
             responses,
+            inputs: None,
         });
     }
     if let Some(Value::Object(input)) = map.get("input") {
@@ -103,6 +105,7 @@ fn parse_response_line_generally(line: &str) -> Result<ResponseRecord, LineError
             (None, Some(Value::String(s))) => parse_authors_index(s)?,
             _ => return Err(LineError::NoAuthorsIndex),
         };
+        let inputs = authors_inputs(input.get("inputs"))?;
         let responses = match map.remove("outputs") {
             Some(Value::Array(rs)) => rs
                 .into_iter()
@@ -114,6 +117,7 @@ fn parse_response_line_generally(line: &str) -> Result<ResponseRecord, LineError
             instance,
             sample,
             responses,
+            inputs,
         });
     }
     Err(LineError::NoInstance)
@@ -137,6 +141,24 @@ fn present<'de, D: serde::Deserializer<'de>, T: Deserialize<'de>>(
     d: D,
 ) -> Result<Option<T>, D::Error> {
     T::deserialize(d).map(Some)
+}
+
+/// The example inputs an authors' record states in `input.inputs` (a list of strings, or
+/// its Python repr as in the authors' hard files); `None` when it states none.
+fn authors_inputs(inputs: Option<&Value>) -> Result<Option<Vec<String>>, LineError> {
+    let bad = LineError::BadAuthorsInputs;
+    match inputs {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|v| v.as_str().map(str::to_owned).ok_or(bad.clone()))
+            .collect::<Result<Vec<_>, _>>()
+            .map(Some),
+        Some(Value::String(repr)) => crate::pylit::parse_str_list(repr)
+            .map(Some)
+            .map_err(|_| bad),
+        Some(_) => Err(bad),
+    }
 }
 
 fn id_text(v: &Value) -> Result<String, LineError> {
@@ -190,14 +212,10 @@ pub fn read_responses_with<T: Default + Send>(
     dataset: &[Instance],
     read: impl Fn(usize, &str) -> T + Sync,
 ) -> Result<Responses<T>, ResponsesError> {
-    let position: HashMap<&str, usize> = dataset
-        .iter()
-        .enumerate()
-        .map(|(k, inst)| (inst.id.as_str(), k))
-        .collect();
+    let locator = Locator::new(dataset);
     read_records(path.as_ref(), dataset, |bytes| {
         let common = CommonLine {
-            position: &position,
+            locator: &locator,
             read: &read,
         };
         if let Some(record) = common.read(bytes) {
@@ -206,19 +224,24 @@ pub fn read_responses_with<T: Default + Send>(
         let Some(record) = read_line(bytes)? else {
             return Ok(None);
         };
-        let instance = match &record.instance {
-            InstanceRef::Id(id) => position.get(id.as_str()).copied(),
-            InstanceRef::Index(k) => Some(*k).filter(|k| *k < dataset.len()),
-        };
-        let responses = match instance {
-            Some(k) => record.responses.iter().map(|r| read(k, r)).collect(),
-            None => Vec::new(),
-        };
-        Ok(Some(ResponseRecord {
-            instance: record.instance,
-            sample: record.sample,
-            responses,
-        }))
+        // Located here, as the collector will, since `read` needs the instance.
+        Ok(Some(
+            match locator.locate(&record.instance, record.inputs.as_deref()) {
+                Ok(k) => ResponseRecord {
+                    instance: InstanceRef::Id(dataset[k].id.clone()),
+                    sample: record.sample,
+                    responses: record.responses.iter().map(|r| read(k, r)).collect(),
+                    inputs: None,
+                },
+                // For no instance: counted (with the reason) by the collector, not read.
+                Err(_) => ResponseRecord {
+                    instance: record.instance,
+                    sample: record.sample,
+                    responses: Vec::new(),
+                    inputs: record.inputs,
+                },
+            },
+        ))
     })
 }
 
@@ -227,7 +250,7 @@ pub fn read_responses_with<T: Default + Send>(
 /// JSON reader decoded it, without a copy of its text. Any other line is left to the
 /// general path.
 struct CommonLine<'a, F> {
-    position: &'a HashMap<&'a str, usize>,
+    locator: &'a Locator<'a>,
     read: &'a F,
 }
 
@@ -280,7 +303,7 @@ impl<'de, T, F: Fn(usize, &str) -> T> serde::de::Visitor<'de> for &CommonLine<'_
             return Err(other());
         }
         let id: String = map.next_value()?;
-        let &k = self.position.get(id.as_str()).ok_or_else(other)?;
+        let k = self.locator.position(&id).ok_or_else(other)?;
         let read = ReadResponses { k, read: self.read };
         let responses = match map.next_key::<LineKey>()? {
             Some(LineKey::Response) => vec![map.next_value_seed(ReadResponse(read))?],
@@ -294,6 +317,7 @@ impl<'de, T, F: Fn(usize, &str) -> T> serde::de::Visitor<'de> for &CommonLine<'_
             instance: InstanceRef::Id(id),
             sample: None,
             responses,
+            inputs: None,
         })
     }
 }
@@ -372,7 +396,7 @@ fn read_records<T: Default + Send>(
         path: path.to_path_buf(),
         source,
     };
-    let mut file = File::open(path).map_err(io_err)?;
+    let mut file = pbebench_io::open_input(path).map_err(io_err)?;
     let mut collector = ResponseCollector::new(dataset);
     let mut buf: Vec<u8> = Vec::new();
     let mut line = 0;
@@ -418,6 +442,14 @@ fn read_records<T: Default + Send>(
     }
     let mut responses = collector.finish();
     responses.path = path.to_path_buf();
+    if let (true, Some(first)) = (responses.by_id.is_empty(), responses.unknown.first()) {
+        return Err(ResponsesError::NoneMatch {
+            path: path.to_path_buf(),
+            lines: responses.unknown.len(),
+            first_line: first.line,
+            first: first.message.clone(),
+        });
+    }
     Ok(responses)
 }
 
@@ -529,5 +561,88 @@ mod tests {
         ] {
             assert_eq!(plain_response_line(line), None, "{line}");
         }
+    }
+
+    fn instances(inputs: &[&str]) -> Vec<Instance> {
+        inputs
+            .iter()
+            .enumerate()
+            .map(|(k, input)| {
+                serde_json::from_value(serde_json::json!({
+                    "id": k.to_string(), "inputs": [input], "outputs": ["x"],
+                    "max_rules": 1, "max_rule_len": 1, "alphabet": "abx",
+                }))
+                .unwrap()
+            })
+            .collect()
+    }
+
+    /// The authors' records state their instance's inputs (a list or its Python repr):
+    /// read against the dataset in another order, each still goes to its instance, in
+    /// both readers (the one that keeps texts and the one that reads them as they come).
+    #[test]
+    fn authors_records_go_to_the_instance_with_their_inputs() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.jsonl");
+        std::fs::write(
+            &path,
+            concat!(
+                r#"{"input": {"inputs": ["a"], "index": 0}, "outputs": ["for a"]}"#,
+                "\n",
+                r#"{"input": {"inputs": "['b']", "index": 1}, "outputs": ["for b"]}"#,
+                "\n",
+            ),
+        )
+        .unwrap();
+        let reversed = instances(&["b", "a"]);
+        let read = read_responses(&path, &reversed).unwrap();
+        assert_eq!(read.by_id["1"], ["for a"]);
+        assert_eq!(read.by_id["0"], ["for b"]);
+        let with = read_responses_with(&path, &reversed, |k, text| format!("{k}:{text}")).unwrap();
+        assert_eq!(with.by_id["1"], ["1:for a"]);
+        assert_eq!(with.by_id["0"], ["0:for b"]);
+        std::fs::write(
+            &path,
+            r#"{"input": {"inputs": 3, "index": 0}, "outputs": []}"#,
+        )
+        .unwrap();
+        let e = read_responses(&path, &reversed).unwrap_err().to_string();
+        assert!(
+            e.contains(":1: the authors' 'input.inputs' must be a list"),
+            "{e}"
+        );
+    }
+
+    /// A file not one line of which is for the dataset is refused (as the report and the
+    /// audit refuse such results); an empty file is only unanswered.
+    #[test]
+    fn responses_to_another_dataset_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.jsonl");
+        std::fs::write(
+            &path,
+            "\n{\"id\": \"zz\", \"response\": \"x\"}\n{\"id\": \"yy\", \"response\": \"x\"}\n",
+        )
+        .unwrap();
+        let dataset = instances(&["a"]);
+        for e in [
+            read_responses(&path, &dataset).unwrap_err(),
+            read_responses_with(&path, &dataset, |_, t| t.len()).unwrap_err(),
+        ] {
+            assert!(
+                matches!(
+                    e,
+                    ResponsesError::NoneMatch {
+                        lines: 2,
+                        first_line: 2,
+                        ..
+                    }
+                ),
+                "{e}"
+            );
+            assert!(e.to_string().ends_with("r.jsonl: none of its 2 response line(s) is for an instance of the dataset (line 2: id 'zz' is not in the dataset): are these responses to another dataset?"), "{e}");
+        }
+        std::fs::write(&path, "").unwrap();
+        assert!(read_responses(&path, &dataset).unwrap().by_id.is_empty());
     }
 }

@@ -1,0 +1,10 @@
+//! Fuzz target `literals`: see crates/pbebench/tests/readers/mod.rs for what it checks.
+#![no_main]
+
+#[path = "../../crates/pbebench/tests/readers/mod.rs"]
+mod readers;
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| {
+    readers::python_literals(data);
+    readers::cascade(data);
+});

@@ -1,0 +1,11 @@
+//! Fuzz target `response`: see crates/pbebench/tests/readers/mod.rs for what it checks.
+#![no_main]
+
+#[path = "../../crates/pbebench/tests/readers/mod.rs"]
+mod readers;
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| {
+    readers::response(data);
+    readers::response_wrapped(data);
+    readers::response_line(data);
+});

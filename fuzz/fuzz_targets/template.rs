@@ -1,0 +1,9 @@
+//! Fuzz target `template`: see crates/pbebench/tests/readers/mod.rs for what it checks.
+#![no_main]
+
+#[path = "../../crates/pbebench/tests/readers/mod.rs"]
+mod readers;
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| {
+    readers::template(data);
+});
