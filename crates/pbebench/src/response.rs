@@ -116,8 +116,9 @@ pub struct Limits {
 }
 
 impl Limits {
-    /// The limits an instance states. An instance with an empty alphabet string gets no
-    /// alphabet check (real data may not declare one).
+    /// The limits an instance states. An instance built in memory with an empty alphabet
+    /// string gets no alphabet check; a dataset file cannot hold one (its reader refuses an
+    /// empty `alphabet` with the file and line).
     pub fn of(instance: &Instance) -> Self {
         Self::new(
             instance.max_rules,
