@@ -275,6 +275,7 @@ fn score<'py>(
     let texts = responses.texts()?;
     let options = ScoreOptions {
         block: parsed(block, "block")?,
+        ..ScoreOptions::default()
     };
     let score = py.detach(|| score_instance(&instance, &texts, &options));
     to_py(py, &score)

@@ -499,11 +499,11 @@ fn contradiction(inst: &Instance, s: &InstanceScore) -> Option<String> {
         ));
     }
     let predicted = s.cascade.apply_all(&inst.inputs);
-    let reproduced = metrics::examples_reproduced(&inst.outputs, &predicted);
-    let stated = (s.score * s.examples as f64).round() as usize;
-    if reproduced != stated {
+    let score = metrics::fractional_score(&inst.inputs, &inst.outputs, &predicted);
+    if (score - s.score).abs() > 1e-9 {
         return Some(format!(
-            "its cascade reproduces {reproduced} of the dataset's examples, the results say {stated}"
+            "its cascade scores {score:.3} on the dataset's examples, the results say {:.3}",
+            s.score
         ));
     }
     None
