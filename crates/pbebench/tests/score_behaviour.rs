@@ -262,3 +262,23 @@ fn exponential_answers_are_bounded() {
     assert_eq!(s.samples[0].score, 0.0);
     assert!(pbebench::reward(&inst, &text) < 0.0);
 }
+
+/// The behavioural reward is each sample's `behaviour` in scoring; `None` without a gold.
+#[test]
+fn behaviour_reward_is_the_scored_behaviour() {
+    let texts: Vec<String> = [rules_of(&[("a", "b")]), rules_of(&[("ab", "bb")])]
+        .iter()
+        .map(render_answer)
+        .chain([
+            "no answer".to_owned(),
+            render_answer(&rules_of(&[("a", "b"), ("c", "c")])),
+        ])
+        .collect();
+    let inst = tiny("x", true);
+    let rewards = pbebench::behaviour_rewards(&inst, &texts).unwrap();
+    assert_eq!(rewards, [Some(1.0), Some(0.2), Some(0.0), Some(1.0)]);
+    let scored = score_instance(&inst, &texts, &ScoreOptions::default());
+    let behaviours: Vec<Option<f64>> = scored.samples.iter().map(|s| s.behaviour).collect();
+    assert_eq!(rewards, behaviours);
+    assert_eq!(pbebench::behaviour_rewards(&tiny("x", false), &texts), None);
+}

@@ -174,3 +174,47 @@ fn dummy_problem(inst: &Instance) -> (Option<String>, f64) {
         fractional,
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pbebench::{Cascade, Rule};
+
+    fn instance(inputs: &[&str], gold: &[(&str, &str)]) -> Instance {
+        let cascade: Cascade = gold
+            .iter()
+            .map(|(a, b)| Rule::new(*a, *b).unwrap())
+            .collect();
+        Instance {
+            id: "x".into(),
+            outputs: inputs.iter().map(|i| cascade.apply(i)).collect(),
+            inputs: inputs.iter().map(|s| s.to_string()).collect(),
+            cascade_len: cascade.len(),
+            cascade: Some(cascade),
+            category: None,
+            relations_mode: Default::default(),
+            max_rules: 3,
+            max_rule_len: 2,
+            alphabet: "abc".into(),
+            heldout_inputs: Vec::new(),
+            heldout_outputs: Vec::new(),
+            interactions: Vec::new(),
+        }
+    }
+
+    /// Unchanged examples earn a dummy nothing; a gold that changes no example lets it
+    /// earn the fractional score, and the gate says so.
+    #[test]
+    fn the_dummy_gate_fails_on_any_credit() {
+        // "cc" is left alone by the gold: it used to give the identity 1/2.
+        let (problem, floor) = dummy_problem(&instance(&["ab", "cc"], &[("a", "b")]));
+        assert_eq!((problem, floor), (None, 0.0));
+        let (problem, floor) = dummy_problem(&instance(&["bb", "cc"], &[("a", "b")]));
+        let problem = problem.expect("the identity solves it");
+        assert!(
+            problem.contains("earns the vetted fractional score 1.000"),
+            "{problem}"
+        );
+        assert_eq!(floor, 1.0);
+    }
+}

@@ -115,3 +115,29 @@ impl Grader {
         grade
     }
 }
+
+/// The behavioural reward for RL: for each response, the `behaviour` that scoring gives
+/// it ([`super::SampleScore::behaviour`]: the changed agreement with the gold of the
+/// cascade in its last code block, read under the instance's limits), in order. Responses
+/// that give one cascade (identity rules aside) are compared once. An element is `None`
+/// when the comparison is undecided ([`Grade::undecided`]) or the gold changes no input
+/// of the space; the whole is `None` without a gold cascade.
+pub fn behaviour_rewards<S: AsRef<str>>(
+    instance: &Instance,
+    responses: &[S],
+) -> Option<Vec<Option<f64>>> {
+    let mut grader = Grader::new(instance)?;
+    let limits = crate::response::Limits::of(instance);
+    let options = super::ScoreOptions {
+        block: crate::response::BlockChoice::Last,
+        skip_behaviour: false,
+    };
+    let rewards = responses
+        .iter()
+        .map(|r| {
+            let reading = super::ResponseReading::under(&limits, r.as_ref(), &options);
+            grader.grade(&reading.cascade()).behaviour
+        })
+        .collect();
+    Some(rewards)
+}

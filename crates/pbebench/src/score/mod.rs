@@ -23,7 +23,7 @@ mod behaviour;
 mod reward;
 mod summary;
 
-pub use behaviour::{Counterexample, Grade, Grader};
+pub use behaviour::{behaviour_rewards, Counterexample, Grade, Grader};
 pub use reward::{reward, PreparedInstance, RewardScratch, Rewarder};
 pub use summary::{figure, summarize, Aggregate, Column, Summary, COLUMNS};
 

@@ -38,7 +38,8 @@ pub struct Aggregate {
     /// `(1/N') Σ_j c_j / n_j`, where `n_j` counts instance j's samples whose comparison was
     /// decided and `c_j` those recovered, over the `N'` graded instances with `n_j > 0`
     /// (`recovered_instances`). `None` when there is none (no gold cascades, or behaviour
-    /// not graded). A missing instance counts as its one empty response (the identity).
+    /// not graded), or where Pass@1 is undefined (no answered instance). A missing
+    /// instance counts as its one empty response (the identity), as in pass@k.
     #[serde(default)]
     pub recovered: Option<f64>,
     /// Recovered pass@k: [`metrics::pass_at_k`]`(n_j, c_j, min(k, n_j))` averaged over the
@@ -206,7 +207,7 @@ fn aggregate(scores: &[&InstanceScore]) -> Aggregate {
             scores.iter().map(|s| s.rules).sum(),
         ),
         valid_response_rate: (samples > 0).then(|| valid_samples as f64 / samples as f64),
-        recovered: recovered_at(1),
+        recovered: recovered_at_k.get(&1).copied(),
         recovered_at_k,
         behaviour: metrics::mean(&behaviours),
         recovered_instances: decided.len(),
