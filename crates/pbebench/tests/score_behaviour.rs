@@ -282,3 +282,47 @@ fn behaviour_reward_is_the_scored_behaviour() {
     assert_eq!(rewards, behaviours);
     assert_eq!(pbebench::behaviour_rewards(&tiny("x", false), &texts), None);
 }
+
+/// The same figures under any number of threads (the grading is per instance, and the
+/// instances are scored in parallel).
+#[test]
+fn the_same_scores_under_any_thread_count() {
+    let gold = rules_of(&[("ab", "c"), ("c", "a")]);
+    let dataset: Vec<Instance> = (0..24)
+        .map(|k| {
+            instance(
+                &format!("i{k}"),
+                Some(gold.clone()),
+                "abc",
+                &["abab", "cab", "b"],
+            )
+        })
+        .collect();
+    let answers = [
+        render_answer(&gold),
+        render_answer(&rules_of(&[("ab", "a")])),
+        render_answer(&rules_of(&[("c", "a"), ("ab", "c")])),
+    ];
+    let mut responses = pbebench::Responses::default();
+    for (k, inst) in dataset.iter().enumerate() {
+        let given: Vec<String> = answers
+            .iter()
+            .cycle()
+            .skip(k % 3)
+            .take(2)
+            .cloned()
+            .collect();
+        responses.by_id.insert(inst.id.clone(), given);
+    }
+    let run = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| pbebench::score_dataset(&dataset, &responses, &ScoreOptions::default()))
+    };
+    let one = run(1);
+    assert!(one.iter().all(|s| s.graded && s.recovered.is_some()));
+    assert_eq!(one, run(3));
+    assert_eq!(summarize(&one), summarize(&run(2)));
+}
