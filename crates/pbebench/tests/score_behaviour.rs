@@ -326,3 +326,29 @@ fn the_same_scores_under_any_thread_count() {
     assert_eq!(one, run(3));
     assert_eq!(summarize(&one), summarize(&run(2)));
 }
+
+/// A comparison the engine cannot decide (both cascades write outputs past its bound) is
+/// null with its reason and counted, and left out of Recovered@1, never a guess.
+#[test]
+fn an_undecided_comparison_is_null_and_counted() {
+    let gold = Cascade::new(vec![pbebench::Rule::new("a", "aaa").unwrap(); 7]);
+    let longer = Cascade::new(vec![pbebench::Rule::new("a", "aaa").unwrap(); 8]);
+    let inst = instance("x", Some(gold.clone()), "ab", &["a", "ab"]);
+    let s = score(&inst, &[Some(&longer), Some(&gold)]);
+    let undecided = &s.samples[0];
+    assert_eq!((undecided.recovered, undecided.behaviour), (None, None));
+    let why = undecided.undecided.as_deref().expect("a reason");
+    assert!(why.contains("longer than 1024 characters"), "{why}");
+    assert_eq!(
+        s.samples[1].recovered,
+        Some(true),
+        "the gold against itself is decided"
+    );
+    let o = summarize(&[s]).overall;
+    assert_eq!(o.undecided, 1);
+    assert_eq!(o.recovered, Some(1.0), "n counts the decided samples only");
+    assert!(summarize(&[score(&inst, &[Some(&longer)])])
+        .overall
+        .recovered
+        .is_none());
+}
