@@ -21,6 +21,11 @@ Then, separately, `pbebench.Rewarder(dataset).reward(indices, responses)` (a pre
 object for rewarding one dataset's rows again and again), prepared outside the timing,
 against the same Python on the same responses.
 
+Last, the behavioural reward, `pbebench.reward(instances, responses, kind="behaviour")`
+(exact changed agreement with the gold cascade), on the per-instance and distinct-dicts
+shapes, against the Edit_Sim reward of the same call shape (the current reward) and the
+plain Python Edit_Sim.
+
 Times are the best of several runs, wall clock and CPU (all threads); the machine is shared,
 so CPU time is the steadier figure.
 
@@ -94,6 +99,23 @@ def compare_rewarder(label, dataset, indices, responses, repeat):
     print(f"  same reward for {same} of {n} responses; mean {sum(t_rs[2]) / n:.4f} (python {sum(t_py[2]) / n:.4f})")
 
 
+def compare_behaviour(label, instances, responses, repeat):
+    """The behavioural reward against the Edit_Sim reward of the same call, and the plain
+    Python Edit_Sim."""
+    n = len(responses)
+    t_py = timed(lambda: python_rewards(instances, responses), 1)
+    t_es = timed(lambda: pbebench.reward(instances, responses), repeat)
+    t_bh = timed(lambda: pbebench.reward(instances, responses, kind="behaviour"), repeat)
+    values = [v for v in t_bh[2] if v is not None]
+    print(f"behaviour reward, {label}")
+    print(f"  plain Python Edit_Sim  wall {t_py[0] * 1e3:8.1f} ms  cpu {t_py[1] * 1e3:8.1f} ms  {n / t_py[0]:9.0f} responses/s")
+    print(f"  reward (Edit_Sim)      wall {t_es[0] * 1e3:8.1f} ms  cpu {t_es[1] * 1e3:8.1f} ms  {n / t_es[0]:9.0f} responses/s")
+    print(f"  kind=\"behaviour\"       wall {t_bh[0] * 1e3:8.1f} ms  cpu {t_bh[1] * 1e3:8.1f} ms  {n / t_bh[0]:9.0f} responses/s")
+    print(f"  behaviour / Edit_Sim   wall {t_bh[0] / t_es[0]:7.1f}x    cpu {t_bh[1] / t_es[1]:7.1f}x   "
+          f"(plain Python / behaviour: wall {t_py[0] / t_bh[0]:.1f}x)")
+    print(f"  mean behaviour {sum(values) / max(len(values), 1):.4f}; undecided {n - len(values)} of {n}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--responses", type=int, default=10_000)
@@ -120,6 +142,8 @@ def main():
         indices = [k % len(dataset) for k in range(args.responses)]
         compare_rewarder("Rewarder (separate API: dataset prepared once, indices per call)",
                          dataset, indices, responses, args.repeat)
+    compare_behaviour("per instance", instances, responses, args.repeat)
+    compare_behaviour("distinct dicts", distinct, responses, args.repeat)
 
 
 if __name__ == "__main__":

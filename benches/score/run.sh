@@ -9,6 +9,10 @@
 # SAMPLES realistic responses per instance (gen_responses.py), then times both scorers on
 # the same files: wall clock and CPU time (user + system), best of 3 runs each (Python: best
 # of 2). Prints throughputs, the ratios and both sets of figures (they should agree).
+# `pbebench score` runs twice: with the behaviour grading (exact equivalence of every
+# answer with the gold: Recovered@1, behaviour), as by default, and with --no-behaviour,
+# side by side; the ratio against the Python reference is taken without it (the reference
+# computes no behaviour).
 # Files go to $BENCH_DIR (default: $TMPDIR/pbebench-score-bench) and are reused.
 set -euo pipefail
 
@@ -51,7 +55,9 @@ def run(cmd, repeat):
     return min(walls), min(cpus)
 
 rust_out, py_out = os.path.join(work, "rust.json"), os.path.join(work, "python.json")
-rust = run([binary, "score", "--dataset", data, "--responses", responses, "--out", rust_out], 3)
+rust_graded_out = os.path.join(work, "rust-behaviour.json")
+graded = run([binary, "score", "--dataset", data, "--responses", responses, "--out", rust_graded_out], 3)
+rust = run([binary, "score", "--no-behaviour", "--dataset", data, "--responses", responses, "--out", rust_out], 3)
 python = run([sys.executable, reference, "--dataset", data, "--responses", responses, "--out", py_out], 2)
 
 instances = sum(1 for line in open(data) if line.strip())
@@ -60,9 +66,13 @@ size = os.path.getsize(responses) / 2**20
 load = os.getloadavg()[0]
 print(f"{instances} instances, {total} responses ({size:.0f} MiB JSONL), {os.cpu_count()} cores, load average {load:.1f}")
 print(f"{'':15s} {'wall s':>8s} {'cpu s':>8s} {'responses/s (wall)':>20s}")
-for name, (wall, cpu) in [("pbebench score", rust), ("python ref", python)]:
+for name, (wall, cpu) in [("score (graded)", graded), ("--no-behaviour", rust), ("python ref", python)]:
     print(f"{name:15s} {wall:8.2f} {cpu:8.2f} {total / wall:20.0f}")
-print(f"ratio: {python[0] / rust[0]:.1f}x wall clock, {python[1] / rust[1]:.1f}x CPU time")
+print(f"ratio: {python[0] / rust[0]:.1f}x wall clock, {python[1] / rust[1]:.1f}x CPU time (--no-behaviour vs python)")
+print(f"behaviour grading costs {graded[0] / rust[0]:.2f}x the wall clock of scoring without it")
+g = json.load(open(rust_graded_out))["summary"]["overall"]
+print(f"  Pass@1 {g['pass_at_k']['1']:.4f}  Recovered@1 {g['recovered']:.4f}  behaviour {g['behaviour']:.4f}  "
+      f"undecided {g['undecided']}  skipped {g['behaviour_skipped']}")
 ours = json.load(open(rust_out))["summary"]["overall"]
 theirs = json.load(open(py_out))
 for key in ["pass", "edit_sim", "edit_sim_word", "valid_rate"]:

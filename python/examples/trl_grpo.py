@@ -11,6 +11,13 @@ holds every other dataset column, one value per completion. The instance's field
 columns, and `pbebench.reward` turns each completion into a float in (-inf, 1]: 1 when its
 cascade reproduces every example, 0 for no change or an invalid answer, below 0 when it does
 worse than no change (see `help(pbebench.reward)`).
+
+`--reward behaviour` (the default) trains on the behavioural reward instead,
+`pbebench.reward(..., kind="behaviour")`: the exact probability that the completion's cascade
+gives the gold's output on a random input the gold changes, in [0, 1], so that fitting the
+shown examples with a cascade that does something else elsewhere earns less. The gold cascade
+then travels as a column (`rows(..., gold=True)`): TRL passes columns to reward functions,
+never to the model.
 """
 
 import argparse
@@ -30,12 +37,14 @@ INSTANCE_FIELDS = (
 )
 
 
-def rows(preset="lite", seed=0, size=1008, conversational=True):
-    """Dataset rows: the prompt (as chat messages, or plain text) and the instance's fields.
+def rows(preset="lite", seed=0, size=1008, conversational=True, gold=False):
+    """Dataset rows: the prompt (as chat messages, or plain text) and the instance's fields,
+    with its gold cascade (the column "cascade") when `gold`, for the behavioural reward.
     Streams: nothing is generated before it is asked for."""
+    fields = INSTANCE_FIELDS + (("cascade",) if gold else ())
     for instance in pbebench.generate(preset, seed=seed, size=size):
         text = pbebench.prompt(instance)
-        row = {field: instance[field] for field in INSTANCE_FIELDS}
+        row = {field: instance[field] for field in fields}
         row["prompt"] = [{"role": "user", "content": text}] if conversational else text
         yield row
 
@@ -56,6 +65,15 @@ def pbebench_reward(prompts, completions, heldout=False, **columns):
     return pbebench.reward(instances, completions, heldout=heldout)
 
 
+def behaviour_reward(prompts, completions, **columns):
+    """A TRL reward function: the behavioural reward of each completion against its
+    instance's gold cascade. None (which TRL leaves out of the sum) for a completion the
+    exact comparison cannot decide within its bounds."""
+    fields = INSTANCE_FIELDS + ("cascade",)
+    instances = [dict(zip(fields, values)) for values in zip(*(columns[field] for field in fields))]
+    return pbebench.reward(instances, completions, kind="behaviour")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--model", default="Qwen/Qwen2.5-0.5B-Instruct")
@@ -63,17 +81,19 @@ def main():
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--size", type=int, default=1008)
     ap.add_argument("--output-dir", default="pbebench-grpo")
+    ap.add_argument("--reward", choices=["behaviour", "edit_sim"], default="behaviour")
     args = ap.parse_args()
 
     from datasets import Dataset  # not a dependency of pbebench
     from trl import GRPOConfig, GRPOTrainer  # not a dependency of pbebench
 
     train = Dataset.from_generator(
-        rows, gen_kwargs={"preset": args.preset, "seed": args.seed, "size": args.size}
+        rows,
+        gen_kwargs={"preset": args.preset, "seed": args.seed, "size": args.size, "gold": args.reward == "behaviour"},
     )
     trainer = GRPOTrainer(
         model=args.model,
-        reward_funcs=pbebench_reward,
+        reward_funcs=behaviour_reward if args.reward == "behaviour" else pbebench_reward,
         args=GRPOConfig(output_dir=args.output_dir, num_generations=8, max_completion_length=1024),
         train_dataset=train,
     )

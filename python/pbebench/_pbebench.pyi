@@ -178,17 +178,27 @@ def score(
     block: which fenced code block holds the answer, "last" or "first".
 
     Per sample ("samples"): parsed, valid, rules, valid_rules, dropped_rules, pass,
-    edit_sim, edit_sim_word, reproduced, score. The chosen sample (any passing one, else the
-    highest edit_sim, earliest on ties) gives the instance's pass, edit_sim, edit_sim_word,
-    score (fraction of examples reproduced), valid_rules / rules, cascade and heldout_pass
-    (None without held-out examples).
+    edit_sim, edit_sim_word, reproduced, score, recovered, behaviour, and for a passing
+    sample that is not recovered its "counterexample" ({"input", "gold", "answer"}). The
+    chosen sample (any passing one, else the highest edit_sim, earliest on ties) gives the
+    instance's pass, edit_sim, edit_sim_word, score (share of the examples the gold changes
+    that are reproduced), recovered, behaviour, valid_rules / rules, cascade and
+    heldout_pass (None without held-out examples).
+
+    recovered: the sample's cascade gives the gold's output on every input of the
+    instance's input space (strings over its alphabet, lengths between its shortest and
+    longest input, visible or held-out), decided exactly. behaviour: the exact probability
+    that it gives the gold's output on a random input of that space that the gold changes.
+    Both are None without a gold cascade ("graded" is then False) and when the comparison
+    hits a bound ("undecided" says which).
     """
 
 def reward(
     instances: Union[Mapping[str, Any], Sequence[Mapping[str, Any]]],
     responses: Sequence[Response],
     heldout: bool = False,
-) -> List[float]:
+    kind: Literal["edit_sim", "behaviour"] = "edit_sim",
+) -> List[Optional[float]]:
     """Rewards for RL: one float per response, computed in parallel without the GIL.
 
     The reward is the character Edit_Sim of the cascade read from the response's last
@@ -217,6 +227,16 @@ def reward(
         for all the responses.
     responses: str, None, a chat message dict or a list of chat messages (the last one's
         content is read), as in score().
+    kind: "edit_sim" (the default, above) or "behaviour": the behavioural reward, the same
+        value as score()'s "behaviour" of the sample: the exact probability that the
+        response's cascade gives the gold's output on a random input of the instance's
+        input space that the gold changes (strings over its alphabet, lengths between its
+        shortest and longest input, visible or held-out; length uniform, letters uniform).
+        1.0 for an answer that behaves like the gold wherever it changes something, 0.0 for
+        the identity and for invalid answers. It needs the gold cascade ("cascade") in
+        each instance dict (ValueError without), and returns None for a response whose
+        comparison hits a bound of the exact engine (an answer whose outputs explode) or
+        when the gold changes no input. heldout does not apply to it.
     """
 
 def read_dataset(path: Union[str, "os.PathLike[str]"]) -> List[Instance]:

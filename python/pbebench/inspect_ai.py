@@ -27,7 +27,10 @@ or from Python, ``inspect_ai.eval(pbebench.inspect_ai.pbebench(dataset="lite"), 
   the model wrote. The metrics add the mean probes per episode and held-out pass over the
   held-out examples the model did not probe.
 
-Recovered@1 and behaviour (SPEC §5, "Behaviour") come with ``pbebench::equiv``; the one
+Every answer is also graded on behaviour (SPEC §5, "Behaviour"), exactly, by the core:
+``recovered`` (equivalent to the gold over the instance's input space) and ``behaviour``
+(the probability that it gives the gold's output on a random input the gold changes); the
+metric reports Recovered@1 and mean behaviour with ``pbebench score``'s formulas. The one
 place they enter is ``_behaviour`` below.
 """
 
@@ -386,18 +389,22 @@ def probe(probe_budget: int = PROBE_BUDGET, max_turns: int = MAX_TURNS):
     return solve
 
 
-def _behaviour(instance: dict[str, Any], answer: str) -> dict[str, Any]:
-    """Recovered@1 and behaviour of an answer (SPEC §5, "Behaviour").
-
-    SEAM (``pbebench::equiv``): both come from the exact equivalence engine that is being
-    built in the core. Until the bindings expose it this returns nothing, and the value,
-    the reducer and the metric carry no "recovered" or "behaviour": do not fill them with
-    a sampled estimate. When it lands, return {"recovered": 0.0 or 1.0, "behaviour": float}
-    here from the bindings, and add "Recovered@1" (and mean behaviour) to
-    ``_FIGURES``/``pbebench_metrics``, taking them from ``pbebench.summary`` when the
-    core's aggregate carries them.
-    """
-    return {}
+def _behaviour(instance: dict[str, Any], answers: list[str], scored: dict[str, Any], interactive: bool) -> dict[str, Any]:
+    """``scored`` (the score() result of ``answers``) with each sample's behaviour grade
+    (SPEC §5, "Behaviour": ``recovered``, ``behaviour``, ``counterexample``,
+    ``undecided``) over the whole instance's input space. In interactive mode the answers
+    were scored without the held-out examples, whose inputs also set the input space's
+    lengths, so the grade comes from scoring them on the whole instance; the chosen sample
+    is the same (held-out examples never take part in the choice)."""
+    if not interactive:
+        return scored
+    full = _pbebench.score(instance, answers)
+    keys = ("recovered", "behaviour", "counterexample", "undecided")
+    samples = [
+        {**{k: v for k, v in mine.items() if k not in keys}, **{k: theirs[k] for k in keys if k in theirs}}
+        for mine, theirs in zip(scored["samples"], full["samples"])
+    ]
+    return dict(scored, samples=samples, graded=full["graded"], recovered=full["recovered"], behaviour=full["behaviour"])
 
 
 def _scoring_instance(instance: dict[str, Any], interactive: bool) -> dict[str, Any]:
@@ -419,6 +426,10 @@ def _value(scored: dict[str, Any]) -> dict[str, float]:
     }
     if scored["heldout_pass"] is not None:
         value["heldout_pass"] = float(scored["heldout_pass"])
+    if scored.get("recovered") is not None:
+        value["recovered"] = float(scored["recovered"])
+    if scored.get("behaviour") is not None:
+        value["behaviour"] = float(scored["behaviour"])
     return value
 
 
@@ -435,6 +446,7 @@ def best_of_k():
         interactive = any(e is not None for e in episodes)
         answers = [s.answer or "" for s in scores]
         scored = _pbebench.score(_scoring_instance(instance, interactive), answers)
+        scored = _behaviour(instance, answers, scored, interactive)
         value = _value(scored)
         if interactive:
             value.pop("heldout_pass", None)
@@ -451,6 +463,8 @@ def best_of_k():
 _FIGURES = (
     ("Pass@1", lambda a: a["pass_at_k"].get("1")),
     ("best-of-K", lambda a: a["pass"]),
+    ("Recovered@1", lambda a: a["recovered"]),
+    ("behaviour", lambda a: a["behaviour"]),
     ("Edit_Sim", lambda a: a["edit_sim"]),
     ("Valid_Rate", lambda a: a["valid_rate"]),
     ("held-out pass", lambda a: a["heldout_pass"]),
@@ -460,7 +474,8 @@ _FIGURES = (
 @metric(name="pbebench")
 def pbebench_metrics():
     """The aggregate of ``pbebench score`` over the reduced samples: Pass@1, best-of-K,
-    Edit_Sim, Valid_Rate, held-out pass, pass@k; in interactive mode also the mean probes
+    Recovered@1 and mean behaviour (over instances with a gold cascade), Edit_Sim,
+    Valid_Rate, held-out pass, pass@k and recovered@k; in interactive mode also the mean probes
     per episode and held-out pass over unprobed held-out examples (over every episode, as
     ``pbebench eval --interactive`` reports it).
 
@@ -478,6 +493,9 @@ def pbebench_metrics():
         for k, value in overall["pass_at_k"].items():
             if k != "1":
                 figures[f"pass@{k}"] = value
+        for k, value in overall.get("recovered_at_k", {}).items():
+            if k != "1":
+                figures[f"recovered@{k}"] = value
         episodes = [e for s in scores for e in (s.score.metadata or {}).get("episodes", [])]
         if episodes:
             figures["probes"] = sum(e["probes_used"] for e in episodes) / len(episodes)
@@ -508,16 +526,17 @@ def pbebench_scorer(interactive: bool = False):
             raise RuntimeError(f"sample {state.sample_id}: the episode left no record")
         answer = state.output.completion or ""
         scored = _pbebench.score(_scoring_instance(instance, episode is not None), [answer])
+        scored = _behaviour(instance, [answer], scored, episode is not None)
         value = _value(scored)
-        value.update(_behaviour(instance, answer))
         if episode is not None:
             value["probes"] = float(episode["probes_used"])
             value.pop("heldout_pass", None)
             if episode["heldout_pass"] is not None:
                 value["heldout_pass"] = float(episode["heldout_pass"])
         sample = scored["samples"][0]
+        recovered = {True: "recovered, ", False: "not recovered, ", None: ""}[scored.get("recovered")]
         explanation = (
-            f"{'passes' if scored['pass'] else 'fails'}: Edit_Sim {scored['edit_sim']:.3f}, "
+            f"{'passes' if scored['pass'] else 'fails'}: {recovered}Edit_Sim {scored['edit_sim']:.3f}, "
             f"{sample['reproduced']}/{len(instance['inputs'])} examples reproduced, "
             f"{scored['valid_rules']}/{scored['rules']} rules valid"
         )

@@ -18,6 +18,13 @@ outputs further away (see ``help(pbebench.reward)``). Only the visible examples 
 unless the row's ``extra_info["heldout_reward"]`` is true (prepare_data.py
 ``--heldout-reward``), which scores the held-out examples too.
 
+With ``extra_info["reward_kind"] == "behaviour"`` (prepare_data.py ``--behaviour-reward``)
+the reward is the behavioural one, ``pbebench.reward(..., kind="behaviour")``: the exact
+probability that the answer gives the gold's output on a random input the gold changes
+(1.0 for an answer that behaves like the gold, 0.0 for the identity; fitting the shown
+examples is not enough). It needs the gold cascade, which such rows then carry in
+``ground_truth`` (verl gives the ground truth to the reward function, never to the policy).
+
 This module imports nothing beyond pbebench; verl itself is not needed to use or test it.
 """
 
@@ -47,11 +54,13 @@ GROUND_TRUTH_FIELDS = (
 """What ``reward_model.ground_truth`` holds of an instance: what the reward reads."""
 
 
-def ground_truth(instance: dict[str, Any]) -> str:
+def ground_truth(instance: dict[str, Any], behaviour: bool = False) -> str:
     """The ``reward_model.ground_truth`` of an instance: the JSON of its examples (held-out
-    ones included) and limits. The gold cascade stays out, so nothing in a row tells the
-    policy the answer."""
-    return json.dumps({field: instance[field] for field in GROUND_TRUTH_FIELDS if field in instance})
+    ones included) and limits, and with ``behaviour`` its gold cascade, which the
+    behavioural reward compares the answer with (the ground truth goes to the reward
+    function only; the prompt never shows it)."""
+    fields = GROUND_TRUTH_FIELDS + (("cascade",) if behaviour else ())
+    return json.dumps({field: instance[field] for field in fields if field in instance})
 
 
 def row(
@@ -60,16 +69,18 @@ def row(
     split: str,
     template: str | None = None,
     heldout_reward: bool = False,
+    behaviour_reward: bool = False,
 ) -> dict[str, Any]:
     """One row of verl's parquet layout for an instance: ``data_source``, ``prompt`` (chat
     messages), ``ability``, ``reward_model`` (``style``, ``ground_truth``) and
-    ``extra_info`` (split, index, the instance's id, cascade length and category, and
-    ``heldout_reward``)."""
+    ``extra_info`` (split, index, the instance's id, cascade length and category,
+    ``heldout_reward``, and ``reward_kind`` "behaviour" with ``behaviour_reward``)."""
+    extra = {} if not behaviour_reward else {"reward_kind": "behaviour"}
     return {
         "data_source": DATA_SOURCE,
         "prompt": [{"role": "user", "content": pbebench.prompt(instance, template)}],
         "ability": ABILITY,
-        "reward_model": {"style": "rule", "ground_truth": ground_truth(instance)},
+        "reward_model": {"style": "rule", "ground_truth": ground_truth(instance, behaviour_reward)},
         "extra_info": {
             "split": split,
             "index": index,
@@ -77,6 +88,7 @@ def row(
             "cascade_len": instance.get("cascade_len", 0),
             "category": instance.get("category") or "",
             "heldout_reward": heldout_reward,
+            **extra,
         },
     }
 
@@ -94,15 +106,18 @@ def compute_score(
     ground_truth: the row's reward_model.ground_truth (the JSON of ``ground_truth``, or
         that dict).
     extra_info: the row's extra_info; ``heldout_reward`` true also scores the held-out
-        examples.
+        examples; ``reward_kind`` "behaviour" gives the behavioural reward.
 
-    Returns ``pbebench.reward`` of the response against the instance.
-
-    SEAM (``pbebench::equiv``): the behavioural reward (agreement with the gold cascade
-    over the instance's input space, SPEC §5 "Behaviour") is not in the core yet. When it
-    lands, this is the one place that changes: a ``behaviour`` option here and in
-    prepare_data.py, and the gold cascade in the ground truth, which it needs.
+    Returns ``pbebench.reward`` of the response against the instance, or with
+    ``reward_kind`` "behaviour" ``pbebench.reward(..., kind="behaviour")`` (the sample's
+    ``behaviour`` in ``pbebench.score``). verl needs a float: an answer the exact
+    comparison cannot decide within its bounds (its outputs explode) earns 0.0 there, a
+    training choice; ``pbebench.score`` reports it as undecided.
     """
     instance = json.loads(ground_truth) if isinstance(ground_truth, str) else ground_truth
-    heldout = bool((extra_info or {}).get("heldout_reward", False))
+    extra_info = extra_info or {}
+    if extra_info.get("reward_kind") == "behaviour":
+        value = pbebench.reward(instance, [solution_str], kind="behaviour")[0]
+        return 0.0 if value is None else value
+    heldout = bool(extra_info.get("heldout_reward", False))
     return pbebench.reward(instance, [solution_str], heldout=heldout)[0]

@@ -7,6 +7,7 @@
 //! test keeps the two equal).
 #![deny(unsafe_code)]
 
+mod behaviour;
 mod convert;
 mod formats;
 mod generation;
@@ -258,10 +259,19 @@ fn prompt(instance: &Bound<'_, PyAny>, template: Option<&str>) -> PyResult<Strin
 /// block: which fenced code block holds the answer, "last" or "first".
 ///
 /// Per sample ("samples"): parsed, valid, rules, valid_rules, dropped_rules, pass,
-/// edit_sim, edit_sim_word, reproduced, score. The chosen sample (any passing one, else the
-/// highest edit_sim, earliest on ties) gives the instance's pass, edit_sim, edit_sim_word,
-/// score (fraction of examples reproduced), valid_rules / rules, cascade and heldout_pass
-/// (None without held-out examples).
+/// edit_sim, edit_sim_word, reproduced, score, recovered, behaviour, and for a passing
+/// sample that is not recovered its "counterexample" ({"input", "gold", "answer"}). The
+/// chosen sample (any passing one, else the highest edit_sim, earliest on ties) gives the
+/// instance's pass, edit_sim, edit_sim_word, score (share of the examples the gold changes
+/// that are reproduced), recovered, behaviour, valid_rules / rules, cascade and
+/// heldout_pass (None without held-out examples).
+///
+/// recovered: the sample's cascade gives the gold's output on every input of the
+/// instance's input space (strings over its alphabet, lengths between its shortest and
+/// longest input, visible or held-out), decided exactly. behaviour: the exact probability
+/// that it gives the gold's output on a random input of that space that the gold changes.
+/// Both are None without a gold cascade ("graded" is then False) and when the comparison
+/// hits a bound ("undecided" says which).
 #[pyfunction]
 #[pyo3(signature = (instance, responses, block = "last"))]
 fn score<'py>(
@@ -275,6 +285,7 @@ fn score<'py>(
     let texts = responses.texts()?;
     let options = ScoreOptions {
         block: parsed(block, "block")?,
+        ..ScoreOptions::default()
     };
     let score = py.detach(|| score_instance(&instance, &texts, &options));
     to_py(py, &score)
@@ -308,16 +319,39 @@ fn score<'py>(
 ///     for all the responses.
 /// responses: str, None, a chat message dict or a list of chat messages (the last one's
 ///     content is read), as in score().
+/// kind: "edit_sim" (the default, above) or "behaviour": the behavioural reward, the same
+///     value as score()'s "behaviour" of the sample: the exact probability that the
+///     response's cascade gives the gold's output on a random input of the instance's
+///     input space that the gold changes (strings over its alphabet, lengths between its
+///     shortest and longest input, visible or held-out; length uniform, letters uniform).
+///     1.0 for an answer that behaves like the gold wherever it changes something, 0.0 for
+///     the identity and for invalid answers. It needs the gold cascade ("cascade") in
+///     each instance dict (ValueError without), and returns None for a response whose
+///     comparison hits a bound of the exact engine (an answer whose outputs explode) or
+///     when the gold changes no input. heldout does not apply to it.
 #[pyfunction]
-#[pyo3(signature = (instances, responses, heldout = false))]
+#[pyo3(signature = (instances, responses, heldout = false, kind = "edit_sim"))]
 fn reward<'py>(
     py: Python<'py>,
     instances: &Bound<'py, PyAny>,
     responses: &Bound<'py, PyAny>,
     heldout: bool,
-) -> PyResult<Vec<f64>> {
+    kind: &str,
+) -> PyResult<Bound<'py, PyAny>> {
     let responses = Responses::read(responses, "responses".into())?;
     let texts = responses.texts()?;
+    match kind {
+        "edit_sim" => {}
+        "behaviour" | "behavior" => {
+            let rewards = behaviour::rewards(py, instances, &texts)?;
+            return rewards.into_pyobject(py).map(Bound::into_any);
+        }
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "kind: unknown reward kind {other:?} (expected \"edit_sim\" or \"behaviour\")"
+            )))
+        }
+    }
     let name = Name::Arg("instances");
     // The prepared instances of this call, by content; its references to Python objects
     // are dropped before the GIL is released.
@@ -374,7 +408,9 @@ fn reward<'py>(
         }
     }
     let unique = cache.into_prepared();
-    rewards_of(py, &unique, &which, &texts)
+    rewards_of(py, &unique, &which, &texts)?
+        .into_pyobject(py)
+        .map(Bound::into_any)
 }
 
 /// The index of the prepared instance of the objects seen last at some addresses: a table

@@ -453,3 +453,60 @@ def test_stubs_match_the_runtime():
             defaults = [ast.literal_eval(d) for d in args.defaults]
             runtime_defaults = [p.default for p in params.values() if p.default is not inspect.Parameter.empty]
             assert defaults == runtime_defaults, name
+
+
+def _brute_behaviour(gold, answer, alphabet, lo, hi):
+    """The changed agreement counted string by string in CPython (str.replace), as an exact
+    fraction: lengths uniform over lo..hi, letters uniform."""
+    from fractions import Fraction
+
+    def run(cascade, s):
+        for a, b in cascade:
+            s = s.replace(a, b)
+        return s
+
+    changed = agree = Fraction(0)
+    first = None
+    for n in range(lo, hi + 1):
+        weight = Fraction(1, (hi - lo + 1) * len(alphabet) ** n)
+        for letters in itertools.product(alphabet, repeat=n):
+            s = "".join(letters)
+            g, a = run(gold, s), run(answer, s)
+            if g != a and first is None:
+                first = (s, g, a)
+            if g != s:
+                changed += weight
+                agree += weight * (g == a)
+    return (agree / changed if changed else None), first
+
+
+def test_score_and_reward_grade_behaviour_as_cpython_counts():
+    fits = [["ab", "d"], ["cc", "dd"]]  # every visible example, not "c" → "d"
+    same = [["ab", "d"], ["c", "d"]]  # another cascade, the same function
+    texts = [GOLD, released(fits), released(same), None]
+    s = pbebench.score(INSTANCE, texts)
+    assert s["graded"] and s["recovered"] is True
+    # The input space: "abcdqx", lengths 1 ("q") to 4 ("abab", held out).
+    for text, cascade, sample in zip(texts, [INSTANCE["cascade"], fits, same, []], s["samples"]):
+        behaviour, first = _brute_behaviour(INSTANCE["cascade"], cascade, "abcdqx", 1, 4)
+        assert sample["behaviour"] == float(behaviour)
+        assert sample["recovered"] == (first is None)
+        if sample["pass"] and first is not None:
+            assert sample["counterexample"] == {"input": first[0], "gold": first[1], "answer": first[2]}
+        else:
+            assert "counterexample" not in sample
+    assert s["samples"][1]["counterexample"]["input"] == "c"
+    assert pbebench.reward(INSTANCE, texts, kind="behaviour") == [x["behaviour"] for x in s["samples"]]
+    assert pbebench.reward([INSTANCE] * 4, texts, kind="behaviour") == [x["behaviour"] for x in s["samples"]]
+    no_gold = {k: v for k, v in INSTANCE.items() if k != "cascade"}
+    graded = pbebench.score(no_gold, [GOLD])
+    assert not graded["graded"] and graded["recovered"] is None and graded["samples"][0]["behaviour"] is None
+    with pytest.raises(ValueError, match="no gold cascade"):
+        pbebench.reward(no_gold, [GOLD], kind="behaviour")
+    with pytest.raises(ValueError, match="unknown reward kind"):
+        pbebench.reward(INSTANCE, [GOLD], kind="fit")
+    # Outputs that explode are bounded: a verdict (here from a counterexample), no run-away.
+    blowup = dict(INSTANCE, max_rules=20, max_rule_len=3)
+    [value] = pbebench.reward(blowup, [released([["a", "aaa"]] * 20)], kind="behaviour")
+    assert value is None or value < 1.0
+    assert pbebench.score(blowup, [released([["a", "aaa"]] * 20)])["recovered"] is False

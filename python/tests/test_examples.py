@@ -56,3 +56,20 @@ def test_dataset_generator_rows_are_instances_with_prompts():
     assert [{k: v for k, v in r.items() if k != "prompt"} for r in rows] == plain
     assert all(r["prompt"] == pbebench.prompt(i) for r, i in zip(rows, plain))
     assert pbebench.reward(rows[0], [released(rows[0]["cascade"])]) == [1.0]
+
+
+def test_grpo_behaviour_reward_as_trl_calls_it():
+    grpo = load("trl_grpo")
+    rows = list(grpo.rows(size=16, seed=2, gold=True))
+    assert all("cascade" in row for row in rows)
+    batch = [row for row in rows[:4] for _ in range(3)]
+    completions = []
+    for k, row in enumerate(batch):
+        text = released(row["cascade"]) if k % 3 == 0 else ("no idea" if k % 3 == 1 else released(row["cascade"][:-1]))
+        completions.append([{"role": "assistant", "content": text}])
+    columns = {key: [row[key] for row in batch] for key in batch[0] if key != "prompt"}
+    rewards = grpo.behaviour_reward(prompts=[row["prompt"] for row in batch], completions=completions, **columns)
+    # The same values as score()'s behaviour of each completion.
+    expected = [pbebench.score(row, [c])["samples"][0]["behaviour"] for row, c in zip(batch, completions)]
+    assert rewards == expected
+    assert rewards[0::3] == [1.0] * 4 and rewards[1::3] == [0.0] * 4

@@ -158,13 +158,18 @@ def test_figures_are_those_of_pbebench_score(cli, dataset_file, instances, tmp_p
     expected = {
         "Pass@1": overall["pass_at_k"]["1"],
         "best-of-K": overall["pass"],
+        "Recovered@1": overall["recovered"],
+        "behaviour": overall["behaviour"],
         "Edit_Sim": overall["edit_sim"],
         "Valid_Rate": overall["valid_rate"],
         "held-out pass": overall["heldout_pass"],
         "pass@2": overall["pass_at_k"]["2"],
         "pass@4": overall["pass_at_k"]["4"],
+        "recovered@2": overall["recovered_at_k"]["2"],
+        "recovered@4": overall["recovered_at_k"]["4"],
     }
     assert got == expected
+    assert 0 < got["Recovered@1"] <= got["Pass@1"]
     # The answers were varied enough to tell the figures apart.
     assert 0 < got["Pass@1"] < got["pass@2"] < got["best-of-K"] < 1
     assert 0 < got["Valid_Rate"] < 1
@@ -174,6 +179,8 @@ def test_figures_are_those_of_pbebench_score(cli, dataset_file, instances, tmp_p
     own = pbebench.score(inst, [sample.scores[SCORER].answer])
     assert sample.scores[SCORER].value["pass"] == float(own["pass"])
     assert sample.scores[SCORER].value["edit_sim"] == own["edit_sim"]
+    assert sample.scores[SCORER].value["recovered"] == float(own["recovered"])
+    assert sample.scores[SCORER].value["behaviour"] == own["behaviour"]
 
 
 def test_pass_at_k_agrees_with_inspects_own_reducer(dataset_file, instances, tmp_path):
@@ -196,6 +203,7 @@ def test_unanswered_and_garbage_score_zero(instances, tmp_path):
     log = run(task, lambda messages: text("I cannot do this."), tmp_path, limit=4)
     got = metrics(log)
     assert got["Pass@1"] == 0 and got["Edit_Sim"] == 0
+    assert got["Recovered@1"] == 0 and got["behaviour"] == 0
     assert "Valid_Rate" not in got, "no rules were given: Valid_Rate is undefined, not 0"
     assert inst  # the shared fixture is untouched
 

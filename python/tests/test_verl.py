@@ -105,3 +105,22 @@ def test_the_example_script_and_its_errors(tmp_path):
     )
     assert proc.returncode == 2 and "multiple of 16" in proc.stderr
     assert not (tmp_path / "train.parquet").exists()
+
+
+def test_the_behavioural_reward_as_verl_calls_it(tmp_path):
+    prepare = load(EXAMPLES / "prepare_data.py", "prepare_data_behaviour")
+    code = prepare.main(["--preset", "lite", "--seed", "4", "--train-size", "16", "--test-size", "16",
+                         "--behaviour-reward", "--out-dir", str(tmp_path)])
+    assert code == 0
+    reward_file = load(pbebench.verl.__file__, "custom_module_behaviour")
+    rows = pq.read_table(tmp_path / "train.parquet").to_pylist()
+    instances = list(pbebench.generate("lite", seed=4, size=16))
+    for k, (row, inst) in enumerate(zip(rows, instances)):
+        assert row["extra_info"]["reward_kind"] == "behaviour"
+        truth = row["reward_model"]["ground_truth"]
+        assert json.loads(truth)["cascade"] == inst["cascade"]
+        for response in responses_for(inst, k) + [released(inst["cascade"])]:
+            got = reward_file.compute_score(row["data_source"], response, truth, row["extra_info"])
+            assert got == pbebench.score(inst, [response])["samples"][0]["behaviour"]
+        assert reward_file.compute_score("pbebench", released(inst["cascade"]), truth, row["extra_info"]) == 1.0
+        assert reward_file.compute_score("pbebench", "no idea", truth, row["extra_info"]) == 0.0

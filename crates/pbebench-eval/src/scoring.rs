@@ -64,9 +64,14 @@ impl Template {
 }
 
 /// True when the response passes (every example reproduced), scored by
-/// [`score_instance`] like any other response.
+/// [`score_instance`] like any other response (without its behaviour grade, which a pass
+/// does not read).
 pub fn passes(instance: &Instance, response: &str, block: Block) -> bool {
-    score_instance(instance, &[response], &ScoreOptions { block }).pass
+    let options = ScoreOptions {
+        block,
+        skip_behaviour: true,
+    };
+    score_instance(instance, &[response], &options).pass
 }
 
 /// A run's results: what the store holds besides the answers, and the scoring path's
@@ -112,7 +117,10 @@ pub fn run_results(
     block: Block,
     prices: Prices,
 ) -> Result<RunResults, StoreError> {
-    let options = ScoreOptions { block };
+    let options = ScoreOptions {
+        block,
+        ..ScoreOptions::default()
+    };
     let index: HashMap<&str, usize> = instances
         .iter()
         .enumerate()
@@ -399,7 +407,10 @@ mod tests {
             output: 1.0,
         };
         let got = run_results(&instances, &store, 2, Block::Last, prices).unwrap();
-        let options = ScoreOptions { block: Block::Last };
+        let options = ScoreOptions {
+            block: Block::Last,
+            ..ScoreOptions::default()
+        };
         let expected = score_dataset(&instances, &responses, &options);
         assert_eq!(got.instances, expected);
         assert_eq!(got.scores.summary, summarize(&expected));

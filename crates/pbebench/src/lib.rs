@@ -110,9 +110,10 @@ pub use results::{
 };
 pub use rule::{Cascade, Rule, RuleError, TooLong};
 pub use score::{
-    figure, reward, score_dataset, score_instance, score_readings, score_responses, summarize,
-    Aggregate, Column, InstanceScore, PreparedInstance, ResponseReading, RewardScratch, Rewarder,
-    SampleScore, ScoreOptions, Summary, COLUMNS,
+    behaviour_rewards, figure, reward, score_dataset, score_instance, score_readings,
+    score_responses, summarize, Aggregate, Column, Counterexample, Grade, Grader, InstanceScore,
+    PreparedInstance, ResponseReading, RewardScratch, Rewarder, SampleScore, ScoreOptions, Summary,
+    COLUMNS,
 };
 pub use stats::{CategoryComparison, DatasetStats, InvalidLine};
 pub use wordlists::{

@@ -198,16 +198,44 @@ pub fn examples_reproduced<O: AsRef<str>, P: AsRef<str>>(outputs: &[O], predicte
         .count()
 }
 
-/// Fractional score (vetted): `#{k : ô_k = o_k} / n`, the share of examples reproduced
-/// exactly. `0` for an instance without examples.
+/// Fractional score (vetted, SPEC §5): the share of the examples the gold changes that
+/// the prediction reproduces exactly,
 ///
-/// Unlike Edit_Sim it gives the identity credit for every example the gold cascade leaves
-/// unchanged; that floor is what the vetting's dummy gate measures.
-pub fn fractional_score<O: AsRef<str>, P: AsRef<str>>(outputs: &[O], predicted: &[P]) -> f64 {
-    if outputs.is_empty() {
-        0.0
+/// `score = #{k : i_k ≠ o_k ∧ ô_k = o_k} / #{k : i_k ≠ o_k}`.
+///
+/// Examples the gold leaves unchanged (`i_k = o_k`) are not counted: the identity would
+/// reproduce them for nothing, so it scores 0 on every instance whose gold changes an
+/// example, by construction (ProgramBench Vetted's "skill-independent floor" is 0). A
+/// prediction that breaks an unchanged example loses nothing here; Pass@1, Edit_Sim and
+/// held-out pass see it.
+///
+/// Degenerate case, no example changed (never generated; possible in hand-made data): 1
+/// when every example is reproduced (the identity solves such an instance, and the dummy
+/// gate flags it), else 0, as [`edit_sim_ratio`] treats it. `0` for no examples.
+pub fn fractional_score<I, O, P>(inputs: &[I], outputs: &[O], predicted: &[P]) -> f64
+where
+    I: AsRef<str>,
+    O: AsRef<str>,
+    P: AsRef<str>,
+{
+    let (mut changed, mut reproduced) = (0, 0);
+    for ((i, o), p) in inputs.iter().zip(outputs).zip(predicted) {
+        if i.as_ref() != o.as_ref() {
+            changed += 1;
+            reproduced += usize::from(p.as_ref() == o.as_ref());
+        }
+    }
+    let all = !outputs.is_empty() && passes(outputs, predicted);
+    fractional_ratio(reproduced, changed, all)
+}
+
+/// [`fractional_score`] from its counts: `reproduced` of the `changed` examples, and
+/// whether every example is reproduced (`all`, for the degenerate case `changed = 0`).
+pub fn fractional_ratio(reproduced: usize, changed: usize, all: bool) -> f64 {
+    if changed == 0 {
+        f64::from(u8::from(all))
     } else {
-        examples_reproduced(outputs, predicted) as f64 / outputs.len() as f64
+        reproduced as f64 / changed as f64
     }
 }
 
@@ -471,11 +499,32 @@ mod tests {
         assert!(!passes(&outputs, &["a", "b", "c", "x"]));
         assert!(!passes(&outputs, &["a", "b", "c"]));
         assert_eq!(examples_reproduced(&outputs, &["a", "x", "c", "x"]), 2);
+        // Inputs: the gold changes examples 1 and 3 (b→b and d→d are unchanged).
+        let inputs = ["z", "b", "y", "d"];
         assert!(close(
-            fractional_score(&outputs, &["a", "x", "c", "x"]),
+            fractional_score(&inputs, &outputs, &["a", "x", "c", "x"]),
+            1.0
+        ));
+        assert!(close(
+            fractional_score(&inputs, &outputs, &["a", "b", "x", "d"]),
             0.5
         ));
-        assert_eq!(fractional_score::<&str, &str>(&[], &[]), 0.0);
+        assert_eq!(
+            fractional_score(&inputs, &outputs, &inputs),
+            0.0,
+            "identity"
+        );
+        assert_eq!(
+            fractional_score(&outputs, &outputs, &outputs),
+            1.0,
+            "degenerate"
+        );
+        assert_eq!(
+            fractional_score(&outputs, &outputs, &inputs),
+            0.0,
+            "degenerate"
+        );
+        assert_eq!(fractional_score::<&str, &str, &str>(&[], &[], &[]), 0.0);
     }
 
     #[test]

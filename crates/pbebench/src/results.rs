@@ -251,7 +251,9 @@ fn implausible(s: &InstanceScore) -> Option<&'static str> {
     if !s.edit_sim.is_finite() || s.edit_sim > 1.0 + 1e-12 {
         return Some("edit_sim is not a number ≤ 1");
     }
-    if s.pass != (s.score == 1.0) && s.examples > 0 {
+    // A pass reproduces every example the gold changes (the converse need not hold: the
+    // score leaves out the examples the gold does not change).
+    if s.pass && s.score != 1.0 && s.examples > 0 {
         return Some("'pass' disagrees with 'score'");
     }
     if s.valid_rules > s.rules {

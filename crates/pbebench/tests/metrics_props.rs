@@ -120,7 +120,7 @@ proptest! {
         let gold = inst.cascade.clone().unwrap();
         for code in renderings(&gold) {
             for (response, block) in wrappers(&code) {
-                let s = score_instance(&inst, std::slice::from_ref(&response), &ScoreOptions { block });
+                let s = score_instance(&inst, std::slice::from_ref(&response), &ScoreOptions { block, ..ScoreOptions::default() });
                 prop_assert!(s.pass, "{response}");
                 prop_assert_eq!(s.cascade.clone(), gold.clone(), "{}", response);
                 prop_assert_eq!(s.edit_sim, 1.0);

@@ -6,8 +6,10 @@
 Each row (``pbebench.verl.row``) has verl's five fields: ``data_source`` ("pbebench"),
 ``prompt`` (the instance's prompt as one user message; ``--template authors`` for the
 authors' released prompt), ``ability`` ("pbe"), ``reward_model`` (``style`` "rule" and
-``ground_truth``: the JSON of the examples and limits, never the gold cascade) and
-``extra_info`` (split, index, id, cascade length, category, heldout_reward). The reward
+``ground_truth``: the JSON of the examples and limits; the gold cascade only with
+``--behaviour-reward``, which the behavioural reward needs) and ``extra_info`` (split,
+index, id, cascade length, category, heldout_reward, and ``reward_kind`` "behaviour" with
+``--behaviour-reward``). The reward
 function is ``pbebench.verl.compute_score``; ``run_grpo.sh`` beside this file trains with
 them (it needs GPUs). The test split is generated with seed + 1, and any instance that
 also is in the train split (same examples) is left out of it.
@@ -48,7 +50,7 @@ def write_parquet(rows, path):
 
 
 def prepare(preset="lite", seed=0, train_size=1008, test_size=160, heldout=None, template="default",
-            heldout_reward=False, out_dir="."):
+            heldout_reward=False, out_dir=".", behaviour_reward=False):
     """Writes OUT_DIR/train.parquet and OUT_DIR/test.parquet; returns their row counts."""
     text = pbebench.TEMPLATES.get(template)
     if text is None:
@@ -61,7 +63,7 @@ def prepare(preset="lite", seed=0, train_size=1008, test_size=160, heldout=None,
     out.mkdir(parents=True, exist_ok=True)
     counts = {}
     for split, split_instances in (("train", train), ("test", test)):
-        rows = [pbebench.verl.row(inst, k, split, text, heldout_reward) for k, inst in enumerate(split_instances)]
+        rows = [pbebench.verl.row(inst, k, split, text, heldout_reward, behaviour_reward) for k, inst in enumerate(split_instances)]
         write_parquet(rows, out / f"{split}.parquet")
         counts[split] = len(rows)
     return counts
@@ -76,11 +78,14 @@ def main(argv=None):
     ap.add_argument("--heldout", type=int, default=None, help="held-out examples per instance (default: the preset's)")
     ap.add_argument("--template", default="default", help="default, authors, or a template file")
     ap.add_argument("--heldout-reward", action="store_true", help="reward on the held-out examples too")
+    ap.add_argument("--behaviour-reward", action="store_true",
+                    help="reward behaviour (exact agreement with the gold where it changes the input), "
+                         "not the fit to the examples; puts the gold cascade in the ground truth")
     ap.add_argument("--out-dir", default="data/pbebench")
     args = ap.parse_args(argv)
     try:
         counts = prepare(args.preset, args.seed, args.train_size, args.test_size, args.heldout,
-                         args.template, args.heldout_reward, args.out_dir)
+                         args.template, args.heldout_reward, args.out_dir, args.behaviour_reward)
     except (ValueError, OSError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

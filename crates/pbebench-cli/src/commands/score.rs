@@ -26,6 +26,11 @@ pub struct Args {
     /// and the table goes to standard error).
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
+    /// Leave out the behaviour grading (recovered, behaviour, Recovered@1: exact
+    /// equivalence with the gold over each instance's input space), for speed when only
+    /// the fit to the examples matters.
+    #[arg(long)]
+    no_behaviour: bool,
     /// Write one JSON line per instance here (its samples, choice and figures; "-":
     /// standard output).
     #[arg(long, value_name = "FILE")]
@@ -67,7 +72,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     // Opened first so that an unwritable path fails before the work, not after.
     let out = create(args.out.as_deref())?;
     let per_instance = create(args.per_instance.as_deref())?;
-    let options = ScoreOptions { block: args.block };
+    let options = ScoreOptions {
+        block: args.block,
+        skip_behaviour: args.no_behaviour,
+    };
     let (scores, responses) = score_responses(&args.responses, &dataset, &options)?;
     let mut results = Results::of(&scores, &responses, &options);
     results.dataset = Some(args.dataset.clone());

@@ -1,6 +1,10 @@
 //! The deterministic gates: the gold cascade reproduces every example (visible and
 //! held-out), and a dummy answer (an empty response, the identity cascade) solves nothing
-//! and earns no reward.
+//! and earns nothing: it does not pass, is not recovered, and earns 0 on the RL reward
+//! (Edit_Sim), on behaviour, and on the vetted fractional score, hence on mean reward,
+//! almost, resolved and the survival curve above 0. The fractional score counts only the
+//! examples the gold changes ([`pbebench::metrics::fractional_score`]), so a dummy earns
+//! more than 0 only on an instance whose gold changes no example, which the gate flags.
 
 use super::Findings;
 use pbebench::Instance;
@@ -30,8 +34,9 @@ pub struct Gates {
     pub gold: Gate,
     /// The identity cascade and an empty response solve nothing and earn zero reward.
     pub dummy: Gate,
-    /// Mean fractional score of the identity: the credit the vetted mean reward gives for
-    /// examples the gold cascade leaves unchanged (not a gate, a floor to know).
+    /// Mean fractional score of the identity: the vetted mean reward of doing nothing. 0
+    /// by construction (the score counts only the examples the gold changes) unless some
+    /// gold changes no example; kept as a figure so that a report shows it.
     pub identity_fractional_floor: f64,
 }
 
@@ -88,7 +93,9 @@ pub(super) fn run(dataset: &[Instance], shown: usize) -> Gates {
             checked: dataset.len(),
             skipped: 0,
             failures: dummy_failures,
-            note: "scored by the shared scoring path (pass) and its reward (Edit_Sim)".to_owned(),
+            note: "scored by the shared scoring path (pass, recovered, behaviour, the vetted \
+                   fractional score) and its reward (Edit_Sim)"
+                .to_owned(),
         },
         identity_fractional_floor: floor,
     }
@@ -140,6 +147,18 @@ fn dummy_problem(inst: &Instance) -> (Option<String>, f64) {
         if r.abs() > 1e-12 {
             rewarded.push(format!("{what} earns reward {r:.3}"));
         }
+        if s.score > 0.0 {
+            rewarded.push(format!(
+                "{what} earns the vetted fractional score {:.3}",
+                s.score
+            ));
+        }
+        if s.recovered == Some(true) {
+            rewarded.push(format!("{what} is recovered (the gold changes no input)"));
+        }
+        if let Some(b) = s.behaviour.filter(|b| *b > 0.0) {
+            rewarded.push(format!("{what} earns behaviour {b:.3}"));
+        }
     }
     let mut problems = Vec::new();
     if !passing.is_empty() {
@@ -154,4 +173,48 @@ fn dummy_problem(inst: &Instance) -> (Option<String>, f64) {
         (!problems.is_empty()).then(|| problems.join("; ")),
         fractional,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pbebench::{Cascade, Rule};
+
+    fn instance(inputs: &[&str], gold: &[(&str, &str)]) -> Instance {
+        let cascade: Cascade = gold
+            .iter()
+            .map(|(a, b)| Rule::new(*a, *b).unwrap())
+            .collect();
+        Instance {
+            id: "x".into(),
+            outputs: inputs.iter().map(|i| cascade.apply(i)).collect(),
+            inputs: inputs.iter().map(|s| s.to_string()).collect(),
+            cascade_len: cascade.len(),
+            cascade: Some(cascade),
+            category: None,
+            relations_mode: Default::default(),
+            max_rules: 3,
+            max_rule_len: 2,
+            alphabet: "abc".into(),
+            heldout_inputs: Vec::new(),
+            heldout_outputs: Vec::new(),
+            interactions: Vec::new(),
+        }
+    }
+
+    /// Unchanged examples earn a dummy nothing; a gold that changes no example lets it
+    /// earn the fractional score, and the gate says so.
+    #[test]
+    fn the_dummy_gate_fails_on_any_credit() {
+        // "cc" is left alone by the gold: it used to give the identity 1/2.
+        let (problem, floor) = dummy_problem(&instance(&["ab", "cc"], &[("a", "b")]));
+        assert_eq!((problem, floor), (None, 0.0));
+        let (problem, floor) = dummy_problem(&instance(&["bb", "cc"], &[("a", "b")]));
+        let problem = problem.expect("the identity solves it");
+        assert!(
+            problem.contains("earns the vetted fractional score 1.000"),
+            "{problem}"
+        );
+        assert_eq!(floor, 1.0);
+    }
 }

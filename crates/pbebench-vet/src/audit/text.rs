@@ -100,8 +100,9 @@ impl AuditFindings {
         gate(f, "dummy", &self.gates.dummy, "")?;
         writeln!(
             f,
-            "      note: the identity's mean fractional score (vetted mean reward) is {:.3}: \
-         the credit for examples the gold cascade leaves unchanged",
+            "      note: the identity's mean fractional score (vetted mean reward) is {:.3} \
+         (0 unless some gold changes no example: the score counts only the examples the \
+         gold changes)",
             self.gates.identity_fractional_floor
         )?;
         Ok(())

@@ -221,7 +221,8 @@ fn survival(results: &[ResultSet]) -> Figure {
         file: "survival".into(),
         title: "Survival of the fractional score".into(),
         caption:
-            "Share of instances whose fractional score (share of examples reproduced exactly) \
+            "Share of instances whose fractional score (share of the examples the gold changes \
+                  that are reproduced exactly) \
                   is at least each threshold. The curve's value at 1.0 is the resolved rate; the \
                   area under it is the mean reward."
                 .into(),

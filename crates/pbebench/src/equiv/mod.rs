@@ -118,6 +118,9 @@ pub enum SpaceError {
         /// The longest.
         max: usize,
     },
+    /// The instance has no inputs to read a length range from ([`InputSpace::of`]).
+    #[error("the instance has no inputs, so no input-length range")]
+    NoInputs,
     /// The strings cannot be counted in 128 bits, or are longer than [`MAX_INPUT_LEN`].
     #[error("{letters} letters with inputs of up to {max_len} characters: too many strings to count (at most 64 characters, and |alphabet|^max × lengths below 2^128)")]
     TooLarge {
@@ -166,6 +169,25 @@ impl InputSpace {
             return Err(too_large);
         }
         Ok(space)
+    }
+
+    /// The input space of an instance (SPEC §5 "Behaviour"): the strings over its
+    /// alphabet whose length lies between the shortest and the longest of its inputs,
+    /// visible and held-out, in characters. An instance does not store the generator's
+    /// input-length range; its inputs are drawn from it, and with the presets' 50 + 20
+    /// inputs every length of `2..=6` occurs (a Lite instance's 5 + 20 nearly always span
+    /// it too), so the range is read back from them. Errors as [`InputSpace::new`]'s, and
+    /// [`SpaceError::NoInputs`] for an instance without inputs.
+    pub fn of(instance: &Instance) -> Result<Self, SpaceError> {
+        let lengths =
+            (instance.inputs.iter().chain(&instance.heldout_inputs)).map(|s| s.chars().count());
+        let (min, max) = lengths
+            .fold(None, |range, len| match range {
+                None => Some((len, len)),
+                Some((lo, hi)) => Some((len.min(lo), len.max(hi))),
+            })
+            .ok_or(SpaceError::NoInputs)?;
+        Self::new(instance.alphabet.chars(), min, max)
     }
 
     /// The letters, in the order that orders counterexamples.
@@ -681,6 +703,10 @@ pub fn length_bound(instance: &Instance) -> usize {
             })
         })
     });
-    let longest = examples.chain(gold).max().unwrap_or(0);
-    (16 * longest).max(256)
+    bound_for_longest(examples.chain(gold).max().unwrap_or(0))
+}
+
+/// The [`length_bound`] of strings whose longest has `longest` characters.
+pub(crate) fn bound_for_longest(longest: usize) -> usize {
+    longest.saturating_mul(16).max(256)
 }

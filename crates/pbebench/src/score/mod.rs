@@ -8,18 +8,26 @@
 //! [`crate::read_responses`], or [`score_responses`] straight from the file (each response
 //! read as soon as its line is, its text dropped).
 //!
+//! Every answer to an instance with a gold cascade is also graded on behaviour
+//! ([`Grader`]): `recovered` (equivalent to the gold over the instance's input space) and
+//! `behaviour` (its changed agreement with the gold), exactly, with one prepared gold per
+//! instance for all its samples. [`ScoreOptions::skip_behaviour`] leaves them out.
+//!
 //! Adding a figure (say `recovered` per sample and Recovered@1): the per-sample value is a
 //! field of [`SampleScore`] set in `Gold::score_all`; its aggregate a field of
 //! [`Aggregate`] set in `summary::aggregate`; its column one entry of [`COLUMNS`]. Every
 //! table (`score`, `eval`, the report's leaderboard) and both results files
 //! (`results.json`, the per-instance lines) then carry it, with no other edit.
 
+mod behaviour;
 mod reward;
 mod summary;
 
+pub use behaviour::{behaviour_rewards, Counterexample, Grade, Grader};
 pub use reward::{reward, PreparedInstance, RewardScratch, Rewarder};
 pub use summary::{figure, summarize, Aggregate, Column, Summary, COLUMNS};
 
+use crate::equiv;
 use crate::instance::Instance;
 use crate::metrics;
 use crate::relations::Category;
@@ -36,6 +44,10 @@ use std::path::Path;
 pub struct ScoreOptions {
     /// Which fenced code block holds the answer.
     pub block: BlockChoice,
+    /// Leave out the behaviour grading (`recovered`, `behaviour`: `None` everywhere), for
+    /// speed when only the fit to the examples matters.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub skip_behaviour: bool,
 }
 
 /// The score of one response (one sample).
@@ -59,8 +71,25 @@ pub struct SampleScore {
     pub edit_sim_word: f64,
     /// Examples reproduced exactly.
     pub reproduced: usize,
-    /// Vetted fractional score ([`metrics::fractional_score`]).
+    /// Vetted fractional score ([`metrics::fractional_score`]): the share of the examples
+    /// the gold changes that are reproduced.
     pub score: f64,
+    /// Equivalent to the gold over the instance's input space ([`Grade::recovered`]);
+    /// `None` without a gold cascade, when undecided, or when behaviour is not graded.
+    #[serde(default)]
+    pub recovered: Option<bool>,
+    /// Changed agreement with the gold ([`Grade::behaviour`]); `None` as `recovered`, and
+    /// when the gold changes no input of the space.
+    #[serde(default)]
+    pub behaviour: Option<f64>,
+    /// For a passing answer that is not recovered: a shortest input on which it and the
+    /// gold differ, with both outputs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counterexample: Option<Counterexample>,
+    /// Why the behaviour comparison could not be completed (a bound of the exact
+    /// comparison, or no input space); `None` when it was, or was not attempted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub undecided: Option<String>,
 }
 
 /// The score of one instance over its samples: the chosen sample's figures plus the
@@ -95,6 +124,15 @@ pub struct InstanceScore {
     pub score: f64,
     /// The chosen cascade reproduces every held-out example; `None` without held-out ones.
     pub heldout_pass: Option<bool>,
+    /// The instance has a gold cascade and its samples were graded on behaviour.
+    #[serde(default)]
+    pub graded: bool,
+    /// The chosen sample is recovered ([`SampleScore::recovered`]).
+    #[serde(default)]
+    pub recovered: Option<bool>,
+    /// The chosen sample's behaviour ([`SampleScore::behaviour`]).
+    #[serde(default)]
+    pub behaviour: Option<f64>,
     /// Valid rules of the chosen response (Valid_Rate numerator).
     pub valid_rules: usize,
     /// Rules of the chosen response within `max_rules` (Valid_Rate denominator).
@@ -108,6 +146,22 @@ impl InstanceScore {
     pub fn passing_samples(&self) -> usize {
         self.samples.iter().filter(|s| s.pass).count()
     }
+
+    /// Samples whose behaviour comparison was decided (`n` of recovered pass@k).
+    pub fn decided_samples(&self) -> usize {
+        self.samples
+            .iter()
+            .filter(|s| s.recovered.is_some())
+            .count()
+    }
+
+    /// Samples recovered (`c` of recovered pass@k).
+    pub fn recovered_samples(&self) -> usize {
+        self.samples
+            .iter()
+            .filter(|s| s.recovered == Some(true))
+            .count()
+    }
 }
 
 /// Precomputed per-instance data shared by all its samples.
@@ -116,15 +170,29 @@ struct Gold<'a> {
     limits: Limits,
     char_dist: usize,
     word_dist: usize,
+    /// Which visible examples the gold changes (`input ≠ output`).
+    changed: Vec<bool>,
+    /// The gold prepared for behaviour grading; `None` without a gold or when skipped.
+    grader: Option<Grader>,
+    /// The longest string (in characters) an answer may write on the way
+    /// ([`equiv::length_bound`]).
+    bound: usize,
 }
 
 impl<'a> Gold<'a> {
-    fn new(instance: &'a Instance) -> Self {
+    fn new(instance: &'a Instance, options: &ScoreOptions) -> Self {
         Gold {
             instance,
             limits: Limits::of(instance),
             char_dist: metrics::total_char_distance(&instance.inputs, &instance.outputs),
             word_dist: metrics::total_word_distance(&instance.inputs, &instance.outputs),
+            changed: (instance.inputs.iter().zip(&instance.outputs))
+                .map(|(i, o)| i != o)
+                .collect(),
+            grader: (!options.skip_behaviour)
+                .then(|| Grader::new(instance))
+                .flatten(),
+            bound: equiv::length_bound(instance),
         }
     }
 
@@ -132,13 +200,28 @@ impl<'a> Gold<'a> {
     /// what [`metrics::passes`], [`metrics::total_char_distance`],
     /// [`metrics::total_word_distance`], [`metrics::examples_reproduced`] and
     /// [`metrics::fractional_score`] give (an example reproduced is at distance 0).
-    fn evaluate<'s>(&self, predicted: impl ExactSizeIterator<Item = &'s str>) -> Evaluation {
+    ///
+    /// A prediction `None` is one the answer could not write within the length bound
+    /// ([`equiv::length_bound`]: some string on the way was longer): the example is not
+    /// reproduced, at a character distance of the bound (more than any distance between
+    /// two strings within a sixteenth of it, as the instance's are) and a word distance
+    /// of 1.
+    fn evaluate<'s>(
+        &self,
+        predicted: impl ExactSizeIterator<Item = Option<&'s str>>,
+    ) -> Evaluation {
         let outputs = &self.instance.outputs;
         let predicted_len = predicted.len();
-        let (mut reproduced, mut char_dist, mut word_dist) = (0, 0, 0);
-        for (output, p) in outputs.iter().zip(predicted) {
+        let (mut reproduced, mut changed_reproduced, mut char_dist, mut word_dist) = (0, 0, 0, 0);
+        for ((output, p), changed) in outputs.iter().zip(predicted).zip(&self.changed) {
+            let Some(p) = p else {
+                char_dist += self.bound;
+                word_dist += 1;
+                continue;
+            };
             if p == output {
                 reproduced += 1;
+                changed_reproduced += usize::from(*changed);
             } else {
                 char_dist += metrics::char_distance(p, output);
                 word_dist += metrics::word_distance(p, output);
@@ -150,11 +233,11 @@ impl<'a> Gold<'a> {
             edit_sim: metrics::edit_sim_ratio(char_dist, self.char_dist),
             edit_sim_word: metrics::edit_sim_ratio(word_dist, self.word_dist),
             reproduced,
-            score: if outputs.is_empty() {
-                0.0
-            } else {
-                reproduced as f64 / outputs.len() as f64
-            },
+            score: metrics::fractional_ratio(
+                changed_reproduced,
+                self.changed.iter().filter(|c| **c).count(),
+                reproduced == outputs.len() && !outputs.is_empty(),
+            ),
         }
     }
 
@@ -211,18 +294,24 @@ impl<'a> Gold<'a> {
                 for i in last..last + n {
                     let span = states[i];
                     // What `Rule::apply_into` answers: the pattern occurs and changes it.
-                    let fires = needs & !span.bytes == 0
+                    let fires = !span.over
+                        && needs & !span.bytes == 0
                         && replace_into(span.text(&texts), pattern, replacement, &mut scratch)
                         && pattern != replacement;
-                    states.push(if fires {
-                        Span::push(&mut texts, &scratch)
-                    } else {
+                    states.push(if !fires {
                         span
+                    } else if too_long(&scratch, self.bound) {
+                        Span::OVER
+                    } else {
+                        Span::push(&mut texts, &scratch)
                     });
                 }
             }
             let last = &states[states.len() - n..];
-            let e = self.evaluate(last.iter().map(|span| span.text(&texts)));
+            let e = self.evaluate(
+                last.iter()
+                    .map(|span| (!span.over).then(|| span.text(&texts))),
+            );
             evaluations[k] = Some(e);
             previous = Some((numbers, e));
         }
@@ -233,13 +322,21 @@ impl<'a> Gold<'a> {
     }
 
     /// Scores the read responses of one instance (at least one): their cascades are
-    /// evaluated together.
-    fn score_all(&self, parsed: &[ResponseReading]) -> Vec<SampleScore> {
+    /// evaluated together, and graded on behaviour by the one prepared gold.
+    fn score_all(&mut self, parsed: &[ResponseReading]) -> Vec<SampleScore> {
         let evaluations = self.evaluate_all(parsed);
         parsed
             .iter()
             .zip(evaluations)
-            .map(|(p, e)| SampleScore {
+            .map(|(p, e)| {
+                let grade = self
+                    .grader
+                    .as_mut()
+                    .map(|g| g.grade(&p.cascade()))
+                    .unwrap_or_default();
+                (p, e, grade)
+            })
+            .map(|(p, e, grade)| SampleScore {
                 parsed: p.parsed,
                 valid: p.valid,
                 rules: p.rules,
@@ -250,6 +347,12 @@ impl<'a> Gold<'a> {
                 edit_sim_word: e.edit_sim_word,
                 reproduced: e.reproduced,
                 score: e.score,
+                recovered: grade.recovered,
+                behaviour: grade.behaviour,
+                counterexample: grade
+                    .counterexample
+                    .filter(|_| e.pass && grade.recovered == Some(false)),
+                undecided: grade.undecided,
             })
             .collect()
     }
@@ -321,9 +424,24 @@ struct Span {
     start: usize,
     end: usize,
     bytes: u64,
+    /// The string passed the length bound: no text, and no rule applies to it.
+    over: bool,
+}
+
+/// Whether `s` has more than `bound` characters (counted only when its bytes are more).
+fn too_long(s: &str, bound: usize) -> bool {
+    s.len() > bound && s.chars().count() > bound
 }
 
 impl Span {
+    /// A string past the length bound.
+    const OVER: Span = Span {
+        start: 0,
+        end: 0,
+        bytes: 0,
+        over: true,
+    };
+
     /// Appends `s` to `texts`.
     fn push(texts: &mut String, s: &str) -> Self {
         let start = texts.len();
@@ -332,6 +450,7 @@ impl Span {
             start,
             end: texts.len(),
             bytes: byte_set(s),
+            over: false,
         }
     }
 
@@ -378,7 +497,8 @@ pub fn score_readings(
     readings: &[ResponseReading],
     options: &ScoreOptions,
 ) -> InstanceScore {
-    let gold = Gold::new(instance);
+    let mut gold = Gold::new(instance, options);
+    let graded = gold.grader.is_some();
     let missing = readings.is_empty();
     let empty;
     let readings = if missing {
@@ -391,8 +511,15 @@ pub fn score_readings(
     let best = metrics::best_of_k(samples.iter().map(|s| (s.pass, s.edit_sim))).unwrap_or(0);
     let chosen = &samples[best];
     let cascade = readings[best].cascade();
-    let heldout_pass = (!instance.heldout_inputs.is_empty())
-        .then(|| cascade.reproduces(&instance.heldout_inputs, &instance.heldout_outputs));
+    // An answer whose strings pass the length bound on an example does not reproduce it.
+    let heldout_pass = (!instance.heldout_inputs.is_empty()).then(|| {
+        (instance
+            .heldout_inputs
+            .iter()
+            .zip(&instance.heldout_outputs))
+        .all(|(i, o)| cascade.apply_bounded(i, gold.bound).is_ok_and(|p| &p == o))
+            && instance.heldout_inputs.len() == instance.heldout_outputs.len()
+    });
     InstanceScore {
         id: instance.id.clone(),
         cascade_len: instance.cascade_len,
@@ -406,6 +533,9 @@ pub fn score_readings(
         edit_sim_word: chosen.edit_sim_word,
         score: chosen.score,
         heldout_pass,
+        graded,
+        recovered: chosen.recovered,
+        behaviour: chosen.behaviour,
         valid_rules: chosen.valid_rules,
         rules: chosen.rules,
         cascade,
@@ -545,7 +675,7 @@ mod tests {
         assert!(s.missing && !s.pass);
         assert_eq!(s.chosen, None);
         assert_eq!(s.edit_sim, 0.0);
-        assert!((s.score - 1.0 / 3.0).abs() < 1e-12, "the unchanged example");
+        assert_eq!(s.score, 0.0, "the unchanged example earns nothing");
         assert_eq!(s.samples.len(), 1);
     }
 
@@ -569,7 +699,10 @@ mod tests {
         let path = dir.path().join("responses.jsonl");
         std::fs::write(&path, lines.join("\n")).unwrap();
         for block in [BlockChoice::First, BlockChoice::Last] {
-            let options = ScoreOptions { block };
+            let options = ScoreOptions {
+                block,
+                ..ScoreOptions::default()
+            };
             let read = read_responses(&path, &dataset).unwrap();
             let (scores, counted) = score_responses(&path, &dataset, &options).unwrap();
             assert_eq!(scores, score_dataset(&dataset, &read, &options));

@@ -17,6 +17,11 @@ use std::ops::Range;
 /// code block, the instance's limits). 1 when every example is reproduced, 0 for the
 /// identity, an empty or unparsable response, negative when worse than doing nothing;
 /// unlike the fractional score it gives no credit for examples the gold leaves unchanged.
+///
+/// An answer that writes a string longer than the length bound on an example (16 times
+/// the longest example string, at least 256 characters: the bound of
+/// [`crate::equiv::length_bound`] without a gold) stops there: that example counts at a
+/// character distance of the bound, as in scoring.
 pub fn reward(instance: &Instance, response: &str) -> f64 {
     Rewarder::new(instance).reward(response)
 }
@@ -110,6 +115,7 @@ impl<'a> Rewarder<'a> {
             // The string so far: the input until a rule fires, then one of `strings`.
             let mut current: Option<usize> = None;
             let mut bytes = example.input_set;
+            let mut over = false;
             for &(a, b, needs) in rules {
                 // A pattern with a byte the string lacks cannot occur in it.
                 if needs & !bytes != 0 {
@@ -128,11 +134,16 @@ impl<'a> Rewarder<'a> {
                     input
                 };
                 if replace_into(from, a, b, into) {
+                    if into.len() > instance.bound && into.chars().count() > instance.bound {
+                        over = true;
+                        break;
+                    }
                     current = Some(to);
                     bytes = byte_set(into);
                 }
             }
             pred_dist += match current {
+                _ if over => instance.bound,
                 // No rule fired: the input is predicted, at its gold distance.
                 None => example.gold_dist,
                 Some(k) => metrics::char_distance(&strings[k], output),
@@ -159,6 +170,8 @@ pub struct PreparedInstance {
     alphabet: String,
     limits: Limits,
     gold_dist: usize,
+    /// The longest string an answer may write on the way, in characters.
+    bound: usize,
 }
 
 /// Where an example of a [`PreparedInstance`] is in its texts, and what a reward needs of
@@ -223,7 +236,13 @@ impl PreparedInstance {
                 input_set: byte_set(i),
             })
             .collect();
+        let longest = inputs
+            .iter()
+            .chain(outputs)
+            .map(|t| t.chars().count())
+            .max();
         PreparedInstance {
+            bound: crate::equiv::bound_for_longest(longest.unwrap_or(0)),
             texts,
             gold_dist: examples.iter().map(|e| e.gold_dist).sum(),
             examples,

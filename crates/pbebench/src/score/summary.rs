@@ -33,7 +33,42 @@ pub struct Aggregate {
     pub valid_rate: Option<f64>,
     /// Share of all samples that are entirely valid; `None` without samples.
     pub valid_response_rate: Option<f64>,
-    /// Mean fractional score (vetted mean reward).
+    /// Recovered@1: the unbiased estimator at k = 1 of "an answer is recovered"
+    /// ([`super::SampleScore::recovered`]), as Pass@1 is of "passes":
+    /// `(1/N') Σ_j c_j / n_j`, where `n_j` counts instance j's samples whose comparison was
+    /// decided and `c_j` those recovered, over the `N'` graded instances with `n_j > 0`
+    /// (`recovered_instances`). `None` when there is none (no gold cascades, or behaviour
+    /// not graded), or where Pass@1 is undefined (no answered instance). A missing
+    /// instance counts as its one empty response (the identity), as in pass@k.
+    #[serde(default)]
+    pub recovered: Option<f64>,
+    /// Recovered pass@k: [`metrics::pass_at_k`]`(n_j, c_j, min(k, n_j))` averaged over the
+    /// same instances, for the k of `pass_at_k`.
+    #[serde(default)]
+    pub recovered_at_k: BTreeMap<usize, f64>,
+    /// Mean behaviour: `(1/N'') Σ_j mean_s behaviour_{j,s}`, the expected changed
+    /// agreement of one sample with the gold, over the `N''` graded instances with a
+    /// sample whose behaviour is defined (`behaviour_instances`). `None` when there is none.
+    #[serde(default)]
+    pub behaviour: Option<f64>,
+    /// Instances in Recovered@1's mean.
+    #[serde(default)]
+    pub recovered_instances: usize,
+    /// Instances in the mean behaviour.
+    #[serde(default)]
+    pub behaviour_instances: usize,
+    /// Instances not graded on behaviour: no gold cascade (real word lists), or grading
+    /// skipped.
+    #[serde(default)]
+    pub behaviour_skipped: usize,
+    /// Samples of graded instances whose comparison is undecided (a bound was hit, or no
+    /// input space): left out of `recovered` when no counterexample settled it, and out of
+    /// `behaviour`.
+    #[serde(default)]
+    pub undecided: usize,
+    /// Mean fractional score (vetted mean reward): [`metrics::mean_reward`] of the
+    /// chosen samples' [`metrics::fractional_score`], which counts only the examples the
+    /// gold changes (the identity earns 0).
     pub mean_reward: f64,
     /// Share of instances with fractional score ≥ 0.95.
     pub almost: f64,
@@ -108,6 +143,20 @@ fn aggregate(scores: &[&InstanceScore]) -> Aggregate {
         ks.push(fewest);
     }
     let mut pass_at_k = BTreeMap::new();
+    let mut recovered_at_k = BTreeMap::new();
+    // The graded instances with a decided sample: their (n, c) for recovered pass@k.
+    let decided: Vec<(usize, usize)> = scores
+        .iter()
+        .filter(|s| s.graded)
+        .map(|s| (s.decided_samples(), s.recovered_samples()))
+        .filter(|(n, _)| *n > 0)
+        .collect();
+    let recovered_at = |k: usize| {
+        let each: Vec<f64> = (decided.iter())
+            .map(|&(n, c)| metrics::pass_at_k(n, c, k.min(n)).unwrap_or(0.0))
+            .collect();
+        metrics::mean(&each)
+    };
     let mut edit_sim_at_k = BTreeMap::new();
     // Each instance's Edit_Sims, highest first, sorted once for every k.
     let sorted_sims: Vec<Vec<f64>> = scores
@@ -129,8 +178,22 @@ fn aggregate(scores: &[&InstanceScore]) -> Aggregate {
             sim.push(metrics::best_of_k_average_sorted(sims, k).unwrap_or(0.0));
         }
         pass_at_k.insert(k, metrics::mean(&pass).unwrap_or(0.0));
+        if let Some(r) = recovered_at(k) {
+            recovered_at_k.insert(k, r);
+        }
         edit_sim_at_k.insert(k, metrics::mean(&sim).unwrap_or(0.0));
     }
+    let behaviours: Vec<f64> = (scores.iter().filter(|s| s.graded))
+        .filter_map(|s| {
+            metrics::mean(
+                &s.samples
+                    .iter()
+                    .filter_map(|x| x.behaviour)
+                    .collect::<Vec<_>>(),
+            )
+        })
+        .collect();
+    let graded_samples = scores.iter().filter(|s| s.graded).flat_map(|s| &s.samples);
     Aggregate {
         instances: scores.len(),
         missing: scores.iter().filter(|s| s.missing).count(),
@@ -144,6 +207,13 @@ fn aggregate(scores: &[&InstanceScore]) -> Aggregate {
             scores.iter().map(|s| s.rules).sum(),
         ),
         valid_response_rate: (samples > 0).then(|| valid_samples as f64 / samples as f64),
+        recovered: recovered_at_k.get(&1).copied(),
+        recovered_at_k,
+        behaviour: metrics::mean(&behaviours),
+        recovered_instances: decided.len(),
+        behaviour_instances: behaviours.len(),
+        behaviour_skipped: scores.iter().filter(|s| !s.graded).count(),
+        undecided: graded_samples.filter(|x| x.undecided.is_some()).count(),
         mean_reward: metrics::mean_reward(&fractional).unwrap_or(0.0),
         almost: metrics::almost(&fractional).unwrap_or(0.0),
         resolved: metrics::resolved(&fractional).unwrap_or(0.0),
@@ -206,6 +276,23 @@ impl Column {
         value: |a| Some(a.pass),
     };
 
+    /// The "Recovered@1" column.
+    pub const RECOVERED_AT_1: Column = Column {
+        header: "Recovered@1",
+        meaning: "share of samples equivalent to the gold on every input of the instance's \
+                      input space (the unbiased estimator at k = 1), over instances with a \
+                      gold cascade",
+        value: |a| a.recovered,
+    };
+
+    /// The "behaviour" column.
+    pub const BEHAVIOUR: Column = Column {
+        header: "behaviour",
+        meaning: "mean probability that a sample gives the gold's output on a random input \
+                      the gold changes (exact changed agreement)",
+        value: |a| a.behaviour,
+    };
+
     /// The "Edit_Sim" column.
     pub const EDIT_SIM: Column = Column {
         header: "Edit_Sim",
@@ -238,7 +325,8 @@ impl Column {
     /// The "mean reward" column.
     pub const MEAN_REWARD: Column = Column {
         header: "mean reward",
-        meaning: "mean share of examples reproduced exactly (vetted fractional score)",
+        meaning: "mean share of the examples the gold changes that are reproduced exactly \
+                      (vetted fractional score; the identity earns 0)",
         value: |a| Some(a.mean_reward),
     };
 
@@ -268,9 +356,11 @@ impl Column {
 /// The columns of the summary table, in order. SPEC §5 names them: "Pass@1" is the pass
 /// rate of one sample (the unbiased estimator at k = 1) and "best-of-K" the paper's
 /// "Pass@1 with sampling budget K", so that the two never share a header.
-pub const COLUMNS: [Column; 10] = [
+pub const COLUMNS: [Column; 12] = [
     Column::PASS_AT_1,
     Column::BEST_OF_K,
+    Column::RECOVERED_AT_1,
+    Column::BEHAVIOUR,
     Column::EDIT_SIM,
     Column::EDIT_SIM_WORD,
     Column::VALID_RATE,
@@ -330,6 +420,17 @@ impl fmt::Display for Summary {
             writeln!(f, "{:<GROUP$} {}", "pass@k", at_k(&o.pass_at_k))?;
             writeln!(f, "{:<GROUP$} {}", "edit_sim@k", at_k(&o.edit_sim_at_k))?;
         }
+        if !o.recovered_at_k.is_empty() {
+            writeln!(f, "{:<GROUP$} {}", "recovered@k", at_k(&o.recovered_at_k))?;
+        }
+        if o.behaviour_skipped > 0 || o.undecided > 0 {
+            writeln!(
+                f,
+                "(behaviour: {} instances not graded (no gold cascade, or grading \
+                 skipped), {} samples undecided (a bound of the exact comparison))",
+                o.behaviour_skipped, o.undecided
+            )?;
+        }
         writeln!(
             f,
             "(best-of-K is the paper's \"Pass@1 with sampling budget K\"; Pass@1 is the pass \
@@ -370,7 +471,8 @@ mod tests {
         assert_eq!(o.edit_sim_at_k[&1], (0.75 + 0.5) / 2.0);
         assert_eq!(o.heldout_pass, Some(0.5));
         assert_eq!(o.resolved, 0.5);
-        assert_eq!(o.mean_reward, (1.0 + 2.0 / 3.0) / 2.0);
+        // The chosen `half` reproduces "cc"→"dd" of the two examples the gold changes.
+        assert_eq!(o.mean_reward, (1.0 + 0.5) / 2.0);
         assert_eq!(o.survival.len(), 21);
         assert_eq!(summary.by_cascade_len[&2].pass, 1.0);
         assert_eq!(summary.by_cascade_len[&3].pass, 0.0);
