@@ -9,22 +9,28 @@
 //! therefore the same whatever the thread count or batch size, and a shard regenerates
 //! only the blocks that overlap its slice of the dataset.
 
+mod attempt;
+mod bytes;
+mod draws;
+mod heldout;
+mod inputs;
+mod letters;
 mod params;
-mod sample;
+mod patterns;
+mod shape;
 
 pub use params::{
-    parse_alphabet, parse_lengths, parse_range, Balance, GenParams, MaxRules, ParamError, Preset,
-    MAX_HELDOUT,
+    parse_alphabet, parse_lengths, parse_range, Balance, GenParams, MaxRules, ParamError,
+    ParseError, PatternDraw, Preset, MAX_HELDOUT,
 };
 
 use crate::instance::Instance;
 use crate::relations::{Category, Relations};
 use crate::rule::Cascade;
+use attempt::{sample_into, BlockShape, Candidate, FullCategories, Sampler, Scratch};
+use heldout::sample_heldout;
 use rayon::prelude::*;
 use rustc_hash::FxHashSet;
-use sample::{
-    sample_heldout, sample_into, BlockShape, Candidate, FullCategories, Sampler, Scratch,
-};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::time::Instant;
