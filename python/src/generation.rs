@@ -8,7 +8,7 @@
 use crate::convert::{count, items, parsed, string, to_py};
 use pbebench::generate::{
     generate, parse_alphabet, parse_lengths, parse_range, GenParams, GenStats, GenerateError,
-    MaxRules, Preset,
+    MaxRules, Preset, SinkError,
 };
 use pbebench::Instance;
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
@@ -136,7 +136,7 @@ fn generate_error(e: GenerateError) -> PyErr {
     match e {
         GenerateError::Params(p) => param_error(p.param, &p.message),
         GenerateError::Stalled(message) => PyValueError::new_err(message),
-        GenerateError::Sink(message) => PyRuntimeError::new_err(message),
+        GenerateError::Sink(error) => PyRuntimeError::new_err(error.to_string()),
     }
 }
 
@@ -165,7 +165,7 @@ pub fn start(
         .spawn(move || {
             let mut sink = |inst: Instance| {
                 tx.send(Message::Instance(Box::new(inst)))
-                    .map_err(|_| "the iterator was dropped".to_owned())
+                    .map_err(|_| SinkError::from("the iterator was dropped"))
             };
             let result = pool.install(|| generate(&params, &(), &mut sink));
             // Nobody listens any more when the iterator was dropped: nothing to report.
@@ -190,7 +190,7 @@ fn params(
 ) -> PyResult<(GenParams, usize)> {
     let preset: Preset = preset
         .parse()
-        .map_err(|e: String| PyValueError::new_err(format!("preset: {e}")))?;
+        .map_err(|e| PyValueError::new_err(format!("preset: {e}")))?;
     let mut p = preset.params();
     p.seed = seed;
     if let Some(size) = size {

@@ -73,8 +73,13 @@ pub enum GenerateError {
     Stalled(String),
     /// The sink (usually a file) failed.
     #[error("writing an instance failed: {0}")]
-    Sink(String),
+    Sink(#[source] SinkError),
 }
+
+/// What a sink that cannot take an instance gives back: its own error, whatever its type
+/// (a file's `std::io::Error`, a closed channel, …), kept as the source of
+/// [`GenerateError::Sink`].
+pub type SinkError = Box<dyn std::error::Error + Send + Sync>;
 
 /// Counters of one generation run; serialised as `--stats-json`.
 #[derive(Debug, Clone, Default, Serialize)]
@@ -228,7 +233,7 @@ fn plan_blocks(p: &GenParams) -> Vec<Block> {
 pub fn generate(
     params: &GenParams,
     progress: &dyn Progress,
-    sink: &mut dyn FnMut(Instance) -> Result<(), String>,
+    sink: &mut dyn FnMut(Instance) -> Result<(), SinkError>,
 ) -> Result<GenStats, GenerateError> {
     params.validate()?;
     let start = Instant::now();
@@ -251,7 +256,7 @@ fn run_block(
     block: &Block,
     (lo, hi): (usize, usize),
     progress: &dyn Progress,
-    sink: &mut dyn FnMut(Instance) -> Result<(), String>,
+    sink: &mut dyn FnMut(Instance) -> Result<(), SinkError>,
     stats: &mut GenStats,
 ) -> Result<(), GenerateError> {
     let mut quotas = [block.quota.unwrap_or(usize::MAX); 16];
