@@ -5,9 +5,9 @@
 use super::bytes::{replace_at, replace_padded};
 use super::draws::{stream, DrawCodes, Purpose};
 use super::heldout::RuleSets;
-use super::inputs::{sample_joined_inputs, InputKeys};
+use super::inputs::{draw_inputs, InputKeys};
 use super::letters::{Letters, Padded, SEP_CODE};
-use super::patterns::sample_rule;
+use super::patterns::draw_rule;
 use super::shape::ShapeHead;
 use super::{GenParams, PatternDraw, Rejection};
 use crate::relations::{
@@ -72,7 +72,7 @@ pub(super) fn code_mask(codes: &[u8]) -> u64 {
     codes.iter().fold(0, |m, &c| m | 1 << (c % 64))
 }
 
-/// Reusable buffers of one worker. After [`sample_into`] they hold that attempt's sample,
+/// Reusable buffers of one worker. After [`draw_attempt`] they hold that attempt's sample,
 /// so that the common case, a candidate rejected for its category, allocates nothing.
 #[derive(Default)]
 pub(super) struct Scratch {
@@ -101,7 +101,7 @@ impl SampledRule {
 }
 
 impl Scratch {
-    /// The sample left by [`sample_into`] as an owned candidate of `category`.
+    /// The sample left by [`draw_attempt`] as an owned candidate of `category`.
     pub fn candidate(&self, letters: &Letters, category: Category) -> Candidate {
         let inputs = self.inputs.codes();
         let mut key =
@@ -231,7 +231,7 @@ pub(super) struct BlockShape<'a> {
 /// classifying the cascade as it grows; stops as soon as the attempt is certain to be
 /// rejected. [`Scratch::candidate`] then gives the sample. Also returns an estimate of
 /// the seconds spent classifying ([`CLASSIFY_TIMING_STRIDE`]).
-pub(super) fn sample_into(
+pub(super) fn draw_attempt(
     p: &GenParams,
     sampler: &Sampler,
     block: BlockShape,
@@ -240,7 +240,7 @@ pub(super) fn sample_into(
     scratch: &mut Scratch,
 ) -> (Result<Category, Rejection>, f64) {
     let misses_before = memo_miss_seconds();
-    let outcome = sample_attempt(p, sampler, block, attempt, full, scratch);
+    let outcome = draw_attempt_untimed(p, sampler, block, attempt, full, scratch);
     let mut seconds = memo_miss_seconds() - misses_before;
     if attempt.is_multiple_of(CLASSIFY_TIMING_STRIDE) {
         // Decisions that bypass the memo (sides of over 3 letters) were timed above, so
@@ -260,8 +260,8 @@ pub(super) fn sample_into(
     (outcome, seconds)
 }
 
-/// [`sample_into`] without the timing.
-pub(super) fn sample_attempt(
+/// [`draw_attempt`] without the timing.
+pub(super) fn draw_attempt_untimed(
     p: &GenParams,
     sampler: &Sampler,
     block: BlockShape,
@@ -277,7 +277,7 @@ pub(super) fn sample_attempt(
     let letters = &sampler.letters;
     let mut rng = stream(p.seed, block, attempt, Purpose::Candidate, sampler.codes);
     let target = lengths[rng.random_range(0..lengths.len())];
-    sample_joined_inputs(p, sampler, &mut rng, scratch);
+    draw_inputs(p, sampler, &mut rng, scratch);
     scratch.joined.bytes.clone_from(&scratch.inputs.bytes);
     scratch.joined.len = scratch.inputs.len;
     scratch.sides.clear();
@@ -293,7 +293,7 @@ pub(super) fn sample_attempt(
             return Err(Rejection::TooShort);
         }
         let start = scratch.sides.len();
-        let Some((mid, starts)) = sample_rule(sampler, &mut rng, scratch) else {
+        let Some((mid, starts)) = draw_rule(sampler, &mut rng, scratch) else {
             continue;
         };
         let Scratch {
@@ -441,13 +441,13 @@ mod tests {
                             lengths: &lengths,
                             exact_length,
                         };
-                        let sample = |full, scratch: &mut Scratch| {
+                        let draw = |full, scratch: &mut Scratch| {
                             let outcome =
-                                sample_into(&p, &sampler, block, attempt, full, scratch).0;
+                                draw_attempt(&p, &sampler, block, attempt, full, scratch).0;
                             outcome.map(|c| scratch.candidate(&sampler.letters, c))
                         };
-                        let whole = sample(FullCategories::default(), &mut open);
-                        let kept = sample(full, &mut closed);
+                        let whole = draw(FullCategories::default(), &mut open);
+                        let kept = draw(full, &mut closed);
                         match (whole, kept) {
                             (Ok(whole), Ok(kept)) => {
                                 assert!(!full.contains(whole.category));

@@ -4,7 +4,7 @@
 use super::attempt::Sampler;
 use super::bytes::replace_bytes_noting;
 use super::draws::{stream, Purpose};
-use super::inputs::{input_key, sample_pool};
+use super::inputs::{draw_pool, input_key};
 use super::letters::{Letters, SEP_CODE};
 use super::GenParams;
 use crate::rule::Cascade;
@@ -14,7 +14,7 @@ use rustc_hash::FxHashSet;
 /// `h` held-out inputs (distinct from the visible ones and each other) and their outputs,
 /// chosen greedily from a pool of fresh inputs so that every rule of the cascade fires on
 /// at least one where the pool allows. Drawn from the attempt's own held-out stream.
-pub(super) fn sample_heldout(
+pub(super) fn draw_heldout(
     p: &GenParams,
     sampler: &Sampler,
     block: u64,
@@ -39,7 +39,7 @@ pub(super) fn sample_heldout(
     );
     let visible_codes: Vec<Vec<u8>> = visible.iter().map(|s| letters.codes(s)).collect();
     taken.extend(visible_codes.iter().map(|codes| input_key(codes)));
-    let (pool_codes, starts) = sample_pool(p, letters, &mut rng, pool_size, &mut taken);
+    let (pool_codes, starts) = draw_pool(p, letters, &mut rng, pool_size, &mut taken);
     let pool: Vec<&[u8]> = (starts.iter().enumerate())
         .map(|(k, &start)| {
             let end = starts.get(k + 1).map_or(pool_codes.len(), |&next| next - 1);

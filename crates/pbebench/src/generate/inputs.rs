@@ -91,7 +91,7 @@ pub(super) fn input_key(s: &[u8]) -> u64 {
 
 /// The visible inputs of an attempt, distinct, each of length ~ Unif{l_min..l_max} with
 /// letters ~ Unif(Σ), joined in codes into `scratch.inputs`.
-pub(super) fn sample_joined_inputs(
+pub(super) fn draw_inputs(
     p: &GenParams,
     sampler: &Sampler,
     rng: &mut Draws,
@@ -140,10 +140,10 @@ pub(super) fn sample_joined_inputs(
     padded.len = end;
 }
 
-/// `count` distinct random inputs, drawn as [`sample_joined_inputs`] draws them, none of
+/// `count` distinct random inputs, drawn as [`draw_inputs`] draws them, none of
 /// whose [`input_key`]s is in `taken`: joined, and where each starts. Their keys are added
 /// to `taken`.
-pub(super) fn sample_pool(
+pub(super) fn draw_pool(
     p: &GenParams,
     letters: &Letters,
     rng: &mut Draws,

@@ -27,8 +27,8 @@ pub use params::{
 use crate::instance::Instance;
 use crate::relations::{Category, Relations};
 use crate::rule::Cascade;
-use attempt::{sample_into, BlockShape, Candidate, FullCategories, Sampler, Scratch};
-use heldout::sample_heldout;
+use attempt::{draw_attempt, BlockShape, Candidate, FullCategories, Sampler, Scratch};
+use heldout::draw_heldout;
 use rayon::prelude::*;
 use rustc_hash::FxHashSet;
 use serde::Serialize;
@@ -278,8 +278,8 @@ fn run_block(
         lengths: &block.lengths,
         exact_length: block.exact_length,
     };
-    let sample = |attempt: u64, full: FullCategories, scratch: &mut Scratch| {
-        sample_into(p, &sampler, shape, attempt, full, scratch)
+    let draw = |attempt: u64, full: FullCategories, scratch: &mut Scratch| {
+        draw_attempt(p, &sampler, shape, attempt, full, scratch)
     };
     while accepted < needed {
         let full = FullCategories::new(
@@ -300,7 +300,7 @@ fn run_block(
                 };
                 // Each worker thread keeps its buffers from batch to batch.
                 SCRATCH.with_borrow_mut(|scratch| {
-                    let (outcome, secs) = sample(attempt, full, scratch);
+                    let (outcome, secs) = draw(attempt, full, scratch);
                     (
                         outcome.map(|c| Box::new(scratch.candidate(&sampler.letters, c))),
                         secs,
@@ -410,7 +410,7 @@ fn finish_instance(
     let cascade = Cascade::new(cascade);
     let relations = Relations::of(&cascade, p.relations);
     let (heldout_inputs, heldout_outputs) =
-        sample_heldout(p, sampler, block_key(block), attempt, &inputs, &cascade);
+        draw_heldout(p, sampler, block_key(block), attempt, &inputs, &cascade);
     let cascade_len = cascade.len();
     Instance {
         id: format!("{}-s{}-{:05}", p.name, p.seed, index),

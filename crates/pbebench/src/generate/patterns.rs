@@ -15,7 +15,7 @@ use rand::Rng;
 /// |b| ~ Unif{s_min..s_max} and `b` uniform over Σ^|b|, resampled while it equals `a`.
 /// None (and nothing appended) when no pattern is found (no example is |a| letters long).
 /// With `b`'s start comes the set of `a`'s starts in the examples when it is known.
-pub(super) fn sample_rule(
+pub(super) fn draw_rule(
     sampler: &Sampler,
     rng: &mut Draws,
     scratch: &mut Scratch,
