@@ -3,7 +3,7 @@
 use super::status::{parse_every, StatusLines, STATUS_EVERY};
 use anyhow::Context;
 use pbebench::generate::{
-    self, parse_alphabet, parse_lengths, parse_range, Balance, GenParams, GenStats, MaxRules,
+    self, parse_alphabet, parse_lengths, parse_range, Balance, GenParams, GenStats, Overrides,
     PatternDraw, Preset, SinkError,
 };
 use pbebench::RelationMode;
@@ -99,47 +99,31 @@ fn parse_shard(text: &str) -> Result<(usize, usize), String> {
 
 impl Args {
     fn params(&self) -> anyhow::Result<GenParams> {
-        let mut p = self.preset.params();
-        p.seed = self.seed;
-        p.shard = self.shard;
-        if let Some(v) = self.size {
-            p.size = v;
-        }
-        if let Some(v) = self.examples {
-            p.examples = v;
-        }
-        if let Some(v) = &self.alphabet {
-            p.alphabet = parse_alphabet(v).map_err(|e| anyhow::anyhow!("--alphabet: {e}"))?;
-        }
-        if let Some(v) = self.input_len {
-            p.input_len = v;
-        }
-        if let Some(v) = &self.cascade_len {
-            p.cascade_lens = parse_lengths(v).map_err(|e| anyhow::anyhow!("--cascade-len: {e}"))?;
-        }
-        if let Some(v) = self.rule_len {
-            p.rule_len = v;
-        }
-        if let Some(v) = self.pattern_draw {
-            p.pattern_draw = v;
-        }
-        if let Some(v) = self.max_rules {
-            p.max_rules = MaxRules::Fixed(v);
-        }
-        if let Some(v) = self.patience {
-            p.patience = v;
-        }
-        if let Some(v) = self.balance {
-            p.balance = v;
-        }
-        if let Some(v) = self.relations {
-            p.relations = v;
-        }
-        if let Some(v) = self.heldout {
-            p.heldout = v;
-        }
-        p.validate()?;
-        Ok(p)
+        let alphabet = (self.alphabet.as_deref())
+            .map(parse_alphabet)
+            .transpose()
+            .map_err(|e| anyhow::anyhow!("--alphabet: {e}"))?;
+        let cascade_lens = (self.cascade_len.as_deref())
+            .map(parse_lengths)
+            .transpose()
+            .map_err(|e| anyhow::anyhow!("--cascade-len: {e}"))?;
+        let overrides = Overrides {
+            seed: Some(self.seed),
+            size: self.size,
+            examples: self.examples,
+            alphabet,
+            input_len: self.input_len,
+            cascade_lens,
+            rule_len: self.rule_len,
+            pattern_draw: self.pattern_draw,
+            max_rules: self.max_rules,
+            patience: self.patience,
+            balance: self.balance,
+            relations: self.relations,
+            heldout: self.heldout,
+            shard: self.shard,
+        };
+        Ok(overrides.apply(self.preset)?)
     }
 }
 

@@ -433,7 +433,14 @@ fn lite_published_preset_and_pattern_draw() {
     let (preset, stats) = run("p.jsonl", &["--preset", "lite-published"]);
     let (option, _) = run(
         "o.jsonl",
-        &["--pattern-draw", "published", "--relations", "paper"],
+        &[
+            "--pattern-draw",
+            "published",
+            "--relations",
+            "paper",
+            "--patience",
+            "1000000",
+        ],
     );
     let (default, default_stats) = run("d.jsonl", &[]);
     assert!(

@@ -261,7 +261,7 @@ pub(super) fn draw_attempt(
 }
 
 /// [`draw_attempt`] without the timing.
-pub(super) fn draw_attempt_untimed(
+fn draw_attempt_untimed(
     p: &GenParams,
     sampler: &Sampler,
     block: BlockShape,

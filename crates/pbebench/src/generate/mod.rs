@@ -20,8 +20,8 @@ mod patterns;
 mod shape;
 
 pub use params::{
-    parse_alphabet, parse_lengths, parse_range, Balance, GenParams, MaxRules, ParamError,
-    ParseError, PatternDraw, Preset, MAX_HELDOUT,
+    parse_alphabet, parse_lengths, parse_range, Balance, GenParams, MaxRules, Overrides,
+    ParamError, ParseError, PatternDraw, Preset, MAX_HELDOUT,
 };
 
 use crate::instance::Instance;

@@ -461,6 +461,81 @@ impl GenParams {
     }
 }
 
+/// Changes to a preset's parameters, as the command line (`pbebench generate --examples
+/// …`) and the Python bindings (`generate(examples=…)`) take them: each `None` keeps the
+/// preset's value. Each front end reads the values in its own way; applying them, and the
+/// checks, are here once.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Overrides {
+    /// Random seed.
+    pub seed: Option<u64>,
+    /// Instances (D).
+    pub size: Option<usize>,
+    /// Examples per instance (n).
+    pub examples: Option<usize>,
+    /// Letters (Σ).
+    pub alphabet: Option<Vec<char>>,
+    /// Input length range.
+    pub input_len: Option<(usize, usize)>,
+    /// Cascade lengths.
+    pub cascade_lens: Option<Vec<usize>>,
+    /// Rule side length range.
+    pub rule_len: Option<(usize, usize)>,
+    /// How patterns are drawn.
+    pub pattern_draw: Option<PatternDraw>,
+    /// A fixed rule cap.
+    pub max_rules: Option<usize>,
+    /// Patience τ.
+    pub patience: Option<u64>,
+    /// Balancing mode.
+    pub balance: Option<Balance>,
+    /// Relation classifier.
+    pub relations: Option<RelationMode>,
+    /// Held-out examples per instance.
+    pub heldout: Option<usize>,
+    /// Shard `(k, N)`.
+    pub shard: Option<(usize, usize)>,
+}
+
+impl Overrides {
+    /// `preset`'s parameters with these changes, validated.
+    pub fn apply(self, preset: Preset) -> Result<GenParams, ParamError> {
+        let mut p = preset.params();
+        let Overrides {
+            seed,
+            size,
+            examples,
+            alphabet,
+            input_len,
+            cascade_lens,
+            rule_len,
+            pattern_draw,
+            max_rules,
+            patience,
+            balance,
+            relations,
+            heldout,
+            shard,
+        } = self;
+        p.seed = seed.unwrap_or(p.seed);
+        p.size = size.unwrap_or(p.size);
+        p.examples = examples.unwrap_or(p.examples);
+        p.alphabet = alphabet.unwrap_or(p.alphabet);
+        p.input_len = input_len.unwrap_or(p.input_len);
+        p.cascade_lens = cascade_lens.unwrap_or(p.cascade_lens);
+        p.rule_len = rule_len.unwrap_or(p.rule_len);
+        p.pattern_draw = pattern_draw.unwrap_or(p.pattern_draw);
+        p.max_rules = max_rules.map_or(p.max_rules, MaxRules::Fixed);
+        p.patience = patience.unwrap_or(p.patience);
+        p.balance = balance.unwrap_or(p.balance);
+        p.relations = relations.unwrap_or(p.relations);
+        p.heldout = heldout.unwrap_or(p.heldout);
+        p.shard = shard.or(p.shard);
+        p.validate()?;
+        Ok(p)
+    }
+}
+
 /// Letters from a name (`lite`: a–k and u–z, `full`: a–z and A–Z) or from a spec of
 /// letters and ranges such as `a-ku-z` (the `--alphabet` of the command line).
 pub fn parse_alphabet(text: &str) -> Result<Vec<char>, ParseError> {
@@ -594,6 +669,33 @@ mod tests {
         assert!(p.validate().is_ok());
         p.heldout = MAX_HELDOUT + 1;
         assert_eq!(p.validate().unwrap_err().param, "heldout");
+    }
+
+    #[test]
+    fn overrides_change_only_what_they_name_and_are_checked() {
+        assert_eq!(
+            Overrides::default().apply(Preset::Full).unwrap(),
+            Preset::Full.params()
+        );
+        let p = Overrides {
+            seed: Some(3),
+            examples: Some(7),
+            max_rules: Some(9),
+            pattern_draw: Some(PatternDraw::Published),
+            ..Overrides::default()
+        }
+        .apply(Preset::Lite)
+        .unwrap();
+        let mut expected = Preset::Lite.params();
+        (expected.seed, expected.examples) = (3, 7);
+        expected.max_rules = MaxRules::Fixed(9);
+        expected.pattern_draw = PatternDraw::Published;
+        assert_eq!(p, expected);
+        let bad = Overrides {
+            size: Some(1000),
+            ..Overrides::default()
+        };
+        assert_eq!(bad.apply(Preset::Lite).unwrap_err().param, "size");
     }
 
     #[test]
