@@ -368,9 +368,13 @@ impl<'py> Responses<'py> {
 }
 
 /// A value parsed by the core's `FromStr` (block choice, relations mode, balance…).
-pub fn parsed<T: std::str::FromStr<Err = String>>(text: &str, name: &str) -> PyResult<T> {
+pub fn parsed<T>(text: &str, name: &str) -> PyResult<T>
+where
+    T: std::str::FromStr,
+    T::Err: std::fmt::Display,
+{
     text.parse()
-        .map_err(|e: String| PyValueError::new_err(format!("{name}: {e}")))
+        .map_err(|e: T::Err| PyValueError::new_err(format!("{name}: {e}")))
 }
 
 /// The instances one `reward` call (or one `Rewarder` construction) has prepared (read,

@@ -8,7 +8,7 @@
 use crate::convert::{count, items, parsed, string, to_py};
 use pbebench::generate::{
     generate, parse_alphabet, parse_lengths, parse_range, GenParams, GenStats, GenerateError,
-    MaxRules, Preset,
+    Overrides, Preset, SinkError,
 };
 use pbebench::Instance;
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
@@ -136,7 +136,7 @@ fn generate_error(e: GenerateError) -> PyErr {
     match e {
         GenerateError::Params(p) => param_error(p.param, &p.message),
         GenerateError::Stalled(message) => PyValueError::new_err(message),
-        GenerateError::Sink(message) => PyRuntimeError::new_err(message),
+        GenerateError::Sink(error) => PyRuntimeError::new_err(error.to_string()),
     }
 }
 
@@ -165,7 +165,7 @@ pub fn start(
         .spawn(move || {
             let mut sink = |inst: Instance| {
                 tx.send(Message::Instance(Box::new(inst)))
-                    .map_err(|_| "the iterator was dropped".to_owned())
+                    .map_err(|_| SinkError::from("the iterator was dropped"))
             };
             let result = pool.install(|| generate(&params, &(), &mut sink));
             // Nobody listens any more when the iterator was dropped: nothing to report.
@@ -190,12 +190,12 @@ fn params(
 ) -> PyResult<(GenParams, usize)> {
     let preset: Preset = preset
         .parse()
-        .map_err(|e: String| PyValueError::new_err(format!("preset: {e}")))?;
-    let mut p = preset.params();
-    p.seed = seed;
-    if let Some(size) = size {
-        p.size = size;
-    }
+        .map_err(|e| PyValueError::new_err(format!("preset: {e}")))?;
+    let mut o = Overrides {
+        seed: Some(seed),
+        size,
+        ..Overrides::default()
+    };
     let mut threads = 0;
     for (key, value) in overrides.into_iter().flat_map(|d| d.iter()) {
         let key = string(&key, "keyword".into())?;
@@ -204,17 +204,17 @@ fn params(
         }
         let name = key.as_str();
         match name {
-            "examples" => p.examples = count(&value, name.into())?,
-            "alphabet" => p.alphabet = alphabet(&value)?,
-            "input_len" => p.input_len = range(&value, name)?,
-            "rule_len" => p.rule_len = range(&value, name)?,
-            "cascade_len" => p.cascade_lens = lengths(&value)?,
-            "max_rules" => p.max_rules = MaxRules::Fixed(count(&value, name.into())?),
-            "patience" => p.patience = count(&value, name.into())? as u64,
-            "balance" => p.balance = parsed(&string(&value, name.into())?, name)?,
-            "relations" => p.relations = parsed(&string(&value, name.into())?, name)?,
-            "heldout" => p.heldout = count(&value, name.into())?,
-            "shard" => p.shard = Some(shard(&value)?),
+            "examples" => o.examples = Some(count(&value, name.into())?),
+            "alphabet" => o.alphabet = Some(alphabet(&value)?),
+            "input_len" => o.input_len = Some(range(&value, name)?),
+            "rule_len" => o.rule_len = Some(range(&value, name)?),
+            "cascade_len" => o.cascade_lens = Some(lengths(&value)?),
+            "max_rules" => o.max_rules = Some(count(&value, name.into())?),
+            "patience" => o.patience = Some(count(&value, name.into())? as u64),
+            "balance" => o.balance = Some(parsed(&string(&value, name.into())?, name)?),
+            "relations" => o.relations = Some(parsed(&string(&value, name.into())?, name)?),
+            "heldout" => o.heldout = Some(count(&value, name.into())?),
+            "shard" => o.shard = Some(shard(&value)?),
             "threads" => threads = count(&value, name.into())?,
             _ => {
                 return Err(PyTypeError::new_err(format!(
@@ -224,7 +224,9 @@ fn params(
             }
         }
     }
-    p.validate().map_err(|e| param_error(e.param, &e.message))?;
+    let p = o
+        .apply(preset)
+        .map_err(|e| param_error(e.param, &e.message))?;
     Ok((p, threads))
 }
 

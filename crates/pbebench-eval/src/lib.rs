@@ -11,7 +11,8 @@
 //! endpoints, opens (or continues) the [`store`], runs a bounded pool of workers that ask
 //! the [`client`] or the [`solver_cmd`] (each request reserving its cost against the budget
 //! of the shared [`Control`]) and one writer that commits every sample as it arrives, and
-//! returns a [`Report`]. [`rescore`] recomputes the report from the store alone.
+//! returns a [`RunOutcome`] with its [`RunResults`]. [`rescore`] recomputes the results
+//! from the store alone.
 //!
 //! In interactive mode ([`episode`], `--interactive`) each sample is an episode: the
 //! solver probes the hidden cascade through [`pbebench::probe::Oracle`], tests candidates
@@ -22,6 +23,47 @@
 //! `run_dir` (continuing, refusing or moving aside the run in a directory), `backend`
 //! (chat or solver program), `worker`, `writer`, `runner` (the orchestration), `rescore`,
 //! `fingerprint` (SHA-256 of the dataset and template).
+//!
+//! # Example
+//!
+//! A solver program that always answers the same cascade, run on a one-instance dataset:
+//!
+//! ```
+//! use pbebench_eval::{evaluate, Block, EvalConfig, Prices, SolverCommand, SolverSpec};
+//! use std::time::Duration;
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let dir = tempfile::tempdir()?;
+//! let dataset = dir.path().join("tiny.jsonl");
+//! std::fs::write(
+//!     &dataset,
+//!     r#"{"id": "t0", "inputs": ["abc", "cab"], "outputs": ["dc", "cd"], "max_rules": 5, "max_rule_len": 3, "alphabet": "abcd"}"#,
+//! )?;
+//! let answer = dir.path().join("answer.txt");
+//! std::fs::write(&answer, "```python\n[\"replace('ab', 'd')\"]\n```\n")?;
+//! let config = EvalConfig {
+//!     dataset,
+//!     run_dir: dir.path().join("run"),
+//!     solver: SolverSpec::Command(SolverCommand {
+//!         // Reads the instance on stdin (ignored here), answers on stdout.
+//!         command: format!("cat > /dev/null; cat '{}'", answer.display()),
+//!         timeout: Duration::from_secs(10),
+//!     }),
+//!     samples: 1,
+//!     concurrency: 1,
+//!     prices: Prices::default(),
+//!     max_cost: None,
+//!     force_new: false,
+//!     block: Block::Last,
+//!     progress: false,
+//!     interactive: None,
+//! };
+//! let outcome = evaluate(&config)?;
+//! assert!(outcome.complete());
+//! assert_eq!(outcome.results.overall().pass, 1.0);
+//! # Ok(())
+//! # }
+//! ```
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 

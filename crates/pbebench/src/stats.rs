@@ -35,6 +35,10 @@ pub struct DatasetStats {
     pub kl_from_uniform: f64,
     /// Mean number of visible examples a gold rule changes.
     pub mean_examples_changed_per_rule: f64,
+    /// Gold rules by the length of their pattern in characters.
+    pub pattern_length: BTreeMap<usize, usize>,
+    /// The share of gold rules whose pattern is a single letter (0 without gold rules).
+    pub one_letter_patterns: f64,
     /// Instances with held-out examples.
     pub with_heldout: usize,
     /// Categories under the paper's and the exact classifier, when they were compared.
@@ -164,6 +168,12 @@ impl DatasetStats {
         if !inst.heldout_inputs.is_empty() {
             self.with_heldout += 1;
         }
+        for rule in inst.cascade.iter().flat_map(|c| c.rules()) {
+            *self
+                .pattern_length
+                .entry(rule.pattern().chars().count())
+                .or_default() += 1;
+        }
         let per_rule = inst.examples_changed_per_rule();
         self.tally.rules += per_rule.len();
         self.tally.changed += per_rule.iter().sum::<usize>();
@@ -179,6 +189,11 @@ impl DatasetStats {
             0.0
         } else {
             self.tally.changed as f64 / self.tally.rules as f64
+        };
+        let rules: usize = self.pattern_length.values().sum();
+        self.one_letter_patterns = match rules {
+            0 => 0.0,
+            n => self.pattern_length.get(&1).copied().unwrap_or(0) as f64 / n as f64,
         };
         self
     }
@@ -239,6 +254,14 @@ impl fmt::Display for DatasetStats {
             "  mean examples changed per rule: {:.3}",
             self.mean_examples_changed_per_rule
         )?;
+        if !self.pattern_length.is_empty() {
+            writeln!(
+                f,
+                "  rule pattern length (chars): {}; 1-letter patterns: {:.1}%",
+                join(&self.pattern_length),
+                100.0 * self.one_letter_patterns
+            )?;
+        }
         writeln!(
             f,
             "  instances with held-out examples: {}",
@@ -315,6 +338,9 @@ mod tests {
         assert_eq!(stats.by_category.values().sum::<usize>(), 2);
         // a→b changes "ab" (1 of 2); a→b, b→c on "abc": each changes it (1 and 1).
         assert_eq!(stats.mean_examples_changed_per_rule, 1.0);
+        // The three rules of the two valid instances, and one 2-letter pattern below.
+        assert_eq!(stats.pattern_length, BTreeMap::from([(1, 3)]));
+        assert_eq!(stats.one_letter_patterns, 1.0);
         let reasons: Vec<&str> = stats.invalid.iter().map(|i| i.reason.as_str()).collect();
         assert_eq!(reasons[0], "duplicate id 'a'");
         assert!(
@@ -329,5 +355,20 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("  line 4: malformed JSON\n"), "{text}");
+        assert!(
+            text.contains("  rule pattern length (chars): 1:3; 1-letter patterns: 100.0%\n"),
+            "{text}"
+        );
+        let mut mixed = DatasetStats::new("y.jsonl", false);
+        mixed.add(
+            1,
+            &instance("m", &[("ab", "c"), ("c", "a"), ("cab", "b")], &["abc"]),
+        );
+        let mixed = mixed.finish();
+        assert_eq!(
+            mixed.pattern_length,
+            BTreeMap::from([(1, 1), (2, 1), (3, 1)])
+        );
+        assert!((mixed.one_letter_patterns - 1.0 / 3.0).abs() < 1e-12);
     }
 }

@@ -1,25 +1,29 @@
 //! `pbebench generate`: write a PBEBench-style dataset as JSONL.
 
+use super::status::{parse_every, StatusLines, STATUS_EVERY};
 use anyhow::Context;
 use pbebench::generate::{
-    self, parse_alphabet, parse_lengths, parse_range, Balance, GenParams, GenStats, MaxRules,
-    Preset,
+    self, parse_alphabet, parse_lengths, parse_range, Balance, GenParams, GenStats, Overrides,
+    PatternDraw, Preset, SinkError,
 };
 use pbebench::RelationMode;
 use pbebench_io::AtomicFile;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 /// Arguments of `pbebench generate`. Every preset parameter can be overridden.
 #[derive(clap::Args)]
 #[command(
     after_help = "Presets (paper §4.1): lite (1008 × 5 examples, lengths 2–5, 63 per category), \
-lite-moreeg (240 × 50, lengths 1–5), full (1216 × 50, 64 per length 2–20), full-25-30 (128 × 50, lengths 25 and 30).\n\n\
+lite-published (lite as the published file was sampled: --pattern-draw published, --relations paper), lite-moreeg (240 × 50, lengths 1–5), full (1216 × 50, 64 per length 2–20), full-25-30 (128 × 50, lengths 25 and 30).\n\n\
 Example: pbebench generate --preset lite --seed 0 --out lite.jsonl"
 )]
 pub struct Args {
-    /// Starting parameters: lite, lite-moreeg, full or full-25-30.
+    /// Starting parameters: lite, lite-published, lite-moreeg, full or full-25-30.
     #[arg(long, default_value = "lite")]
     preset: Preset,
     /// Random seed; the file is a pure function of the parameters and the seed.
@@ -47,6 +51,11 @@ pub struct Args {
     /// Rule side length range, e.g. 1..3.
     #[arg(long, value_parser = parse_range)]
     rule_len: Option<(usize, usize)>,
+    /// How a rule's pattern is drawn: substring (uniform over the distinct substrings of
+    /// the current strings, as the paper describes) or published (random letters drawn
+    /// again until they occur, as the published Lite file was sampled: mostly 1 letter).
+    #[arg(long)]
+    pattern_draw: Option<PatternDraw>,
     /// Rule cap given to solvers (default: the preset's; 5 for Lite, max(length, 20) otherwise).
     #[arg(long)]
     max_rules: Option<usize>,
@@ -71,6 +80,9 @@ pub struct Args {
     /// Write generation statistics (attempts, rejections, balance, timing) as JSON here.
     #[arg(long)]
     stats_json: Option<PathBuf>,
+    /// Seconds between status lines when standard error is no terminal (a log, CI).
+    #[arg(long, value_name = "SECONDS", default_value = STATUS_EVERY, value_parser = parse_every)]
+    status_every: Duration,
 }
 
 fn parse_shard(text: &str) -> Result<(usize, usize), String> {
@@ -87,58 +99,52 @@ fn parse_shard(text: &str) -> Result<(usize, usize), String> {
 
 impl Args {
     fn params(&self) -> anyhow::Result<GenParams> {
-        let mut p = self.preset.params();
-        p.seed = self.seed;
-        p.shard = self.shard;
-        if let Some(v) = self.size {
-            p.size = v;
-        }
-        if let Some(v) = self.examples {
-            p.examples = v;
-        }
-        if let Some(v) = &self.alphabet {
-            p.alphabet = parse_alphabet(v).map_err(|e| anyhow::anyhow!("--alphabet: {e}"))?;
-        }
-        if let Some(v) = self.input_len {
-            p.input_len = v;
-        }
-        if let Some(v) = &self.cascade_len {
-            p.cascade_lens = parse_lengths(v).map_err(|e| anyhow::anyhow!("--cascade-len: {e}"))?;
-        }
-        if let Some(v) = self.rule_len {
-            p.rule_len = v;
-        }
-        if let Some(v) = self.max_rules {
-            p.max_rules = MaxRules::Fixed(v);
-        }
-        if let Some(v) = self.patience {
-            p.patience = v;
-        }
-        if let Some(v) = self.balance {
-            p.balance = v;
-        }
-        if let Some(v) = self.relations {
-            p.relations = v;
-        }
-        if let Some(v) = self.heldout {
-            p.heldout = v;
-        }
-        p.validate()?;
-        Ok(p)
+        let alphabet = (self.alphabet.as_deref())
+            .map(parse_alphabet)
+            .transpose()
+            .map_err(|e| anyhow::anyhow!("--alphabet: {e}"))?;
+        let cascade_lens = (self.cascade_len.as_deref())
+            .map(parse_lengths)
+            .transpose()
+            .map_err(|e| anyhow::anyhow!("--cascade-len: {e}"))?;
+        let overrides = Overrides {
+            seed: Some(self.seed),
+            size: self.size,
+            examples: self.examples,
+            alphabet,
+            input_len: self.input_len,
+            cascade_lens,
+            rule_len: self.rule_len,
+            pattern_draw: self.pattern_draw,
+            max_rules: self.max_rules,
+            patience: self.patience,
+            balance: self.balance,
+            relations: self.relations,
+            heldout: self.heldout,
+            shard: self.shard,
+        };
+        Ok(overrides.apply(self.preset)?)
     }
 }
 
-/// A progress bar on standard error (hidden when it is not a terminal).
-struct Bar(indicatif::ProgressBar);
+/// A progress bar on standard error (hidden when it is not a terminal), and the counts
+/// the status lines read off a terminal.
+struct Bar {
+    bar: indicatif::ProgressBar,
+    /// Instances accepted and attempts made so far.
+    counts: Arc<[AtomicU64; 2]>,
+}
 
 impl generate::Progress for Bar {
     fn update(&self, accepted: u64, target: u64, attempts: u64) {
-        if self.0.is_hidden() {
+        self.counts[0].store(accepted, Ordering::Relaxed);
+        self.counts[1].store(attempts, Ordering::Relaxed);
+        if self.bar.is_hidden() {
             return; // (Standard error is not a terminal: nothing would be drawn.)
         }
-        self.0.set_length(target);
-        self.0.set_position(accepted);
-        self.0.set_message(format!("{attempts} attempts"));
+        self.bar.set_length(target);
+        self.bar.set_position(accepted);
+        self.bar.set_message(format!("{attempts} attempts"));
     }
 }
 
@@ -167,7 +173,22 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .expect("valid template")
         .progress_chars("=> "),
     );
-    let bar = Bar(bar);
+    let bar = Bar {
+        bar,
+        counts: Arc::new([AtomicU64::new(0), AtomicU64::new(0)]),
+    };
+    let status = {
+        let (counts, total) = (Arc::clone(&bar.counts), hi - lo);
+        let started = Instant::now();
+        StatusLines::off_terminal(args.status_every, move || {
+            format!(
+                "generate: {}/{total} instances, {} attempts, {:.0} s",
+                counts[0].load(Ordering::Relaxed),
+                counts[1].load(Ordering::Relaxed),
+                started.elapsed().as_secs_f64()
+            )
+        })
+    };
 
     // Opened before generating, so that a bad path fails at once, not after the work.
     let stats_file = match &args.stats_json {
@@ -189,9 +210,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut pipe_closed = false;
     // One buffer for every line, so that a line does not grow a fresh String.
     let mut line = Vec::new();
-    let mut sink = |inst: pbebench::Instance| -> Result<(), String> {
+    let mut sink = |inst: pbebench::Instance| -> Result<(), SinkError> {
         line.clear();
-        serde_json::to_writer(&mut line, &inst).map_err(|e| e.to_string())?;
+        serde_json::to_writer(&mut line, &inst)?;
         line.push(b'\n');
         match file.as_mut() {
             Some(f) => f.write_all(&line),
@@ -199,11 +220,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
         .map_err(|e| {
             pipe_closed = e.kind() == std::io::ErrorKind::BrokenPipe;
-            e.to_string()
+            e.into()
         })
     };
     let result = pool.install(|| generate::generate(&params, &bar, &mut sink));
-    bar.0.finish_and_clear();
+    drop(status);
+    bar.bar.finish_and_clear();
     if pipe_closed {
         // The reader (e.g. `head`) has what it wanted: stop quietly, like other Unix tools.
         return Ok(ExitCode::SUCCESS);

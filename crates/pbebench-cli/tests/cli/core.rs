@@ -382,3 +382,74 @@ fn real_word_lists_match_the_published_prompts() {
         "words.out",
     );
 }
+
+/// Off a terminal (here a pipe) `generate` prints a status line every `--status-every`
+/// seconds (30 by default), as `solve` and `eval` do: a progress bar draws nothing there.
+#[test]
+fn generate_prints_status_lines_off_a_terminal() {
+    let o = pbebench(&[
+        "generate",
+        "--preset",
+        "lite",
+        "--size",
+        "320",
+        "--threads",
+        "1",
+        "--status-every",
+        "0.02",
+        "--out",
+        "-",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let said = stderr(&o);
+    let status: Vec<&str> = said
+        .lines()
+        .filter(|l| l.starts_with("generate: ") && l.contains("/320 instances, "))
+        .collect();
+    assert!(status.len() >= 2, "{said}");
+    assert!(status[0].ends_with(" s"), "{}", status[0]);
+    let o = pbebench(&["generate", "--status-every", "0"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+}
+
+/// The published Lite sampler is a preset and an option; `inspect` reports what sets it
+/// apart (most patterns are single letters), and the option changes the default preset's
+/// draw the same way.
+#[test]
+fn lite_published_preset_and_pattern_draw() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |name: &str, extra: &[&str]| {
+        let out = dir.path().join(name);
+        let out_arg = out.to_str().unwrap().to_owned();
+        let mut args = vec!["generate", "--size", "64", "--out", &out_arg];
+        args.extend(extra);
+        let o = pbebench(&args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let o = pbebench(&["inspect", "--format", "json", &out_arg]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let stats: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+        (std::fs::read_to_string(&out).unwrap(), stats)
+    };
+    let (preset, stats) = run("p.jsonl", &["--preset", "lite-published"]);
+    let (option, _) = run(
+        "o.jsonl",
+        &[
+            "--pattern-draw",
+            "published",
+            "--relations",
+            "paper",
+            "--patience",
+            "1000000",
+        ],
+    );
+    let (default, default_stats) = run("d.jsonl", &[]);
+    assert!(
+        preset.starts_with("{\"id\":\"lite-published-s0-00000\""),
+        "{preset}"
+    );
+    assert_eq!(preset.replace("lite-published-", "lite-"), option);
+    assert_ne!(option, default);
+    let share = |s: &serde_json::Value| s["one_letter_patterns"].as_f64().unwrap();
+    assert!(share(&stats) > 0.6, "{stats}");
+    assert!(share(&default_stats) < 0.5, "{default_stats}");
+}

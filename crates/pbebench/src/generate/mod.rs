@@ -9,22 +9,28 @@
 //! therefore the same whatever the thread count or batch size, and a shard regenerates
 //! only the blocks that overlap its slice of the dataset.
 
+mod attempt;
+mod bytes;
+mod draws;
+mod heldout;
+mod inputs;
+mod letters;
 mod params;
-mod sample;
+mod patterns;
+mod shape;
 
 pub use params::{
-    parse_alphabet, parse_lengths, parse_range, Balance, GenParams, MaxRules, ParamError, Preset,
-    MAX_HELDOUT,
+    parse_alphabet, parse_lengths, parse_range, Balance, GenParams, MaxRules, Overrides,
+    ParamError, ParseError, PatternDraw, Preset, MAX_HELDOUT,
 };
 
 use crate::instance::Instance;
 use crate::relations::{Category, Relations};
 use crate::rule::Cascade;
+use attempt::{draw_attempt, BlockShape, Candidate, FullCategories, Sampler, Scratch};
+use heldout::draw_heldout;
 use rayon::prelude::*;
 use rustc_hash::FxHashSet;
-use sample::{
-    sample_heldout, sample_into, BlockShape, Candidate, FullCategories, Sampler, Scratch,
-};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::time::Instant;
@@ -67,8 +73,13 @@ pub enum GenerateError {
     Stalled(String),
     /// The sink (usually a file) failed.
     #[error("writing an instance failed: {0}")]
-    Sink(String),
+    Sink(#[source] SinkError),
 }
+
+/// What a sink that cannot take an instance gives back: its own error, whatever its type
+/// (a file's `std::io::Error`, a closed channel, …), kept as the source of
+/// [`GenerateError::Sink`].
+pub type SinkError = Box<dyn std::error::Error + Send + Sync>;
 
 /// Counters of one generation run; serialised as `--stats-json`.
 #[derive(Debug, Clone, Default, Serialize)]
@@ -222,7 +233,7 @@ fn plan_blocks(p: &GenParams) -> Vec<Block> {
 pub fn generate(
     params: &GenParams,
     progress: &dyn Progress,
-    sink: &mut dyn FnMut(Instance) -> Result<(), String>,
+    sink: &mut dyn FnMut(Instance) -> Result<(), SinkError>,
 ) -> Result<GenStats, GenerateError> {
     params.validate()?;
     let start = Instant::now();
@@ -245,7 +256,7 @@ fn run_block(
     block: &Block,
     (lo, hi): (usize, usize),
     progress: &dyn Progress,
-    sink: &mut dyn FnMut(Instance) -> Result<(), String>,
+    sink: &mut dyn FnMut(Instance) -> Result<(), SinkError>,
     stats: &mut GenStats,
 ) -> Result<(), GenerateError> {
     let mut quotas = [block.quota.unwrap_or(usize::MAX); 16];
@@ -267,8 +278,8 @@ fn run_block(
         lengths: &block.lengths,
         exact_length: block.exact_length,
     };
-    let sample = |attempt: u64, full: FullCategories, scratch: &mut Scratch| {
-        sample_into(p, &sampler, shape, attempt, full, scratch)
+    let draw = |attempt: u64, full: FullCategories, scratch: &mut Scratch| {
+        draw_attempt(p, &sampler, shape, attempt, full, scratch)
     };
     while accepted < needed {
         let full = FullCategories::new(
@@ -289,7 +300,7 @@ fn run_block(
                 };
                 // Each worker thread keeps its buffers from batch to batch.
                 SCRATCH.with_borrow_mut(|scratch| {
-                    let (outcome, secs) = sample(attempt, full, scratch);
+                    let (outcome, secs) = draw(attempt, full, scratch);
                     (
                         outcome.map(|c| Box::new(scratch.candidate(&sampler.letters, c))),
                         secs,
@@ -399,7 +410,7 @@ fn finish_instance(
     let cascade = Cascade::new(cascade);
     let relations = Relations::of(&cascade, p.relations);
     let (heldout_inputs, heldout_outputs) =
-        sample_heldout(p, sampler, block_key(block), attempt, &inputs, &cascade);
+        draw_heldout(p, sampler, block_key(block), attempt, &inputs, &cascade);
     let cascade_len = cascade.len();
     Instance {
         id: format!("{}-s{}-{:05}", p.name, p.seed, index),

@@ -20,16 +20,97 @@ pub enum Balance {
 }
 
 impl FromStr for Balance {
-    type Err = String;
+    type Err = ParseError;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         match s {
             "category" => Ok(Balance::Category),
             "length" => Ok(Balance::Length),
             "joint" => Ok(Balance::Joint),
-            other => Err(format!(
-                "unknown balance '{other}' (expected category, length or joint)"
-            )),
+            other => Err(ParseError::Unknown {
+                what: "balance",
+                text: other.to_owned(),
+                expected: "category, length or joint",
+            }),
         }
+    }
+}
+
+/// A parameter's text that does not parse (a preset, balance or pattern-draw name, an
+/// alphabet, a range or a list of lengths).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ParseError {
+    /// Not one of the names the parameter takes.
+    #[error("unknown {what} '{text}' (expected {expected})")]
+    Unknown {
+        /// What the name was for.
+        what: &'static str,
+        /// The text given.
+        text: String,
+        /// The names the parameter takes.
+        expected: &'static str,
+    },
+    /// A range of letters such as `z-a` that holds none.
+    #[error("the range {lo}-{hi} is empty")]
+    EmptyLetterRange {
+        /// The first letter given.
+        lo: char,
+        /// The last letter given.
+        hi: char,
+    },
+    /// Not a range of numbers such as `2..6`.
+    #[error("'{0}' is not a range such as 2..6")]
+    NotARange(String),
+    /// Not a list of lengths such as `25,30`.
+    #[error("'{0}' is not a list of lengths such as 25,30")]
+    NotALengthList(String),
+    /// A range whose minimum is above its maximum.
+    #[error("'{text}': the minimum {min} is larger than the maximum {max}")]
+    MinAboveMax {
+        /// The text given.
+        text: String,
+        /// Its minimum.
+        min: usize,
+        /// Its maximum.
+        max: usize,
+    },
+}
+
+/// How a rule's pattern is drawn (SPEC §4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PatternDraw {
+    /// The paper's description: |a| ~ Unif{s_min..s_max}, then `a` uniform over the
+    /// distinct substrings of that length of the current strings. About a third of the
+    /// patterns are single letters.
+    #[default]
+    Substring,
+    /// What the published PBEBench-Lite file shows: |a| and `a` drawn together, |a| ~
+    /// Unif{s_min..s_max} and `a` ~ Unif(Σ)^|a|, and drawn again, length included, until
+    /// `a` occurs in the current strings. A random 1-letter string occurs far more often
+    /// than a random 2- or 3-letter one, so most patterns are single letters (82% in the
+    /// published Lite file), and a single letter occurs in more examples.
+    Published,
+}
+
+impl PatternDraw {
+    /// Every way with its command-line name.
+    pub const ALL: [(&'static str, PatternDraw); 2] = [
+        ("substring", PatternDraw::Substring),
+        ("published", PatternDraw::Published),
+    ];
+}
+
+impl FromStr for PatternDraw {
+    type Err = ParseError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        (PatternDraw::ALL.iter())
+            .find(|(n, _)| *n == s)
+            .map(|(_, d)| *d)
+            .ok_or_else(|| ParseError::Unknown {
+                what: "pattern draw",
+                text: s.to_owned(),
+                expected: "substring or published",
+            })
     }
 }
 
@@ -58,6 +139,10 @@ impl MaxRules {
 pub enum Preset {
     /// PBEBench-Lite: 1008 instances, 5 examples, 63 per category, lengths 2–5.
     Lite,
+    /// PBEBench-Lite as the published file was sampled ([`PatternDraw::Published`]), with
+    /// the paper's relation formula, which gives the published file's labels, and a
+    /// patience of 1,000,000 attempts.
+    LitePublished,
     /// PBEBench-Lite-MoreEg: 240 instances, 50 examples, 15 per category, lengths 1–5.
     LiteMoreEg,
     /// PBEBench: 1216 instances, 50 examples, 64 per length 2–20.
@@ -68,8 +153,9 @@ pub enum Preset {
 
 impl Preset {
     /// Every preset with its command-line name.
-    pub const ALL: [(&'static str, Preset); 4] = [
+    pub const ALL: [(&'static str, Preset); 5] = [
         ("lite", Preset::Lite),
+        ("lite-published", Preset::LitePublished),
         ("lite-moreeg", Preset::LiteMoreEg),
         ("full", Preset::Full),
         ("full-25-30", Preset::Full2530),
@@ -87,7 +173,7 @@ impl Preset {
     /// The preset's parameters with seed 0.
     pub fn params(self) -> GenParams {
         let (examples, alphabet, lens, size, balance, max_rules) = match self {
-            Preset::Lite => (
+            Preset::Lite | Preset::LitePublished => (
                 5,
                 LITE_ALPHABET,
                 (2..=5).collect(),
@@ -120,6 +206,7 @@ impl Preset {
                 MaxRules::AtLeast(20),
             ),
         };
+        let published = self == Preset::LitePublished;
         GenParams {
             name: self.name().to_owned(),
             size,
@@ -128,10 +215,22 @@ impl Preset {
             input_len: (2, 6),
             cascade_lens: lens,
             rule_len: (1, 3),
+            pattern_draw: if published {
+                PatternDraw::Published
+            } else {
+                PatternDraw::Substring
+            },
             max_rules,
-            patience: 100_000,
+            // The published Lite file took 1,426,933 attempts (its generation log): with
+            // mostly 1-letter patterns the last categories fill slowly, and 100,000 would
+            // leave them short.
+            patience: if published { 1_000_000 } else { 100_000 },
             balance,
-            relations: RelationMode::Exact,
+            relations: if published {
+                RelationMode::Paper
+            } else {
+                RelationMode::Exact
+            },
             heldout: 20,
             seed: 0,
             shard: None,
@@ -140,21 +239,22 @@ impl Preset {
 }
 
 impl FromStr for Preset {
-    type Err = String;
+    type Err = ParseError;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         Preset::ALL
             .iter()
             .find(|(n, _)| *n == s)
             .map(|(_, p)| *p)
-            .ok_or_else(|| {
-                let names: Vec<&str> = Preset::ALL.iter().map(|(n, _)| *n).collect();
-                format!(
-                    "unknown preset '{s}' (expected one of {})",
-                    names.join(", ")
-                )
+            .ok_or_else(|| ParseError::Unknown {
+                what: "preset",
+                text: s.to_owned(),
+                expected: PRESET_NAMES,
             })
     }
 }
+
+/// The presets' names, as [`ParseError::Unknown`] lists them.
+const PRESET_NAMES: &str = "one of lite, lite-published, lite-moreeg, full, full-25-30";
 
 impl fmt::Display for Preset {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -186,6 +286,8 @@ pub struct GenParams {
     pub cascade_lens: Vec<usize>,
     /// Rule side length range `s_min..=s_max`.
     pub rule_len: (usize, usize),
+    /// How a rule's pattern is drawn.
+    pub pattern_draw: PatternDraw,
     /// The rule cap solvers are given.
     pub max_rules: MaxRules,
     /// Attempts per block with category quotas enforced (τ).
@@ -359,9 +461,84 @@ impl GenParams {
     }
 }
 
+/// Changes to a preset's parameters, as the command line (`pbebench generate --examples
+/// …`) and the Python bindings (`generate(examples=…)`) take them: each `None` keeps the
+/// preset's value. Each front end reads the values in its own way; applying them, and the
+/// checks, are here once.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Overrides {
+    /// Random seed.
+    pub seed: Option<u64>,
+    /// Instances (D).
+    pub size: Option<usize>,
+    /// Examples per instance (n).
+    pub examples: Option<usize>,
+    /// Letters (Σ).
+    pub alphabet: Option<Vec<char>>,
+    /// Input length range.
+    pub input_len: Option<(usize, usize)>,
+    /// Cascade lengths.
+    pub cascade_lens: Option<Vec<usize>>,
+    /// Rule side length range.
+    pub rule_len: Option<(usize, usize)>,
+    /// How patterns are drawn.
+    pub pattern_draw: Option<PatternDraw>,
+    /// A fixed rule cap.
+    pub max_rules: Option<usize>,
+    /// Patience τ.
+    pub patience: Option<u64>,
+    /// Balancing mode.
+    pub balance: Option<Balance>,
+    /// Relation classifier.
+    pub relations: Option<RelationMode>,
+    /// Held-out examples per instance.
+    pub heldout: Option<usize>,
+    /// Shard `(k, N)`.
+    pub shard: Option<(usize, usize)>,
+}
+
+impl Overrides {
+    /// `preset`'s parameters with these changes, validated.
+    pub fn apply(self, preset: Preset) -> Result<GenParams, ParamError> {
+        let mut p = preset.params();
+        let Overrides {
+            seed,
+            size,
+            examples,
+            alphabet,
+            input_len,
+            cascade_lens,
+            rule_len,
+            pattern_draw,
+            max_rules,
+            patience,
+            balance,
+            relations,
+            heldout,
+            shard,
+        } = self;
+        p.seed = seed.unwrap_or(p.seed);
+        p.size = size.unwrap_or(p.size);
+        p.examples = examples.unwrap_or(p.examples);
+        p.alphabet = alphabet.unwrap_or(p.alphabet);
+        p.input_len = input_len.unwrap_or(p.input_len);
+        p.cascade_lens = cascade_lens.unwrap_or(p.cascade_lens);
+        p.rule_len = rule_len.unwrap_or(p.rule_len);
+        p.pattern_draw = pattern_draw.unwrap_or(p.pattern_draw);
+        p.max_rules = max_rules.map_or(p.max_rules, MaxRules::Fixed);
+        p.patience = patience.unwrap_or(p.patience);
+        p.balance = balance.unwrap_or(p.balance);
+        p.relations = relations.unwrap_or(p.relations);
+        p.heldout = heldout.unwrap_or(p.heldout);
+        p.shard = shard.or(p.shard);
+        p.validate()?;
+        Ok(p)
+    }
+}
+
 /// Letters from a name (`lite`: a–k and u–z, `full`: a–z and A–Z) or from a spec of
 /// letters and ranges such as `a-ku-z` (the `--alphabet` of the command line).
-pub fn parse_alphabet(text: &str) -> Result<Vec<char>, String> {
+pub fn parse_alphabet(text: &str) -> Result<Vec<char>, ParseError> {
     match text {
         "lite" => return Ok(LITE_ALPHABET.chars().collect()),
         "full" => return Ok(FULL_ALPHABET.chars().collect()),
@@ -374,7 +551,7 @@ pub fn parse_alphabet(text: &str) -> Result<Vec<char>, String> {
         if k + 2 < chars.len() && chars[k + 1] == '-' {
             let (lo, hi) = (chars[k], chars[k + 2]);
             if lo > hi {
-                return Err(format!("the range {lo}-{hi} is empty"));
+                return Err(ParseError::EmptyLetterRange { lo, hi });
             }
             out.extend(lo..=hi);
             k += 3;
@@ -387,11 +564,11 @@ pub fn parse_alphabet(text: &str) -> Result<Vec<char>, String> {
 }
 
 /// Parses `A..B`, `A-B` or a single number into an inclusive range.
-pub fn parse_range(text: &str) -> Result<(usize, usize), String> {
+pub fn parse_range(text: &str) -> Result<(usize, usize), ParseError> {
     let num = |s: &str| {
         s.trim()
             .parse::<usize>()
-            .map_err(|_| format!("'{text}' is not a range such as 2..6"))
+            .map_err(|_| ParseError::NotARange(text.to_owned()))
     };
     if let Some((a, b)) = text
         .split_once("..=")
@@ -406,14 +583,14 @@ pub fn parse_range(text: &str) -> Result<(usize, usize), String> {
 }
 
 /// Parses cascade lengths: a range (`2..20`) or a comma-separated list (`25,30`).
-pub fn parse_lengths(text: &str) -> Result<Vec<usize>, String> {
+pub fn parse_lengths(text: &str) -> Result<Vec<usize>, ParseError> {
     if text.contains(',') {
         let mut lens = text
             .split(',')
             .map(|s| {
                 s.trim()
                     .parse::<usize>()
-                    .map_err(|_| format!("'{text}' is not a list of lengths such as 25,30"))
+                    .map_err(|_| ParseError::NotALengthList(text.to_owned()))
             })
             .collect::<Result<Vec<_>, _>>()?;
         lens.sort_unstable();
@@ -422,9 +599,11 @@ pub fn parse_lengths(text: &str) -> Result<Vec<usize>, String> {
     } else {
         let (a, b) = parse_range(text)?;
         if a > b {
-            return Err(format!(
-                "'{text}': the minimum {a} is larger than the maximum {b}"
-            ));
+            return Err(ParseError::MinAboveMax {
+                text: text.to_owned(),
+                min: a,
+                max: b,
+            });
         }
         Ok((a..=b).collect())
     }
@@ -490,6 +669,33 @@ mod tests {
         assert!(p.validate().is_ok());
         p.heldout = MAX_HELDOUT + 1;
         assert_eq!(p.validate().unwrap_err().param, "heldout");
+    }
+
+    #[test]
+    fn overrides_change_only_what_they_name_and_are_checked() {
+        assert_eq!(
+            Overrides::default().apply(Preset::Full).unwrap(),
+            Preset::Full.params()
+        );
+        let p = Overrides {
+            seed: Some(3),
+            examples: Some(7),
+            max_rules: Some(9),
+            pattern_draw: Some(PatternDraw::Published),
+            ..Overrides::default()
+        }
+        .apply(Preset::Lite)
+        .unwrap();
+        let mut expected = Preset::Lite.params();
+        (expected.seed, expected.examples) = (3, 7);
+        expected.max_rules = MaxRules::Fixed(9);
+        expected.pattern_draw = PatternDraw::Published;
+        assert_eq!(p, expected);
+        let bad = Overrides {
+            size: Some(1000),
+            ..Overrides::default()
+        };
+        assert_eq!(bad.apply(Preset::Lite).unwrap_err().param, "size");
     }
 
     #[test]

@@ -123,7 +123,7 @@ fn instances_are_sound_and_balanced() {
             if inst
                 .heldout_inputs
                 .iter()
-                .any(|h| sample::rules_fired(cascade, h).contains(&k))
+                .any(|h| heldout::rules_fired(cascade, h).contains(&k))
             {
                 covered_rules += 1;
             }
@@ -242,4 +242,39 @@ fn repeated_instances_are_rejected_once_each_is_kept() {
         "{:?}",
         stats.rejections
     );
+}
+
+/// The published Lite sampler is deterministic under any thread count as the default one
+/// is, its patterns always occur where they apply, and most of them are single letters
+/// (a third are with the default draw on the same parameters).
+#[test]
+fn published_pattern_draw_is_deterministic_and_mostly_single_letters() {
+    let one_letter_share = |p: &GenParams| {
+        let (lines, _) = run(p, 2);
+        let (mut one, mut all) = (0, 0);
+        for line in &lines {
+            let inst: crate::Instance = serde_json::from_str(line).unwrap();
+            let cascade = inst.cascade.unwrap();
+            let mut current = inst.inputs.clone();
+            for rule in cascade.rules() {
+                assert!(current.iter().any(|s| s.contains(rule.pattern())), "{line}");
+                current = current.iter().map(|s| rule.apply(s)).collect();
+            }
+            one += cascade
+                .rules()
+                .iter()
+                .filter(|r| r.pattern().len() == 1)
+                .count();
+            all += cascade.len();
+        }
+        one as f64 / all as f64
+    };
+    let mut p = small(Balance::Category);
+    p.pattern_draw = PatternDraw::Published;
+    assert_eq!(run(&p, 1).0, run(&p, 3).0);
+    let published = one_letter_share(&p);
+    p.pattern_draw = PatternDraw::Substring;
+    let substring = one_letter_share(&p);
+    assert!(published > 0.6, "published draw: {published}");
+    assert!(substring < 0.5, "substring draw: {substring}");
 }

@@ -6,12 +6,17 @@
 //! [`RelationMode::Paper`] (the published formula, which reproduces the released labels).
 
 pub mod exact;
+mod memo;
 pub mod paper;
+mod search;
 
-use crate::rule::{Cascade, Rule};
-use rustc_hash::FxHashMap;
+#[cfg(test)]
+pub(crate) use memo::shape_key;
+pub(crate) use memo::{by_shape, with_memo, Memo};
+pub(crate) use search::{category_by, Search, Wanted};
+
+use crate::rule::{Cascade, Rule, RuleParts};
 use serde::{Deserialize, Serialize};
-use std::cell::RefCell;
 use std::fmt;
 use std::str::FromStr;
 
@@ -77,15 +82,7 @@ pub fn interaction(mode: RelationMode, first: &Rule, second: &Rule) -> (bool, bo
 
 /// [`pair`] with this thread's memo.
 fn pair_with_memo(mode: RelationMode, want: Wanted, first: &Rule, second: &Rule) -> (bool, bool) {
-    MEMO.with(|memo| {
-        pair(
-            &mut memo.borrow_mut(),
-            mode,
-            want,
-            first.parts(),
-            second.parts(),
-        )
-    })
+    with_memo(|memo| pair(memo, mode, want, first.parts(), second.parts()))
 }
 
 /// Whether `first` has relation `kind` to `second`.
@@ -109,47 +106,6 @@ pub fn relation(mode: RelationMode, kind: Relation, first: &Rule, second: &Rule)
         Relation::Feeds => feeds,
         Relation::Bleeds => bleeds,
     }
-}
-
-/// A rule as the classifiers see it: both sides and their [`letter_mask`]s.
-///
-/// [`letter_mask`]: crate::rule::letter_mask
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct RuleParts<'a> {
-    pub pattern: &'a str,
-    pub replacement: &'a str,
-    pub masks: (u64, u64),
-}
-
-/// Which of the two relations of a pair a caller still needs.
-#[derive(Clone, Copy)]
-pub(crate) struct Wanted {
-    pub feeds: bool,
-    pub bleeds: bool,
-}
-
-/// Shape (with the mode in the top bit) → `(feeds, bleeds)`.
-pub(crate) type Memo = FxHashMap<u64, (bool, bool)>;
-
-thread_local! {
-    static MEMO: RefCell<Memo> = RefCell::new(Memo::default());
-    /// Seconds this thread spent deciding relations the memo did not hold.
-    static MISS_SECONDS: std::cell::Cell<f64> = const { std::cell::Cell::new(0.0) };
-}
-
-/// Seconds the current thread has spent deciding relations the memo did not hold. Misses
-/// are rare but can be slow (the exact classifier searches), so callers that time
-/// classification on a sample of calls add these exactly.
-pub(crate) fn memo_miss_seconds() -> f64 {
-    MISS_SECONDS.with(|s| s.get())
-}
-
-/// `decide()`, its time added to [`memo_miss_seconds`].
-fn timed_miss<T>(decide: impl FnOnce() -> T) -> T {
-    let clock = std::time::Instant::now();
-    let value = decide();
-    MISS_SECONDS.with(|s| s.set(s.get() + clock.elapsed().as_secs_f64()));
-    value
 }
 
 /// `(feeds, bleeds)` of `first` on `second`, exact for the relations in `want` (the others
@@ -180,36 +136,10 @@ fn pair(
             want.bleeds && paper::bleeds(si, ti, sj),
         );
     }
-    let Some(shape) = shape_key(si, ti, sj) else {
+    let Some(shape) = memo::shape_key(si, ti, sj) else {
         return wanted_uncached(mode, want, si, ti, sj);
     };
     by_shape(memo, mode, shape, || interaction_uncached(mode, si, ti, sj))
-}
-
-/// Both relations of a pair of the given shape ([`shape_key`]): from the memo, or
-/// `decide()` (timed into [`memo_miss_seconds`]) when the memo does not hold the shape.
-#[inline]
-pub(crate) fn by_shape(
-    memo: &mut Memo,
-    mode: RelationMode,
-    shape: u64,
-    decide: impl FnOnce() -> (bool, bool),
-) -> (bool, bool) {
-    let key = shape | ((mode == RelationMode::Paper) as u64) << 63;
-    if let Some(&hit) = memo.get(&key) {
-        return hit;
-    }
-    let value = timed_miss(decide);
-    if memo.len() >= MEMO_CAPACITY {
-        memo.clear();
-    }
-    memo.insert(key, value);
-    value
-}
-
-/// Runs `f` with this thread's memo of relations by shape.
-pub(crate) fn with_memo<T>(f: impl FnOnce(&mut Memo) -> T) -> T {
-    MEMO.with(|memo| f(&mut memo.borrow_mut()))
 }
 
 /// `(feeds, bleeds)` of `si → ti` on `sj` for the relations in `want` (the others read
@@ -222,12 +152,10 @@ pub(crate) fn wanted_uncached(
     sj: &str,
 ) -> (bool, bool) {
     let decide = |wanted, kind| wanted && relation_uncached(mode, kind, si, ti, sj);
-    timed_miss(|| {
-        (
-            decide(want.feeds, Relation::Feeds),
-            decide(want.bleeds, Relation::Bleeds),
-        )
-    })
+    (
+        decide(want.feeds, Relation::Feeds),
+        decide(want.bleeds, Relation::Bleeds),
+    )
 }
 
 /// The category of a cascade (Algorithm 2) without building its matrices: each relation is
@@ -243,268 +171,6 @@ pub fn category_of(rules: &[Rule], mode: RelationMode) -> Category {
         )
     })
     .expect("a search that never gives up ends with a category")
-}
-
-/// [`category_of`] for `n` rules known by the letter masks of their two sides (`masks(i)`,
-/// see [`letter_mask`](crate::rule::letter_mask)): `decide(i, j, want)` gives `(feeds,
-/// bleeds)` of rule i on rule j, exact for the relations in `want` (see [`Search`]).
-///
-/// `give_up(set)` is asked whenever a flag is found, with the flags known so far as
-/// category bits; when it answers true the search stops and returns None (the generator
-/// gives up once every category with those flags has a full quota).
-pub(crate) fn category_by(
-    n: usize,
-    masks: impl Fn(usize) -> (u64, u64),
-    mut decide: impl FnMut(usize, usize, Wanted) -> (bool, bool),
-    give_up: impl Fn(Category) -> bool,
-) -> Option<Category> {
-    let mut search = Search::default();
-    for _ in 0..n {
-        if search.push(&masks, &mut decide, &give_up) {
-            return None;
-        }
-    }
-    Some(search.category())
-}
-
-/// The category of a cascade that grows one rule at a time: after each [`push`](Self::push)
-/// it is the category of the rules pushed so far. As the four flags only ever get set
-/// when rules are added, a search can give up as soon as the flags found make the final
-/// category certain to be an unwanted one, before the rest of the cascade exists.
-///
-/// Each relation is decided only while its flag is still unset, so long cascades, which
-/// set all four flags early, cost far fewer classifications; and only when the letter
-/// masks allow it (a rule can only feed a pattern it shares a letter with, unless it
-/// deletes, and only bleed one it shares a letter with).
-#[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct Search {
-    /// The rules pushed so far.
-    len: usize,
-    /// The flags found so far, as category bits.
-    flags: u8,
-}
-
-impl Search {
-    /// Adds rule `n`, the next one (`n` rules were pushed before): decides its relations
-    /// with every earlier rule i, both ways, for the flags still unset. `masks` and
-    /// `decide` are as for [`category_by`], over the rules pushed so far and this one.
-    /// True when the search gives up: `give_up(flags)` answered true when a flag was found.
-    pub(crate) fn push(
-        &mut self,
-        masks: impl Fn(usize) -> (u64, u64),
-        mut decide: impl FnMut(usize, usize, Wanted) -> (bool, bool),
-        give_up: impl Fn(Category) -> bool,
-    ) -> bool {
-        const ALL: u8 = 0b1111;
-        let n = self.len;
-        self.len += 1;
-        let (mask_sn, mask_tn) = masks(n);
-        // Decides `first` on `second` for the flags (category bits) still unset among
-        // `feeding` and `bleeding`, where the masks allow them. True once the search gives
-        // up.
-        let mut visit =
-            |flags: &mut u8, first, second, (feeding, bleeding), (may_feed, may_bleed)| {
-                let want = Wanted {
-                    feeds: *flags & feeding == 0 && may_feed,
-                    bleeds: *flags & bleeding == 0 && may_bleed,
-                };
-                if !want.feeds && !want.bleeds {
-                    return false;
-                }
-                let (feeds, bleeds) = decide(first, second, want);
-                let found = if want.feeds && feeds { feeding } else { 0 }
-                    | if want.bleeds && bleeds { bleeding } else { 0 };
-                *flags |= found;
-                found != 0 && give_up(Category(*flags))
-            };
-        // The earlier rules, 64 at a time: first the sets of those the masks allow a
-        // relation with (a cheap loop with no calls), then the pairs in those sets.
-        for base in (0..n).step_by(64) {
-            let (mut fed, mut shared, mut fed_back) = (0u64, 0u64, 0u64);
-            for i in base..n.min(base + 64) {
-                let (mask_si, mask_ti) = masks(i);
-                let bit = 1 << (i - base);
-                // Rule i feeds rule n only if it deletes or writes a letter of n's
-                // pattern; either bleeds the other only if their patterns share a letter.
-                fed |= if mask_ti == 0 || mask_ti & mask_sn != 0 {
-                    bit
-                } else {
-                    0
-                };
-                shared |= if mask_si & mask_sn != 0 { bit } else { 0 };
-                fed_back |= if mask_tn == 0 || mask_tn & mask_si != 0 {
-                    bit
-                } else {
-                    0
-                };
-            }
-            let mut pending = fed | shared | fed_back;
-            while pending != 0 && self.flags != ALL {
-                let k = pending.trailing_zeros();
-                pending &= pending - 1;
-                let (i, bit) = (base + k as usize, 1 << k);
-                let may_bleed = shared & bit != 0;
-                // Rule i, earlier, on rule n: feeding and bleeding; rule n on rule i:
-                // counter-feeding and counter-bleeding.
-                if visit(&mut self.flags, i, n, (8, 4), (fed & bit != 0, may_bleed))
-                    || visit(
-                        &mut self.flags,
-                        n,
-                        i,
-                        (2, 1),
-                        (fed_back & bit != 0, may_bleed),
-                    )
-                {
-                    return true;
-                }
-            }
-        }
-        false
-    }
-
-    /// The category of the rules pushed so far.
-    pub(crate) fn category(self) -> Category {
-        Category(self.flags)
-    }
-}
-
-/// Entries a thread's memo holds before it is emptied (about 20 MB).
-const MEMO_CAPACITY: usize = 1 << 20;
-
-/// The *shape* of the triple `(si, ti, sj)` as one number, when each side has at most 3
-/// letters: every letter replaced by the rank of its first appearance in `si ti sj`.
-///
-/// Both classifiers are invariant under renaming letters one-to-one (the definitions
-/// quantify over all strings; the formula only compares substrings), so triples of the
-/// same shape have the same relations. There are only a few thousand shapes, so the memo
-/// answers almost every query, whatever the alphabet.
-fn shape_key(si: &str, ti: &str, sj: &str) -> Option<u64> {
-    if si.is_ascii() && ti.is_ascii() && sj.is_ascii() {
-        // Bytes are letters here, and need no UTF-8 decoding.
-        shape_of([si, ti, sj].map(|s| s.bytes().map(u32::from)))
-    } else {
-        shape_of([si, ti, sj].map(|s| s.chars().map(u32::from)))
-    }
-}
-
-/// [`shape_key`] of three sides given as letter codes.
-fn shape_of<I: Iterator<Item = u32>>(sides: [I; 3]) -> Option<u64> {
-    let mut seen = [0u32; 9];
-    let mut distinct = 0;
-    let mut key = 0u64;
-    for side in sides {
-        let mut len = 0u64;
-        for c in side {
-            if len == 3 {
-                return None;
-            }
-            let rank = match seen[..distinct].iter().position(|&s| s == c) {
-                Some(r) => r,
-                None => {
-                    seen[distinct] = c;
-                    distinct += 1;
-                    distinct - 1
-                }
-            };
-            key = key << 4 | rank as u64;
-            len += 1;
-        }
-        // Pad to three letters and record the length, so sides cannot run together.
-        key = key << (4 * (3 - len)) << 2 | len;
-    }
-    Some(key)
-}
-
-/// [`shape_key`] for rules whose letters are one-byte codes (never `0xFF`), as the
-/// generator keeps them, in two halves: a rule's own part, made once per rule, and the
-/// part of each rule it is paired with, made per pair with a few word operations.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct ShapeHead {
-    /// The key bits of the rule's two sides.
-    bits: u64,
-    /// The distinct letters of both sides in order of first appearance, one per byte from
-    /// the lowest; `0xFF` past the last.
-    letters: u64,
-    distinct: u32,
-}
-
-impl ShapeHead {
-    /// The rule `pattern → replacement`'s part; None when a side has more than 3 letters
-    /// (shapes cover only those).
-    pub(crate) fn of(pattern: &[u8], replacement: &[u8]) -> Option<Self> {
-        let mut head = ShapeHead {
-            bits: 0,
-            letters: u64::MAX,
-            distinct: 0,
-        };
-        for side in [pattern, replacement] {
-            head.bits = append_side(head.bits, side, &mut head.letters, &mut head.distinct)?;
-        }
-        Some(head)
-    }
-
-    /// `shape_key(si, ti, sj)` where this is the head of `si → ti` and `sj` is `pattern`;
-    /// None when `pattern` has more than 3 letters.
-    #[inline]
-    pub(crate) fn key(self, pattern: &[u8]) -> Option<u64> {
-        // Letters new to this pair go on in a second word (with up to 6 letters in the
-        // head and 3 here, one word could overflow).
-        let (mut fresh, mut fresh_count) = (u64::MAX, 0);
-        let mut bits = self.bits;
-        if pattern.len() > 3 {
-            return None;
-        }
-        for &c in pattern {
-            let rank = match byte_position(self.letters, c) {
-                Some(r) => r,
-                None => {
-                    let r = byte_position(fresh, c).unwrap_or_else(|| {
-                        let at = 8 * fresh_count;
-                        fresh = fresh & !(0xFF << at) | (c as u64) << at;
-                        fresh_count += 1;
-                        fresh_count - 1
-                    });
-                    self.distinct + r
-                }
-            };
-            bits = bits << 4 | rank as u64;
-        }
-        Some(bits << (4 * (3 - pattern.len())) << 2 | pattern.len() as u64)
-    }
-}
-
-/// `key` followed by the shape bits of `side` (see [`shape_of`]), new letters appended to
-/// `letters` (one per byte, `distinct` of them so far, at most 8); None past 3 letters.
-fn append_side(mut key: u64, side: &[u8], letters: &mut u64, distinct: &mut u32) -> Option<u64> {
-    if side.len() > 3 {
-        return None;
-    }
-    for &c in side {
-        let rank = match byte_position(*letters, c) {
-            Some(r) => r,
-            None => {
-                let at = 8 * *distinct;
-                *letters = *letters & !(0xFF << at) | (c as u64) << at;
-                *distinct += 1;
-                *distinct - 1
-            }
-        };
-        key = key << 4 | rank as u64;
-    }
-    Some(key << (4 * (3 - side.len())) << 2 | side.len() as u64)
-}
-
-/// The index of the lowest byte of `word` equal to `c`.
-///
-/// The classic zero-byte test: after `x = word ^ c…c`, `(x - 0x01…01) & !x & 0x80…80`
-/// sets the top bit of every zero byte of x (and maybe of bytes above one, through the
-/// borrow), so its lowest set bit marks the lowest zero byte exactly.
-#[inline]
-fn byte_position(word: u64, c: u8) -> Option<u32> {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    let x = word ^ (c as u64).wrapping_mul(ONES);
-    let zero = x.wrapping_sub(ONES) & !x & (ONES << 7);
-    (zero != 0).then(|| zero.trailing_zeros() / 8)
 }
 
 /// [`interaction`] without the memo: `(feeds(si→ti, sj), bleeds(si→ti, sj))`.
@@ -770,25 +436,6 @@ mod shortcut_tests {
         }
     }
 
-    /// Up to `max` letter codes from a few small and a few large ones.
-    fn codes(min: usize, max: usize) -> impl Strategy<Value = Vec<u8>> {
-        proptest::collection::vec(prop_oneof![0u8..4, 250u8..255], min..=max)
-    }
-
-    proptest! {
-        #![proptest_config(ProptestConfig::with_cases(3000))]
-        /// The two-part keys of coded rules are the shape keys of their text.
-        #[test]
-        fn shape_heads_give_shape_keys(si in codes(1, 4), ti in codes(0, 4), sj in codes(1, 4)) {
-            let text = |codes: &[u8]| -> String {
-                codes.iter().map(|&c| char::from_u32(0x100 + c as u32).unwrap()).collect()
-            };
-            let expected = shape_key(&text(&si), &text(&ti), &text(&sj));
-            let got = ShapeHead::of(&si, &ti).and_then(|head| head.key(&sj));
-            prop_assert_eq!(got, expected);
-        }
-    }
-
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(2000))]
         /// The memo's assumption: renaming letters one-to-one never changes a relation.
@@ -899,15 +546,5 @@ mod shortcut_tests {
                 prop_assert_eq!(category_of(&rules, mode), Relations::of(&cascade, mode).category());
             }
         }
-    }
-
-    #[test]
-    fn shapes_identify_triples_up_to_renaming() {
-        assert_eq!(shape_key("ab", "c", "ba"), shape_key("xy", "z", "yx"));
-        assert_eq!(shape_key("ab", "c", "ba"), shape_key("éʔ", "q", "ʔé"));
-        assert_ne!(shape_key("ab", "c", "ba"), shape_key("ab", "c", "ab"));
-        assert_ne!(shape_key("ab", "", "a"), shape_key("a", "b", "a"));
-        assert_ne!(shape_key("a", "", "ab"), shape_key("a", "a", "b"));
-        assert_eq!(shape_key("abcd", "a", "a"), None);
     }
 }
