@@ -168,6 +168,22 @@ impl InputSpace {
         Ok(space)
     }
 
+    /// The input space of `instance` (SPEC §5): its alphabet, in order, and the lengths
+    /// from the shortest to the longest of its inputs (visible and held-out), in
+    /// characters. The generator draws every input from one length range, and with the
+    /// presets' 25 or more inputs per instance that range is all but certainly the one
+    /// the inputs span. `None` when the instance has no alphabet or no inputs, or when the
+    /// space cannot be built (a repeated letter, inputs too long to count).
+    pub fn of_instance(instance: &Instance) -> Option<Self> {
+        let lengths = (instance.inputs.iter())
+            .chain(&instance.heldout_inputs)
+            .map(|s| s.chars().count());
+        let (min, max) = lengths.fold(None, |acc: Option<(usize, usize)>, n| {
+            Some(acc.map_or((n, n), |(lo, hi)| (lo.min(n), hi.max(n))))
+        })?;
+        InputSpace::new(instance.alphabet.chars(), min, max).ok()
+    }
+
     /// The letters, in the order that orders counterexamples.
     pub fn alphabet(&self) -> &[char] {
         &self.alphabet
@@ -385,6 +401,19 @@ pub fn compare(
     limits: &Limits,
 ) -> Result<Comparison, Undecided> {
     Reference::new(reference, space, limits).compare(answer)
+}
+
+/// An answer to `instance` graded on behaviour (SPEC §5): its exact comparison with the
+/// gold over [`InputSpace::of_instance`], under the default [`Limits`]. Recovered is
+/// [`Comparison::equivalent`], behaviour is [`Comparison::changed_agreement`]. `None` when
+/// the instance has no gold cascade (real data) or no input space.
+pub fn against_gold(
+    instance: &Instance,
+    answer: &Cascade,
+) -> Option<Result<Comparison, Undecided>> {
+    let gold = instance.cascade.as_ref()?;
+    let space = InputSpace::of_instance(instance)?;
+    Some(compare(gold, answer, &space, &Limits::default()))
 }
 
 /// A reference cascade prepared for comparisons over one input space: its machine (whose
