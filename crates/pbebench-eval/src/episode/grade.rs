@@ -7,7 +7,7 @@
 
 use crate::sample::Prices;
 use crate::store::EpisodeRow;
-use pbebench::equiv::{self, Ratio};
+use pbebench::equiv;
 use pbebench::probe::{visible_pass, Oracle, Probe, UnprobedHeldOut};
 use pbebench::{Cascade, Instance};
 use serde::Serialize;
@@ -56,19 +56,10 @@ pub struct EpisodeGrade {
 
 /// Recovered@1 and behaviour of a final cascade (SPEC §5, "Behaviour"): whether it is
 /// equivalent to the gold on the instance's whole input space, and its agreement with the
-/// gold where the gold changes the input, both exact ([`pbebench::equiv::against_gold`]).
-/// `(None, None)` for an instance without a gold cascade; when the comparison runs into
-/// one of the engine's bounds, recovered is `Some(false)` if a counterexample was found
-/// on the way (the cascades certainly differ), else `None`, and behaviour `None`.
+/// gold where the gold changes the input, both exact
+/// ([`pbebench::equiv::recovered_and_behaviour`]; `(None, None)` without a gold).
 pub fn behaviour(instance: &Instance, cascade: &Cascade) -> (Option<bool>, Option<f64>) {
-    match equiv::against_gold(instance, cascade) {
-        None => (None, None),
-        Some(Ok(found)) => (
-            Some(found.equivalent()),
-            found.changed_agreement.map(Ratio::to_f64),
-        ),
-        Some(Err(undecided)) => (undecided.counterexample.map(|_| false), None),
-    }
+    equiv::recovered_and_behaviour(instance, cascade)
 }
 
 /// Grades one stored episode against its instance.
@@ -196,7 +187,10 @@ pub fn grade_episodes(
         heldout_excluded: episodes.iter().map(|e| e.heldout_excluded).sum(),
         recovered_at_1: episodes.iter().any(|e| e.recovered.is_some()).then(|| {
             share(
-                episodes.iter().filter(|e| e.recovered == Some(true)).count(),
+                episodes
+                    .iter()
+                    .filter(|e| e.recovered == Some(true))
+                    .count(),
                 expected,
             )
         }),

@@ -416,6 +416,25 @@ pub fn against_gold(
     Some(compare(gold, answer, &space, &Limits::default()))
 }
 
+/// Recovered and behaviour of an answer (SPEC §5), as scores report them: from
+/// [`against_gold`], `(equivalent, changed agreement)`. `(None, None)` without a gold;
+/// when the comparison runs into one of the engine's bounds, recovered is `Some(false)`
+/// if a counterexample was found on the way (the cascades certainly differ), else
+/// `None`, and behaviour is `None`.
+pub fn recovered_and_behaviour(
+    instance: &Instance,
+    answer: &Cascade,
+) -> (Option<bool>, Option<f64>) {
+    match against_gold(instance, answer) {
+        None => (None, None),
+        Some(Ok(found)) => (
+            Some(found.equivalent()),
+            found.changed_agreement.map(Ratio::to_f64),
+        ),
+        Some(Err(undecided)) => (undecided.counterexample.map(|_| false), None),
+    }
+}
+
 /// A reference cascade prepared for comparisons over one input space: its machine (whose
 /// steps are cached across comparisons) and its longest output.
 pub struct Reference {
