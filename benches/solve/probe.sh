@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Recovered@1 of the built-in solver with and without probing (issue 21, item 3).
 #
-# Generates fresh instances (seeds 930001.., used nowhere else): PBEBench-Lite (lengths
+# Generates fresh instances (seeds 930001–930011, used nowhere else): PBEBench-Lite (lengths
 # 1–5, category-balanced) and the full preset at each length of $LENGTHS; solves every
 # file twice, from the visible examples only and with `--probe-budget $K`; and prints,
 # per slice, Recovered@1 (the answer is equivalent to the gold on every input of the

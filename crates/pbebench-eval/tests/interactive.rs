@@ -100,7 +100,11 @@ fn grades(out: &InteractiveResults) -> Vec<(String, String, usize, u32, bool)> {
 fn brute_behaviour(inst: &Instance, answer: &pbebench::Cascade) -> (bool, f64) {
     let gold = inst.cascade.as_ref().unwrap();
     let letters: Vec<char> = inst.alphabet.chars().collect();
-    let lens = inst.inputs.iter().chain(&inst.heldout_inputs).map(|s| s.chars().count());
+    let lens = inst
+        .inputs
+        .iter()
+        .chain(&inst.heldout_inputs)
+        .map(|s| s.chars().count());
     let (lo, hi) = (lens.clone().min().unwrap(), lens.max().unwrap());
     let (mut same_everywhere, mut changed, mut agree) = (true, 0.0, 0.0);
     for len in lo..=hi {
@@ -169,17 +173,29 @@ fn scripted_tool_calls_end_every_episode_cleanly() {
             e.behaviour
         );
     }
-    let recovered: Vec<bool> = inter.episodes.iter().map(|e| e.recovered.unwrap()).collect();
+    let recovered: Vec<bool> = inter
+        .episodes
+        .iter()
+        .map(|e| e.recovered.unwrap())
+        .collect();
     assert_eq!(
         recovered,
         [true, true, true, true, true, false, true, false]
     );
     assert_eq!(inter.episodes[7].behaviour, Some(0.0));
     assert!((inter.summary.recovered_at_1.unwrap() - 6.0 / 8.0).abs() < 1e-12);
-    let mean = inter.episodes.iter().map(|e| e.behaviour.unwrap()).sum::<f64>() / 8.0;
+    let mean = inter
+        .episodes
+        .iter()
+        .map(|e| e.behaviour.unwrap())
+        .sum::<f64>()
+        / 8.0;
     assert!((inter.summary.mean_behaviour.unwrap() - mean).abs() < 1e-12);
     assert_eq!(inter.summary.undecided, 0);
-    assert!(inter.to_string().contains("Recovered@1      0.7500"), "{inter}");
+    assert!(
+        inter.to_string().contains("Recovered@1      0.7500"),
+        "{inter}"
+    );
     // The shared scoring path scores the final cascades, without held-out examples.
     assert!((out.results.overall().pass - 6.0 / 8.0).abs() < 1e-12);
     assert_eq!(out.results.overall().heldout_pass, None);

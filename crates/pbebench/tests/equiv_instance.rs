@@ -29,7 +29,10 @@ fn instance(inputs: &[&str], heldout: &[&str], gold: Option<Cascade>) -> Instanc
 }
 
 fn cascade(rules: &[(&str, &str)]) -> Cascade {
-    rules.iter().map(|(a, b)| Rule::new(*a, *b).unwrap()).collect()
+    rules
+        .iter()
+        .map(|(a, b)| Rule::new(*a, *b).unwrap())
+        .collect()
 }
 
 #[test]
