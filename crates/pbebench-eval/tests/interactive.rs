@@ -94,6 +94,40 @@ fn grades(out: &InteractiveResults) -> Vec<(String, String, usize, u32, bool)> {
         .collect()
 }
 
+/// Recovered and behaviour of `answer` by brute force: every string over the instance's
+/// alphabet with a length from its shortest to its longest input (visible or held-out),
+/// each length weighing the same, letters uniform.
+fn brute_behaviour(inst: &Instance, answer: &pbebench::Cascade) -> (bool, f64) {
+    let gold = inst.cascade.as_ref().unwrap();
+    let letters: Vec<char> = inst.alphabet.chars().collect();
+    let lens = inst
+        .inputs
+        .iter()
+        .chain(&inst.heldout_inputs)
+        .map(|s| s.chars().count());
+    let (lo, hi) = (lens.clone().min().unwrap(), lens.max().unwrap());
+    let (mut same_everywhere, mut changed, mut agree) = (true, 0.0, 0.0);
+    for len in lo..=hi {
+        let weight = 1.0 / (letters.len() as f64).powi(len as i32);
+        let mut digits = vec![0usize; len];
+        loop {
+            let s: String = digits.iter().map(|&d| letters[d]).collect();
+            let (g, a) = (gold.apply(&s), answer.apply(&s));
+            same_everywhere &= g == a;
+            if g != s {
+                changed += weight;
+                agree += if g == a { weight } else { 0.0 };
+            }
+            let Some(k) = digits.iter().rposition(|&d| d + 1 < letters.len()) else {
+                break;
+            };
+            digits[k] += 1;
+            digits[k + 1..].iter_mut().for_each(|d| *d = 0);
+        }
+    }
+    (same_everywhere, agree / changed)
+}
+
 #[test]
 fn scripted_tool_calls_end_every_episode_cleanly() {
     let dir = tempfile::tempdir().unwrap();
@@ -125,9 +159,42 @@ fn scripted_tool_calls_end_every_episode_cleanly() {
     assert_eq!(e0.heldout_pass, Some(true));
     assert_eq!(inter.summary.heldout_excluded, 1);
     assert!((inter.summary.pass_at_1 - 6.0 / 8.0).abs() < 1e-12);
+    // Recovered@1 and behaviour, exactly as brute-force enumeration of each instance's
+    // input space counts them: 0–4 and 6 end with the gold, 5 with a wrong cascade, 7
+    // with none (the identity).
+    for e in &inter.episodes {
+        let inst = insts.iter().find(|i| i.id == e.instance_id).unwrap();
+        let (recovered, behaviour) = brute_behaviour(inst, &e.final_cascade);
+        assert_eq!(e.recovered, Some(recovered), "{}", e.instance_id);
+        assert!(
+            (e.behaviour.unwrap() - behaviour).abs() < 1e-12,
+            "{}: {:?} vs {behaviour}",
+            e.instance_id,
+            e.behaviour
+        );
+    }
+    let recovered: Vec<bool> = inter
+        .episodes
+        .iter()
+        .map(|e| e.recovered.unwrap())
+        .collect();
     assert_eq!(
-        inter.summary.recovered_at_1, None,
-        "pending pbebench::equiv"
+        recovered,
+        [true, true, true, true, true, false, true, false]
+    );
+    assert_eq!(inter.episodes[7].behaviour, Some(0.0));
+    assert!((inter.summary.recovered_at_1.unwrap() - 6.0 / 8.0).abs() < 1e-12);
+    let mean = inter
+        .episodes
+        .iter()
+        .map(|e| e.behaviour.unwrap())
+        .sum::<f64>()
+        / 8.0;
+    assert!((inter.summary.mean_behaviour.unwrap() - mean).abs() < 1e-12);
+    assert_eq!(inter.summary.undecided, 0);
+    assert!(
+        inter.to_string().contains("Recovered@1      0.7500"),
+        "{inter}"
     );
     // The shared scoring path scores the final cascades, without held-out examples.
     assert!((out.results.overall().pass - 6.0 / 8.0).abs() < 1e-12);

@@ -28,6 +28,7 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+mod active;
 mod beam;
 mod encode;
 mod lev;
@@ -36,6 +37,7 @@ mod propose;
 mod repair;
 mod run;
 
+pub use active::{solve_probing, ActiveConfig, Probed};
 pub use beam::{BeamSolver, Ranking};
 pub use problem::{Problem, ProblemError};
 pub use run::{
@@ -215,22 +217,25 @@ pub fn solve_all(
     threads: usize,
     on_done: impl Fn(usize, &SolveOutcome) + Sync,
 ) -> Result<Vec<SolveOutcome>, rayon::ThreadPoolBuildError> {
+    in_pool(threads, problems.len(), |k| {
+        let outcome = solver.solve(&problems[k], budget);
+        on_done(k, &outcome);
+        outcome
+    })
+}
+
+/// `work(k)` for every `k` in `0..n`, `threads` at a time, one job per thread; the results
+/// in the order of `k`.
+pub(crate) fn in_pool<T: Send>(
+    threads: usize,
+    n: usize,
+    work: impl Fn(usize) -> T + Sync,
+) -> Result<Vec<T>, rayon::ThreadPoolBuildError> {
     use rayon::prelude::*;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads.max(1))
         .build()?;
-    Ok(pool.install(|| {
-        problems
-            .par_iter()
-            .with_max_len(1)
-            .enumerate()
-            .map(|(k, p)| {
-                let outcome = solver.solve(p, budget);
-                on_done(k, &outcome);
-                outcome
-            })
-            .collect()
-    }))
+    Ok(pool.install(|| (0..n).into_par_iter().with_max_len(1).map(&work).collect()))
 }
 
 #[cfg(test)]

@@ -13,7 +13,10 @@
 //! latencies, rescored later under other options) and is resumed across crashes of
 //! remote servers: that is a database's job.
 
-use crate::{solve_all, Budget, Problem, ProblemError, SolveOutcome, Solver};
+use crate::{
+    solve_all, solve_probing, ActiveConfig, Budget, Problem, ProblemError, SolveOutcome, Solver,
+};
+use pbebench::probe::{Oracle, OracleError, Probe};
 use pbebench::{render_answer, Cascade, Instance, ResponseLine};
 use pbebench_io::{is_stdout, Output};
 use serde::{Deserialize, Serialize};
@@ -39,6 +42,9 @@ pub struct SolveJob<'a> {
     pub stats: Option<&'a Path>,
     /// Solve every instance again, discarding (and removing) a journal of an earlier run.
     pub fresh: bool,
+    /// Probe each instance's hidden cascade up to this many inputs
+    /// ([`crate::solve_probing`]); `None`: solve from the visible examples only.
+    pub probe_budget: Option<usize>,
 }
 
 /// What a [`solve_dataset`] run found.
@@ -137,6 +143,9 @@ pub enum SolveRunError {
         /// What the OS said.
         source: io::Error,
     },
+    /// Probing needs a hidden cascade the instance lacks.
+    #[error("--probe-budget: {0}")]
+    Oracle(#[from] OracleError),
     /// The worker threads could not start.
     #[error("cannot start the worker threads: {0}")]
     Threads(#[from] rayon::ThreadPoolBuildError),
@@ -178,6 +187,16 @@ pub fn solve_dataset(
             })
         })
         .collect::<Result<Vec<Problem>, _>>()?;
+    // The oracles of a probing run, built before any work: an instance without a gold
+    // cascade fails the run now.
+    let mut oracles = match job.probe_budget {
+        Some(k) => Some(
+            (instances.iter())
+                .map(|inst| Oracle::new(inst, k).map(Some))
+                .collect::<Result<Vec<Option<Oracle>>, _>>()?,
+        ),
+        None => None,
+    };
     let header = JournalHeader::of(job, instances);
     let journal_path = journal_path(job.out);
     // Every output is checked before the work: an unwritable path fails now, not after it.
@@ -207,20 +226,36 @@ pub fn solve_dataset(
     let solved = AtomicUsize::new(solved_before);
     // Each new result, at its position in the dataset, as soon as it is known.
     let fresh: Mutex<Vec<Option<Entry>>> = Mutex::new(vec![None; total]);
-    solve_all(
-        job.solver,
-        &problems,
-        &job.budget,
-        job.threads,
-        |k, outcome| {
-            let entry = Entry::of(job.solver.name(), &instances[todo[k]], outcome);
-            journal.record(&entry);
-            fresh.lock().unwrap_or_else(|e| e.into_inner())[todo[k]] = Some(entry);
-            let s = solved.fetch_add(usize::from(outcome.is_solved()), Ordering::Relaxed)
-                + usize::from(outcome.is_solved());
-            progress.done(done.fetch_add(1, Ordering::Relaxed) + 1, s, total);
-        },
-    )?;
+    let finish = |k: usize, outcome: &SolveOutcome, probes: Option<&[Probe]>| {
+        let entry = Entry::of(job.solver.name(), &instances[todo[k]], outcome, probes);
+        journal.record(&entry);
+        fresh.lock().unwrap_or_else(|e| e.into_inner())[todo[k]] = Some(entry);
+        let s = solved.fetch_add(usize::from(outcome.is_solved()), Ordering::Relaxed)
+            + usize::from(outcome.is_solved());
+        progress.done(done.fetch_add(1, Ordering::Relaxed) + 1, s, total);
+    };
+    match oracles.as_mut() {
+        None => {
+            solve_all(job.solver, &problems, &job.budget, job.threads, |k, o| {
+                finish(k, o, None)
+            })?;
+        }
+        Some(oracles) => {
+            let oracles: Vec<Mutex<Oracle>> = (todo.iter())
+                .map(|&k| Mutex::new(oracles[k].take().expect("one oracle per instance")))
+                .collect();
+            crate::in_pool(job.threads, todo.len(), |k| {
+                let mut oracle = oracles[k].lock().unwrap_or_else(|e| e.into_inner());
+                let probed = solve_probing(
+                    job.solver,
+                    &mut oracle,
+                    &job.budget,
+                    &ActiveConfig::default(),
+                );
+                finish(k, &probed.outcome, Some(&probed.probes));
+            })?;
+        }
+    }
     let journal_failure = journal.failure();
 
     // Every instance's entry, in dataset order: resumed ones from the journal.
@@ -282,6 +317,9 @@ struct JournalHeader {
     /// The node budget, when there is one (absent from journals of `pbebench solve`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     max_nodes: Option<u64>,
+    /// The probe budget, when the run probes (absent otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    probe_budget: Option<usize>,
     /// The SHA-256 of the instances solved ([`dataset_sha256`]); absent from journals of
     /// older versions, which are refused (their dataset cannot be told).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -310,6 +348,7 @@ impl JournalHeader {
             solver: job.solver.name().to_owned(),
             time_limit: job.budget.time_limit.as_secs_f64(),
             max_nodes: job.budget.max_nodes,
+            probe_budget: job.probe_budget,
             dataset: Some(dataset_sha256(instances)),
         }
     }
@@ -319,15 +358,27 @@ impl JournalHeader {
         let nodes = self
             .max_nodes
             .map_or(String::new(), |n| format!(" ({n} search nodes)"));
+        let probes = self
+            .probe_budget
+            .map_or(String::new(), |k| format!(" --probe-budget {k}"));
         format!(
-            "--solver {} --time-limit {}{nodes}",
+            "--solver {} --time-limit {}{probes}{nodes}",
             self.solver, self.time_limit
         )
     }
 
     fn same_job(&self, other: &JournalHeader) -> bool {
-        (&self.solver, self.time_limit, self.max_nodes)
-            == (&other.solver, other.time_limit, other.max_nodes)
+        (
+            &self.solver,
+            self.time_limit,
+            self.max_nodes,
+            self.probe_budget,
+        ) == (
+            &other.solver,
+            other.time_limit,
+            other.max_nodes,
+            other.probe_budget,
+        )
     }
 }
 
@@ -342,12 +393,12 @@ struct Entry {
 }
 
 impl Entry {
-    fn of(solver: &str, inst: &Instance, outcome: &SolveOutcome) -> Self {
+    fn of(solver: &str, inst: &Instance, outcome: &SolveOutcome, probes: Option<&[Probe]>) -> Self {
         Entry {
             id: inst.id.clone(),
             response: render_answer(outcome.cascade.as_ref().unwrap_or(&Cascade::identity())),
             solved: outcome.is_solved(),
-            stats: serde_json::to_value(InstanceStats::of(solver, inst, outcome))
+            stats: serde_json::to_value(InstanceStats::of(solver, inst, outcome, probes))
                 .expect("statistics serialise"),
         }
     }
@@ -357,6 +408,11 @@ impl Entry {
 /// fields are in the order of their names, as the file has always had them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct InstanceStats {
+    /// The answer's agreement with the gold on the inputs the gold changes, exact over
+    /// the instance's input space (`pbebench::equiv::against_gold`); `None` without a
+    /// gold, or when the comparison was undecided.
+    #[serde(default)]
+    pub behaviour: Option<f64>,
     /// Candidate rules scored against the examples.
     pub candidates_scored: u64,
     /// Rules of the cascade found.
@@ -373,6 +429,18 @@ pub struct InstanceStats {
     pub max_width: usize,
     /// Search states expanded.
     pub nodes_expanded: u64,
+    /// Every input probed and the hidden cascade's output, in order (`--probe-budget`
+    /// runs only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub probes: Option<Vec<Probe>>,
+    /// Probe inputs used (`--probe-budget` runs only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub probes_used: Option<usize>,
+    /// The answer (the identity when none was found) is equivalent to the gold on the
+    /// instance's input space; `None` without a gold, or when the comparison was
+    /// undecided without a counterexample.
+    #[serde(default)]
+    pub recovered: Option<bool>,
     /// Search rounds run.
     pub rounds: u32,
     /// A verified cascade was found.
@@ -386,9 +454,15 @@ pub struct InstanceStats {
 }
 
 impl InstanceStats {
-    fn of(solver: &str, inst: &Instance, outcome: &SolveOutcome) -> Self {
+    fn of(solver: &str, inst: &Instance, outcome: &SolveOutcome, probes: Option<&[Probe]>) -> Self {
         let s = &outcome.stats;
+        let answer = outcome.cascade.clone().unwrap_or_default();
+        let (recovered, behaviour) = pbebench::equiv::recovered_and_behaviour(inst, &answer);
         InstanceStats {
+            behaviour,
+            probes: probes.map(<[Probe]>::to_vec),
+            probes_used: probes.map(<[Probe]>::len),
+            recovered,
             candidates_scored: s.candidates_scored,
             found_len: outcome.found_len(),
             gold_len: inst.cascade.as_ref().map(Cascade::len),
@@ -617,6 +691,7 @@ mod tests {
             out: &dir.join("responses.jsonl"),
             stats: Some(&dir.join("stats.jsonl")),
             fresh: false,
+            probe_budget: None,
         };
         solve_dataset(&instances(text), &job, &Quiet)
     }
@@ -693,6 +768,7 @@ mod tests {
             solver: "beam".into(),
             time_limit: 2.0,
             max_nodes,
+            probe_budget: None,
             dataset: Some("ab".into()),
         };
         let text = serde_json::to_string(&header(Some(5))).unwrap() + "\n";

@@ -162,6 +162,7 @@ fn run_stages(
         audit: Some(findings.clone()),
         dataset: Some((dataset_path.display().to_string(), dataset)),
         warnings: Vec::new(),
+        transcripts: Vec::new(),
     });
     built.write(&report_dir).map_err(io_err(&report_dir))?;
     Ok(DemoSummary {
@@ -262,6 +263,7 @@ fn solve_with_panel(
             stats: None,
             // The set is generated again by every demo: an older journal is not of it.
             fresh: true,
+            probe_budget: None,
         };
         solve_dataset(dataset, &job, &PanelProgress(say))
             .map_err(|e| DemoError::Other(format!("solving with '{label}': {e}")))?;

@@ -65,6 +65,66 @@ pub struct ResultSet {
     pub cost: Option<f64>,
     /// The dataset the summary file names, if any.
     pub dataset: Option<PathBuf>,
+    /// The graded episodes of an interactive evaluation run (its `results.json`'s
+    /// `interactive.episodes`), when the results are one.
+    pub episodes: Option<Vec<Episode>>,
+}
+
+/// What the report uses of one graded episode of an interactive run (`pbebench eval
+/// --interactive`; the fields of `pbebench_eval::episode::grade::EpisodeGrade` of the
+/// same names).
+#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+pub struct Episode {
+    /// The instance.
+    pub instance_id: String,
+    /// The sample (episode) index.
+    pub sample: u32,
+    /// Probe inputs used.
+    pub probes_used: usize,
+    /// Equivalent to the gold on the instance's input space (`None`: no gold, or
+    /// undecided).
+    #[serde(default)]
+    pub recovered: Option<bool>,
+    /// Agreement with the gold where the gold changes the input.
+    #[serde(default)]
+    pub behaviour: Option<f64>,
+}
+
+impl ResultSet {
+    /// The run directory of an interactive evaluation (where its `results.json` is), for
+    /// `pbebench show`.
+    pub fn run_dir(&self) -> Option<&Path> {
+        self.episodes.as_ref()?;
+        let file = self
+            .sources
+            .iter()
+            .find(|p| p.file_name().is_some_and(|n| n == "results.json"))?;
+        Some(file.parent().unwrap_or(Path::new(".")))
+    }
+
+    /// A few episodes worth reading, at most `n`, in this order: the first recovered one,
+    /// the first one not recovered (or undecided), the one that probed
+    /// most, then the others in file order; each once.
+    pub fn episodes_to_show(&self, n: usize) -> Vec<&Episode> {
+        let Some(list) = &self.episodes else {
+            return Vec::new();
+        };
+        let picks = [
+            list.iter().find(|e| e.recovered == Some(true)),
+            list.iter().find(|e| e.recovered != Some(true)),
+            list.iter().max_by_key(|e| e.probes_used),
+        ];
+        let mut out: Vec<&Episode> = Vec::new();
+        for e in picks.into_iter().flatten().chain(list) {
+            if out.len() >= n {
+                break;
+            }
+            if !out.iter().any(|o| std::ptr::eq(*o, e)) {
+                out.push(e);
+            }
+        }
+        out
+    }
 }
 
 impl ResultSet {
@@ -98,6 +158,7 @@ impl ResultSet {
             instances: Some(instances),
             cost: None,
             dataset: None,
+            episodes: None,
         }
     }
 }
@@ -128,14 +189,16 @@ pub(crate) fn load(spec: &str) -> Result<Loaded, ResultsError> {
         }
     }
     let mut summary: Option<(Summary, Option<f64>, Option<PathBuf>, PathBuf)> = None;
+    let mut episodes: Option<Vec<Episode>> = None;
     let mut instances: Option<(Vec<InstanceScore>, PathBuf)> = None;
     let mut warnings = Vec::new();
     for file in &files {
         match read_file(file)? {
-            Content::Summary(results) => {
+            Content::Summary(results, interactive) => {
                 if summary.is_some() {
                     return Err(file_err(file, "a second summary for the same results; give one summary and one per-instance file"));
                 }
+                episodes = interactive;
                 let cost = results.run.as_ref().map(|r| r.cost).filter(|c| *c > 0.0);
                 summary = Some((results.summary, cost, results.dataset, file.clone()));
             }
@@ -171,6 +234,7 @@ pub(crate) fn load(spec: &str) -> Result<Loaded, ResultsError> {
             instances: instances.map(|(l, _)| l),
             cost,
             dataset,
+            episodes,
         },
         warnings,
     })
@@ -249,7 +313,7 @@ fn default_label(first: &Path) -> String {
 }
 
 enum Content {
-    Summary(Box<Results>),
+    Summary(Box<Results>, Option<Vec<Episode>>),
     Instances(Vec<InstanceScore>, Vec<String>),
 }
 
@@ -267,9 +331,20 @@ fn read_file(path: &Path) -> Result<Content, ResultsError> {
     }
     if let Ok(value) = serde_json::from_str::<Value>(text) {
         if Results::is_results(&value) {
+            let episodes = match value.pointer("/interactive/episodes") {
+                Some(list) => Some(
+                    serde_json::from_value::<Vec<Episode>>(list.clone()).map_err(|e| {
+                        file_err(
+                            path,
+                            format!("'interactive.episodes' is not a list of graded episodes: {e}"),
+                        )
+                    })?,
+                ),
+                None => None,
+            };
             let results = Results::from_value(value)
                 .map_err(|e| file_err(path, format!("'summary' is not a score summary: {e}")))?;
-            return Ok(Content::Summary(Box::new(results)));
+            return Ok(Content::Summary(Box::new(results), episodes));
         }
         if value.get("id").is_none() {
             return Err(file_err(

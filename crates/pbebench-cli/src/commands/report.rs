@@ -5,8 +5,8 @@ use anyhow::{bail, Context};
 use pbebench::dataset::read_dataset;
 use pbebench_io::Files;
 use pbebench_vet::audit::AuditFindings;
-use pbebench_vet::report::{build, ReportInput};
-use pbebench_vet::{load_results, GenerationStats};
+use pbebench_vet::report::{build, ReportInput, Transcript};
+use pbebench_vet::{load_results, GenerationStats, ResultSet};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -85,6 +85,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Some((name, _)) => format!("pbebench report — {name}"),
         None => "pbebench report".to_owned(),
     });
+    let transcripts = transcripts(&results, &mut warnings);
     let report = build(ReportInput {
         title,
         results,
@@ -92,6 +93,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         audit,
         dataset,
         warnings,
+        transcripts,
     });
     for (option, path) in results_read
         .iter()
@@ -132,4 +134,31 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 pub fn file_url(path: &std::path::Path) -> String {
     let abs = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
     format!("file://{}", abs.display())
+}
+
+/// Episodes linked from the page, per interactive run.
+const EPISODES_SHOWN: usize = 3;
+
+/// The transcripts of a few episodes of each interactive run, as `pbebench show` prints
+/// them; a run whose store cannot be read gets a warning instead.
+fn transcripts(results: &[ResultSet], warnings: &mut Vec<String>) -> Vec<Transcript> {
+    let mut out = Vec::new();
+    for r in results {
+        let Some(run) = r.run_dir() else { continue };
+        for e in r.episodes_to_show(EPISODES_SHOWN) {
+            match pbebench_eval::transcript::render(run, &e.instance_id, e.sample) {
+                Ok(text) => out.push(Transcript {
+                    label: r.label.clone(),
+                    instance_id: e.instance_id.clone(),
+                    sample: e.sample,
+                    text,
+                }),
+                Err(err) => warnings.push(format!(
+                    "{}: no transcript of {} sample {}: {err}",
+                    r.label, e.instance_id, e.sample
+                )),
+            }
+        }
+    }
+    out
 }

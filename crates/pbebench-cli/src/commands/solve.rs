@@ -24,7 +24,17 @@ use std::time::{Duration, Instant};
     after_help = "A long run is resumable: each instance's result is appended to \
 OUT.partial as soon as it is known, and a later run of the same command (same solver and time \
 limit) solves only the instances not in it. The outputs are written, and the journal removed, \
-at the end."
+at the end.
+
+With --probe-budget K the solver may run each instance's hidden cascade on up to K inputs of \
+its choice (interactive mode, SPEC §7), through the same sealed oracle as `pbebench eval \
+--interactive`: it solves the visible examples, builds rival cascades that fit them as well, \
+probes the shortest inputs on which they differ from its answer, then stretches of the \
+visible inputs and random inputs, and solves again with the answers as examples whenever one \
+surprises it, until the budget is spent. Every probe and its output is in the statistics line of its instance \
+(`probes`, `probes_used`), as are `recovered` and `behaviour` (exact, over the instance's \
+input space) whenever the instance has a gold cascade. The time limit then holds for the \
+whole loop of an instance."
 )]
 pub struct Args {
     /// Dataset to solve (pbebench JSONL or the authors' published format).
@@ -51,6 +61,10 @@ pub struct Args {
     /// command kept in OUT.partial (by default they are reused).
     #[arg(long)]
     fresh: bool,
+    /// Let the solver probe each instance's hidden cascade on up to K inputs (see below);
+    /// needs instances with a gold cascade.
+    #[arg(long, value_name = "K")]
+    probe_budget: Option<usize>,
     /// Seconds between status lines when standard error is no terminal.
     #[arg(long, hide = true, value_parser = super::status::parse_every, default_value = super::status::STATUS_EVERY)]
     status_every: Duration,
@@ -95,6 +109,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         out: &args.out,
         stats: args.stats.as_deref(),
         fresh: args.fresh,
+        probe_budget: args.probe_budget,
     };
     let bar = Bar::new(instances.len());
     let status = {
@@ -208,6 +223,7 @@ mod tests {
             out: dir.join("responses.jsonl"),
             stats: Some(dir.join("stats.jsonl")),
             fresh: false,
+            probe_budget: None,
             status_every: Duration::from_secs(30),
         }
     }

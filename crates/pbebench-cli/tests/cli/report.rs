@@ -283,3 +283,83 @@ fn an_eval_runs_cost_reaches_the_leaderboard() {
         .expect(&md);
     assert!(row.ends_with("| 1.2300 |"), "{row}");
 }
+
+/// An interactive run (the example solver program, over JSON lines): the report draws
+/// Recovered@1 against probes used and the survival of the behaviour score from its
+/// episodes, and links a few transcripts, each what `pbebench show` prints.
+#[test]
+fn an_interactive_run_gets_its_figures_and_linked_episodes() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("lite.jsonl");
+    let o = pbebench(&[
+        "generate",
+        "--size",
+        "4",
+        "--balance",
+        "length",
+        "--seed",
+        "21",
+        "--out",
+        &s(&data),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let solver = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../pbebench-eval/examples/probe_solver.py")
+        .canonicalize()
+        .unwrap();
+    let run = dir.path().join("run");
+    let cmd = format!("python3 {}", s(&solver));
+    let o = pbebench(&[
+        "eval",
+        "--dataset",
+        &s(&data),
+        "--solver-cmd",
+        &cmd,
+        "--interactive",
+        "--probe-budget",
+        "20",
+        "--run",
+        &s(&run),
+        "--no-progress",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = dir.path().join("report");
+    let o = pbebench(&["report", "--results", &s(&run), "--out", &s(&out)]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let html = std::fs::read_to_string(out.join("index.html")).unwrap();
+    for needle in [
+        "Recovered@1 against probes used",
+        "Survival of the behaviour score",
+        "<h2>Episodes</h2>",
+        "href=\"episode-1.txt\"",
+    ] {
+        assert!(html.contains(needle), "{needle}");
+    }
+    balanced(&html);
+    assert!(out.join("recovered_by_probes.svg").is_file());
+    assert!(out.join("behaviour_survival.svg").is_file());
+    // Each linked transcript is what `pbebench show` prints for its episode.
+    let results: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(run.join("results.json")).unwrap()).unwrap();
+    let episodes = results["interactive"]["episodes"].as_array().unwrap();
+    let mut linked = 0;
+    for k in 1..=3 {
+        let file = out.join(format!("episode-{k}.txt"));
+        if !file.exists() {
+            continue;
+        }
+        linked += 1;
+        let text = std::fs::read_to_string(&file).unwrap();
+        let shown = episodes.iter().find_map(|e| {
+            let id = e["instance_id"].as_str().unwrap();
+            let sample = e["sample"].to_string();
+            let o = pbebench(&["show", &s(&run), "--id", id, "--sample", &sample]);
+            (String::from_utf8(o.stdout).unwrap() == text).then_some(())
+        });
+        assert!(
+            shown.is_some(),
+            "episode-{k}.txt is no episode's transcript"
+        );
+    }
+    assert_eq!(linked, episodes.len().min(3));
+}

@@ -7,6 +7,7 @@
 
 use crate::sample::Prices;
 use crate::store::EpisodeRow;
+use pbebench::equiv;
 use pbebench::probe::{visible_pass, Oracle, Probe, UnprobedHeldOut};
 use pbebench::{Cascade, Instance};
 use serde::Serialize;
@@ -53,15 +54,12 @@ pub struct EpisodeGrade {
     pub behaviour: Option<f64>,
 }
 
-/// Recovered@1 and behaviour of a final cascade (SPEC §5, "Behaviour").
-///
-/// SEAM (`pbebench::equiv`): both come from the exact equivalence engine that another
-/// change is building. Until it lands they are `None`, printed as "–" and written as
-/// `null`; do not fill them with a sampled estimate. When it lands, this function calls
-/// `equivalent(gold, cascade)` and `changed_agreement(gold, cascade)` over the
-/// instance's input space.
-pub fn behaviour(_instance: &Instance, _cascade: &Cascade) -> (Option<bool>, Option<f64>) {
-    (None, None)
+/// Recovered@1 and behaviour of a final cascade (SPEC §5, "Behaviour"): whether it is
+/// equivalent to the gold on the instance's whole input space, and its agreement with the
+/// gold where the gold changes the input, both exact
+/// ([`pbebench::equiv::recovered_and_behaviour`]; `(None, None)` without a gold).
+pub fn behaviour(instance: &Instance, cascade: &Cascade) -> (Option<bool>, Option<f64>) {
+    equiv::recovered_and_behaviour(instance, cascade)
 }
 
 /// Grades one stored episode against its instance.
@@ -109,9 +107,13 @@ pub struct InteractiveSummary {
     pub heldout_episodes: usize,
     /// Held-out examples excluded because they were probed, over all episodes.
     pub heldout_excluded: usize,
-    /// Recovered@1: `None` until `pbebench::equiv` lands ([`behaviour`]).
+    /// Recovered@1: the share of the expected episodes whose final cascade is equivalent
+    /// to the gold ([`behaviour`]); `None` when no ended episode has a gold to compare.
     pub recovered_at_1: Option<f64>,
-    /// Mean behaviour: `None` until `pbebench::equiv` lands ([`behaviour`]).
+    /// Episodes whose comparison with the gold stayed undecided (an engine bound), counted
+    /// as not recovered.
+    pub undecided: usize,
+    /// Mean behaviour over the ended episodes that have one; `None` without any.
     pub mean_behaviour: Option<f64>,
     /// Mean probe inputs per ended episode.
     pub mean_probes: f64,
@@ -183,8 +185,23 @@ pub fn grade_episodes(
             .then(|| share(heldout.iter().filter(|p| **p).count(), heldout.len())),
         heldout_episodes: heldout.len(),
         heldout_excluded: episodes.iter().map(|e| e.heldout_excluded).sum(),
-        recovered_at_1: None,
-        mean_behaviour: None,
+        recovered_at_1: episodes.iter().any(|e| e.recovered.is_some()).then(|| {
+            share(
+                episodes
+                    .iter()
+                    .filter(|e| e.recovered == Some(true))
+                    .count(),
+                expected,
+            )
+        }),
+        undecided: episodes
+            .iter()
+            .filter(|e| e.recovered.is_none() && by_id[e.instance_id.as_str()].cascade.is_some())
+            .count(),
+        mean_behaviour: {
+            let b: Vec<f64> = episodes.iter().filter_map(|e| e.behaviour).collect();
+            (!b.is_empty()).then(|| b.iter().sum::<f64>() / b.len() as f64)
+        },
         mean_probes: mean(&|e| e.probes_used as f64),
         mean_turns: mean(&|e| f64::from(e.turns)),
         end_reasons: tally(&|e| e.end_reason.as_str()),
@@ -221,9 +238,14 @@ impl fmt::Display for InteractiveResults {
         )?;
         writeln!(
             f,
-            "  Recovered@1      {} · behaviour {} (exact equivalence: pending pbebench::equiv)",
+            "  Recovered@1      {} · behaviour {} (exact, over the input space{})",
             opt(s.recovered_at_1),
-            opt(s.mean_behaviour)
+            opt(s.mean_behaviour),
+            if s.undecided > 0 {
+                format!("; {} undecided, counted as not recovered", s.undecided)
+            } else {
+                String::new()
+            }
         )?;
         writeln!(
             f,

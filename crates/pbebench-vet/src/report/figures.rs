@@ -49,6 +49,13 @@ pub(super) fn all(input: &ReportInput, mode: RelationMode) -> (Vec<Figure>, Vec<
             }
         }
     }
+    let interactive: Vec<&ResultSet> = (input.results.iter())
+        .filter(|r| r.episodes.as_ref().is_some_and(|e| !e.is_empty()))
+        .collect();
+    if !interactive.is_empty() {
+        figures.push(recovered_by_probes(&interactive));
+        figures.push(behaviour_survival(&interactive));
+    }
     if let Some(c) = input.audit.as_ref().and_then(|a| a.calibration.as_ref()) {
         figures.push(Figure {
             file: "calibration_histogram".into(),
@@ -431,6 +438,132 @@ fn efficiency(with: &[&crate::genstats::GenerationStats]) -> Figure {
     }
 }
 
+/// The bins of probes used: 0, then 1–5, 6–10, … up to the most any episode used.
+fn probe_bins(most: usize) -> Vec<(usize, usize)> {
+    let mut bins = vec![(0, 0)];
+    let mut lo = 1;
+    while lo <= most {
+        bins.push((lo, lo + 4));
+        lo += 5;
+    }
+    bins
+}
+
+/// Recovered@1 of the episodes in each bin of probes used, per interactive run.
+pub fn recovered_by_probes_points(
+    episodes: &[crate::results::Episode],
+    bins: &[(usize, usize)],
+) -> Vec<(f64, Option<f64>)> {
+    bins.iter()
+        .enumerate()
+        .map(|(k, (lo, hi))| {
+            let graded: Vec<bool> = (episodes.iter())
+                .filter(|e| (*lo..=*hi).contains(&e.probes_used))
+                .filter_map(|e| e.recovered)
+                .collect();
+            let share = (!graded.is_empty())
+                .then(|| graded.iter().filter(|r| **r).count() as f64 / graded.len() as f64);
+            (k as f64, share)
+        })
+        .collect()
+}
+
+fn recovered_by_probes(results: &[&ResultSet]) -> Figure {
+    let episodes = |r: &ResultSet| r.episodes.clone().unwrap_or_default();
+    let most = (results.iter())
+        .flat_map(|r| episodes(r).into_iter().map(|e| e.probes_used))
+        .max()
+        .unwrap_or(0);
+    let bins = probe_bins(most);
+    let label = |(lo, hi): &(usize, usize)| {
+        if lo == hi {
+            lo.to_string()
+        } else {
+            format!("{lo}–{hi}")
+        }
+    };
+    let counts: Vec<String> = (results.iter())
+        .map(|r| {
+            let list = episodes(r);
+            let per_bin: Vec<String> = (bins.iter())
+                .map(|(lo, hi)| {
+                    let n = (list.iter())
+                        .filter(|e| (*lo..=*hi).contains(&e.probes_used))
+                        .count();
+                    format!("{}: {n}", label(&(*lo, *hi)))
+                })
+                .collect();
+            format!("{} ({})", r.label, per_bin.join(", "))
+        })
+        .collect();
+    let title = "Recovered@1 against probes used";
+    Figure {
+        file: "recovered_by_probes".into(),
+        title: title.into(),
+        caption: format!(
+            "Interactive runs: the share of episodes whose final cascade is equivalent to the gold \
+             on the instance's whole input space, among the episodes that used each number of \
+             probes (episodes per bin: {}). A point is missing where a bin has no graded episode.",
+            counts.join("; ")
+        ),
+        svg: LineChart {
+            title: title.into(),
+            x_label: "probe inputs used in the episode".into(),
+            y_label: "Recovered@1".into(),
+            x: XAxis::Categories(bins.iter().map(label).collect()),
+            y: (0.0, 1.0),
+            series: (results.iter())
+                .map(|r| Series {
+                    name: r.label.clone(),
+                    points: recovered_by_probes_points(&episodes(r), &bins),
+                })
+                .collect(),
+            step: false,
+            annotate: true,
+        }
+        .render(),
+    }
+}
+
+fn behaviour_survival(results: &[&ResultSet]) -> Figure {
+    let scores = |r: &ResultSet| -> Vec<f64> {
+        (r.episodes.iter().flatten())
+            .filter_map(|e| e.behaviour)
+            .collect()
+    };
+    let counts: Vec<String> = (results.iter())
+        .map(|r| format!("{}: {}", r.label, scores(r).len()))
+        .collect();
+    let title = "Survival of the behaviour score";
+    Figure {
+        file: "behaviour_survival".into(),
+        title: title.into(),
+        caption: format!(
+            "Interactive runs: the share of episodes whose behaviour score (agreement with the \
+             gold on the inputs the gold changes, exact over the input space) is at least each \
+             threshold; the value at 1.0 is the share that behaves as the gold wherever it \
+             changes an input. Episodes with a score: {}.",
+            counts.join(", ")
+        ),
+        svg: LineChart {
+            title: title.into(),
+            x_label: "behaviour threshold t".into(),
+            y_label: "share of episodes with behaviour ≥ t".into(),
+            x: XAxis::Linear { min: 0.0, max: 1.0 },
+            y: (0.0, 1.0),
+            series: (results.iter())
+                .map(|r| Series {
+                    name: r.label.clone(),
+                    points: survival_steps(&scores(r)),
+                })
+                .collect(),
+            step: true,
+            annotate: false,
+        }
+        .render(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -455,5 +588,32 @@ mod tests {
             vec![(0.0, Some(1.0)), (0.5, Some(0.0)), (1.0, Some(0.0))]
         );
         assert!(survival_steps(&[]).is_empty());
+    }
+
+    #[test]
+    fn recovered_by_probes_counts_each_bin() {
+        assert_eq!(probe_bins(0), vec![(0, 0)]);
+        assert_eq!(probe_bins(11), vec![(0, 0), (1, 5), (6, 10), (11, 15)]);
+        let e = |probes_used, recovered| crate::results::Episode {
+            instance_id: "i".into(),
+            sample: 0,
+            probes_used,
+            recovered,
+            behaviour: None,
+        };
+        // Bin 0: one of two recovered; 1–5: none graded; 6–10: two of three (one
+        // undecided, left out).
+        let list = [
+            e(0, Some(true)),
+            e(0, Some(false)),
+            e(3, None),
+            e(6, Some(true)),
+            e(10, Some(true)),
+            e(7, Some(false)),
+        ];
+        assert_eq!(
+            recovered_by_probes_points(&list, &probe_bins(10)),
+            vec![(0.0, Some(0.5)), (1.0, None), (2.0, Some(2.0 / 3.0))]
+        );
     }
 }

@@ -66,6 +66,20 @@ pub(super) fn page(r: &Report) -> String {
             );
         }
     }
+    if !r.transcripts().is_empty() {
+        h.push_str("<h2>Episodes</h2>\n<p>A few episodes of the interactive runs, as <code>pbebench show RUN --id ID --sample K</code> prints them: every message, tool call and result.</p>\n<ul>\n");
+        for (k, t) in r.transcripts().iter().enumerate() {
+            let _ = writeln!(
+                h,
+                "<li><a href=\"{}\">{} · {} · sample {}</a></li>",
+                super::Transcript::file(k),
+                escape(&t.label),
+                escape(&t.instance_id),
+                t.sample
+            );
+        }
+        h.push_str("</ul>\n");
+    }
     if !r.regressions.is_empty() {
         h.push_str("<h2>What makes an instance hard? Logistic regression</h2>\n<p>Pass (chosen answer) regressed on the gold cascade length and the four relation flags of the gold category, fitted by Newton's method (IRLS); standard errors from the inverse information, Wald z and two-sided normal p-values, as statsmodels' <code>Logit</code> reports them. Coefficients are log-odds per unit.</p>\n");
         for reg in &r.regressions {

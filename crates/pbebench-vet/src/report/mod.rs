@@ -32,6 +32,30 @@ pub struct ReportInput {
     pub dataset: Option<(String, Vec<Instance>)>,
     /// Warnings met while reading the inputs; shown at the top of the page.
     pub warnings: Vec<String>,
+    /// Transcripts of a few episodes of interactive runs, linked from the page (the
+    /// caller renders them, as `pbebench show` prints them; see
+    /// [`ResultSet::episodes_to_show`]).
+    pub transcripts: Vec<Transcript>,
+}
+
+/// One episode's transcript, written beside the page as a text file and linked from it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Transcript {
+    /// The results set's label.
+    pub label: String,
+    /// The instance.
+    pub instance_id: String,
+    /// The sample (episode) index.
+    pub sample: u32,
+    /// The text.
+    pub text: String,
+}
+
+impl Transcript {
+    /// The file it is written to: `episode-K.txt`, K its position in the report.
+    pub fn file(k: usize) -> String {
+        format!("episode-{}.txt", k + 1)
+    }
 }
 
 /// One row of the leaderboard: a results set's overall figures (its columns are
@@ -223,7 +247,8 @@ impl Report {
     }
 
     /// The files [`Report::write`] writes into its directory: one SVG per figure,
-    /// `leaderboard.md`, `report.json` and `index.html`, in that order.
+    /// `leaderboard.md`, `report.json` and `index.html`, in that order, then one
+    /// `episode-K.txt` per transcript.
     pub fn file_names(&self) -> Vec<String> {
         let mut names: Vec<String> = self
             .figures
@@ -231,7 +256,13 @@ impl Report {
             .map(|fig| format!("{}.svg", fig.file))
             .collect();
         names.extend(["leaderboard.md", "report.json", "index.html"].map(String::from));
+        names.extend((0..self.input.transcripts.len()).map(Transcript::file));
         names
+    }
+
+    /// The transcripts linked from the page.
+    pub fn transcripts(&self) -> &[Transcript] {
+        &self.input.transcripts
     }
 
     /// Writes the files of [`Report::file_names`] into `dir` (created if needed), each
@@ -257,6 +288,12 @@ impl Report {
                 (serde_json::to_string_pretty(&json).expect("serialisable") + "\n").into_bytes(),
                 self.html().into_bytes(),
             ])
+            .chain(
+                self.input
+                    .transcripts
+                    .iter()
+                    .map(|t| t.text.clone().into_bytes()),
+            )
             .collect();
         let mut written = Vec::new();
         for (name, bytes) in self.file_names().iter().zip(&contents) {

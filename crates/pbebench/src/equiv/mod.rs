@@ -409,6 +409,45 @@ pub fn compare(
     Reference::new(reference, space, limits).compare(answer)
 }
 
+/// An answer to `instance` graded on behaviour (SPEC §5): its exact comparison with the
+/// gold over [`InputSpace::of`], under the default [`Limits`]. Recovered is
+/// [`Comparison::equivalent`], behaviour is [`Comparison::changed_agreement`]. `None` when
+/// the instance has no gold cascade (real data) or no input space.
+pub fn against_gold(
+    instance: &Instance,
+    answer: &Cascade,
+) -> Option<Result<Comparison, Undecided>> {
+    let gold = instance.cascade.as_ref()?;
+    let space = InputSpace::of(instance).ok()?;
+    Some(compare(gold, answer, &space, &Limits::default()))
+}
+
+/// Recovered and behaviour of an answer (SPEC §5), as scores report them: from
+/// [`against_gold`], `(equivalent, changed agreement)`. `(None, None)` without a gold;
+/// when the comparison runs into one of the engine's bounds, recovered is `Some(false)`
+/// if a counterexample was found on the way (the cascades certainly differ), else
+/// `None`, and behaviour is `None`.
+pub fn recovered_and_behaviour(
+    instance: &Instance,
+    answer: &Cascade,
+) -> (Option<bool>, Option<f64>) {
+    against_gold(instance, answer).map_or((None, None), |result| verdict(&result))
+}
+
+/// Recovered and behaviour from a comparison with the gold (SPEC §5): `(equivalent,
+/// changed agreement)`; for an undecided comparison, recovered is `Some(false)` if a
+/// counterexample was found on the way (the cascades certainly differ), else `None`, and
+/// behaviour is `None`.
+pub fn verdict(result: &Result<Comparison, Undecided>) -> (Option<bool>, Option<f64>) {
+    match result {
+        Ok(found) => (
+            Some(found.equivalent()),
+            found.changed_agreement.map(Ratio::to_f64),
+        ),
+        Err(undecided) => (undecided.counterexample.as_ref().map(|_| false), None),
+    }
+}
+
 /// A reference cascade prepared for comparisons over one input space: its machine (whose
 /// steps are cached across comparisons) and its longest output.
 pub struct Reference {

@@ -18,7 +18,7 @@
 //! except that a counterexample found before the bound proves `recovered = false`.
 //! Behaviour is also `None` when the gold changes no string of the space.
 
-use crate::equiv::{InputSpace, Limits, Output, Reference};
+use crate::equiv::{verdict, InputSpace, Limits, Output, Reference};
 use crate::instance::Instance;
 use crate::rule::Cascade;
 use rustc_hash::FxHashMap;
@@ -95,21 +95,20 @@ impl Grader {
                 undecided: Some(why.clone()),
                 ..Grade::default()
             },
-            Ok(reference) => match reference.compare(&key) {
-                Ok(c) => Grade {
-                    recovered: Some(c.equivalent()),
-                    behaviour: c.changed_agreement.map(|r| r.to_f64()),
-                    counterexample: c.counterexample.as_ref().map(Counterexample::of),
-                    undecided: None,
-                },
-                Err(u) => Grade {
-                    // A counterexample found before the bound settles `recovered`.
-                    recovered: u.counterexample.as_ref().map(|_| false),
-                    behaviour: None,
-                    counterexample: u.counterexample.as_ref().map(Counterexample::of),
-                    undecided: Some(u.limit.to_string()),
-                },
-            },
+            Ok(reference) => {
+                let result = reference.compare(&key);
+                let (recovered, behaviour) = verdict(&result);
+                let found = match &result {
+                    Ok(c) => c.counterexample.as_ref(),
+                    Err(u) => u.counterexample.as_ref(),
+                };
+                Grade {
+                    recovered,
+                    behaviour,
+                    counterexample: found.map(Counterexample::of),
+                    undecided: result.err().map(|u| u.limit.to_string()),
+                }
+            }
         };
         self.graded.insert(key, grade.clone());
         grade

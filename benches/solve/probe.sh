@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Recovered@1 of the built-in solver with and without probing (issue 21, item 3).
+#
+# Generates fresh instances (seeds 930001–930011, used nowhere else): PBEBench-Lite (lengths
+# 1–5, category-balanced) and the full preset at each length of $LENGTHS; solves every
+# file twice, from the visible examples only and with `--probe-budget $K`; and prints,
+# per slice, Recovered@1 (the answer is equivalent to the gold on every input of the
+# instance's input space, exactly: `pbebench::equiv`, written into each statistics
+# line), mean behaviour, pass, probes used and time. Everything lands in $OUT (default
+# benches/solve/out-probe).
+#
+# Knobs (environment): N_LITE (default 64) Lite instances, N instances per full length
+# (default 8), LENGTHS (default "2 4 6 8 10 12 14 16 18 20"), K probes (default 50),
+# TIME_LIMIT seconds per instance (default 10), THREADS (default 1).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+OUT=${1:-benches/solve/out-probe}
+N_LITE=${N_LITE:-64}
+N=${N:-8}
+K=${K:-50}
+TIME_LIMIT=${TIME_LIMIT:-10}
+THREADS=${THREADS:-1}
+LENGTHS=${LENGTHS:-"2 4 6 8 10 12 14 16 18 20"}
+export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-target}
+mkdir -p "$OUT"
+
+cargo build --release -q -p pbebench-cli
+# A private copy, so rebuilding during a long run cannot change the binary under it.
+cp "$CARGO_TARGET_DIR/release/pbebench" "$OUT/pbebench"
+BIN=$OUT/pbebench
+echo "machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); K=$K; time limit ${TIME_LIMIT}s; threads $THREADS"
+
+ARGS=()
+solve_both() { # label dataset
+  "$BIN" solve --dataset "$2" --time-limit "$TIME_LIMIT" --threads "$THREADS" --fresh \
+    --out "$OUT/$1.static.responses.jsonl" --stats-json "$OUT/$1.static.stats.jsonl"
+  "$BIN" solve --dataset "$2" --time-limit "$TIME_LIMIT" --threads "$THREADS" --fresh \
+    --probe-budget "$K" \
+    --out "$OUT/$1.probe.responses.jsonl" --stats-json "$OUT/$1.probe.stats.jsonl"
+  ARGS+=("$1")
+}
+
+"$BIN" generate --preset lite --seed 930001 --size "$N_LITE" --threads "$THREADS" \
+  -o "$OUT/gen-lite.jsonl"
+solve_both lite "$OUT/gen-lite.jsonl"
+seed=930001
+for L in $LENGTHS; do
+  seed=$((seed + 1))
+  "$BIN" generate --preset full --seed $seed --cascade-len "$L" --size "$N" \
+    --threads "$THREADS" -o "$OUT/gen-full-$L.jsonl"
+  solve_both "full-$L" "$OUT/gen-full-$L.jsonl"
+done
+
+python3 benches/solve/summarize_probe.py "$OUT" "${ARGS[@]}" | tee "$OUT/summary.md"

@@ -1,0 +1,701 @@
+//! Active learning: the built-in solver probing the sealed cascade (SPEC §7, issue 21).
+//!
+//! [`solve_probing`] receives a solver and an [`Oracle`], never an instance: what it can
+//! learn of the hidden cascade comes from [`Oracle::task`] (the visible examples and the
+//! limits) and [`Oracle::run_hidden`] (every input counted and recorded), so the gold is
+//! out of its reach by its signature, not by convention.
+//!
+//! The loop, counterexample-guided:
+//!
+//! 1. Solve the examples known so far (the visible ones and every answered probe): the
+//!    candidate C.
+//! 2. Build rivals of C that fit the same examples and could be the hidden cascade as
+//!    well: C without one rule, with two neighbouring rules swapped, with a context letter
+//!    dropped from or added to one rule. Each rival that fits every known example is
+//!    compared with C exactly ([`equiv::Reference::compare`]) over the strings of the
+//!    task's alphabet up to its longest visible input; where they differ, the shortest
+//!    counterexample is an input whose hidden output tells them apart.
+//! 3. Probe a batch of such inputs. When C got one of them wrong, go back to 1 with the
+//!    answers as examples; else rivals are ruled out and the search for more goes on.
+//! 4. When no rival is left, windows of the visible inputs that the hidden cascade
+//!    changes are probed alone (three letters each): each shows what the rules do to one
+//!    stretch without the rest of its input, which splits a change that C explains with
+//!    one long rule into the hidden rules that made it.
+//! 5. Then the budget left goes to focused inputs: random strings as long as the oracle
+//!    accepts (32 letters on the presets), each letter drawn from the letters of C's rules
+//!    or from the whole alphabet, half and half. One such string holds some thirty
+//!    windows of three letters at once, so a rule whose pattern never shows in the
+//!    visible inputs (it only matches what an earlier rule wrote) is met by chance.
+//!    [`ActiveConfig::focused_rounds`] can stop the loop after rounds that hold no
+//!    surprise, to save probes.
+//!
+//! Each candidate is simplified before it is used: rules dropped while the rest still fits
+//! every known example (the hidden cascade wastes no rule, and answers that patch their
+//! own side effects generalise worse).
+//!
+//! The answer is the last candidate found: it fits every visible example and every probe
+//! made before it was found. When a re-solve fails (the time ran out on the harder
+//! problem), the previous candidate stays the answer.
+
+use crate::{Budget, Problem, SolveOutcome, SolveStats, Solver, Status};
+use pbebench::equiv::{self, InputSpace, Limits};
+use pbebench::probe::{Oracle, Probe, Task};
+use pbebench::{Cascade, Rule};
+use std::collections::HashSet;
+use std::time::{Duration, Instant};
+
+/// How [`solve_probing`] spends its probes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ActiveConfig {
+    /// Distinguishing inputs probed per round at most.
+    pub batch: usize,
+    /// Focused inputs per round once no rival is left.
+    pub focused_batch: usize,
+    /// Rounds of focused inputs in a row that C gets wholly right before the loop stops
+    /// (`usize::MAX`: spend the whole budget).
+    pub focused_rounds: usize,
+    /// Letters per focused input; `None`: the longest input the oracle accepts.
+    pub focused_len: Option<usize>,
+    /// Length of the windows of changed visible inputs probed (0: none).
+    pub window: usize,
+    /// Rivals compared with the candidate per round at most (each comparison is exact and
+    /// costs about a millisecond on the full preset).
+    pub max_comparisons: usize,
+}
+
+impl Default for ActiveConfig {
+    /// 8 distinguishing inputs (or windows) a round, at most 300 comparisons a round;
+    /// windows of 3 letters; then focused inputs 4 at a time, as long as the oracle
+    /// accepts, until the budget is spent.
+    fn default() -> Self {
+        ActiveConfig {
+            batch: 8,
+            focused_batch: 4,
+            focused_rounds: usize::MAX,
+            focused_len: None,
+            window: 3,
+            max_comparisons: 300,
+        }
+    }
+}
+
+/// What [`solve_probing`] found and spent.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Probed {
+    /// The answer, verified against the visible examples and the limits (as
+    /// [`Solver::solve`] verifies), with the effort of every solve summed.
+    pub outcome: SolveOutcome,
+    /// Every probe, in order.
+    pub probes: Vec<Probe>,
+    /// Solves run (the first one included).
+    pub solves: u32,
+}
+
+/// Solves the task of `oracle` with `solver`, probing the hidden cascade as the module
+/// documentation describes. `budget.time_limit` bounds the whole loop; a node cap, if
+/// any, holds per solve.
+pub fn solve_probing(
+    solver: &dyn Solver,
+    oracle: &mut Oracle,
+    budget: &Budget,
+    config: &ActiveConfig,
+) -> Probed {
+    let start = Instant::now();
+    let task = oracle.task().clone();
+    let visible = problem_of(&task, task.inputs.clone(), task.outputs.clone());
+    let mut inputs = task.inputs.clone();
+    let mut outputs = task.outputs.clone();
+    let mut known: HashSet<String> = inputs.iter().cloned().collect();
+    let space = space_of(&task);
+    let mut rng = SplitMix(seed_of(&task.id));
+    let mut stats = SolveStats::default();
+    let mut answer: Option<Cascade> = None;
+    let mut last_status = Status::Exhausted;
+    let mut solves = 0;
+    let mut need_solve = true;
+    let mut quiet_focused = 0;
+    let mut windows = windows_of(&task, config.window).into_iter();
+    loop {
+        if need_solve {
+            let Some(left) = budget.time_limit.checked_sub(start.elapsed()) else {
+                break;
+            };
+            let Some(problem) = problem_of(&task, inputs.clone(), outputs.clone()) else {
+                break;
+            };
+            let outcome = solver.solve(
+                &problem,
+                &Budget {
+                    time_limit: left.max(Duration::from_millis(1)),
+                    max_nodes: budget.max_nodes,
+                },
+            );
+            solves += 1;
+            add_stats(&mut stats, &outcome.stats);
+            last_status = outcome.status.clone();
+            match outcome.cascade {
+                Some(found) if outcome.status == Status::Solved => {
+                    answer = Some(simplest(found, &inputs, &outputs, start, budget.time_limit));
+                }
+                // The harder problem was not solved: the previous candidate stays.
+                _ => break,
+            }
+        }
+        let Some(candidate) = answer.as_ref() else {
+            break;
+        };
+        if oracle.budget_left() == 0 || start.elapsed() >= budget.time_limit {
+            break;
+        }
+        let mut queries = space.as_ref().map_or_else(Vec::new, |space| {
+            distinguishing(candidate, &task, (&inputs, &outputs), space, &known, config)
+        });
+        if queries.is_empty() {
+            queries = windows
+                .by_ref()
+                .filter(|w| !known.contains(w))
+                .take(config.batch)
+                .collect();
+        }
+        let focused = queries.is_empty();
+        if focused {
+            if quiet_focused >= config.focused_rounds {
+                break;
+            }
+            queries = focused_inputs(candidate, &task, &known, config, &mut rng);
+            if queries.is_empty() {
+                break;
+            }
+        }
+        queries.truncate(oracle.budget_left());
+        let Ok(answers) = oracle.run_hidden(&queries) else {
+            break;
+        };
+        let surprised = queries
+            .iter()
+            .zip(&answers)
+            .any(|(i, o)| candidate.apply_bounded(i, bound(&outputs, o)).as_deref() != Ok(o));
+        if focused {
+            quiet_focused = if surprised { 0 } else { quiet_focused + 1 };
+        }
+        need_solve = surprised;
+        for (i, o) in queries.into_iter().zip(answers) {
+            known.insert(i.clone());
+            inputs.push(i);
+            outputs.push(o);
+        }
+    }
+    stats.elapsed = start.elapsed();
+    let outcome = match (answer, visible) {
+        (Some(cascade), Some(visible)) => match visible.check(&cascade) {
+            Ok(()) => SolveOutcome {
+                status: Status::Solved,
+                cascade: Some(cascade),
+                stats,
+            },
+            Err(why) => SolveOutcome {
+                status: Status::Rejected(why),
+                cascade: None,
+                stats,
+            },
+        },
+        _ => SolveOutcome {
+            status: match last_status {
+                Status::Solved => Status::Exhausted,
+                other => other,
+            },
+            cascade: None,
+            stats,
+        },
+    };
+    Probed {
+        outcome,
+        probes: oracle.probes().to_vec(),
+        solves,
+    }
+}
+
+/// `cascade` with rules dropped while it still fits every example: first rules whose
+/// removal alone keeps the fit, then rules that can go once another one is moved. The
+/// hidden cascade wastes no rule (each changes an example), so among fitting answers the
+/// shorter ones are likelier to behave as it does; and probes answered by a rule that
+/// only patches another rule's side effect leave such detours behind.
+fn simplest(
+    cascade: Cascade,
+    inputs: &[String],
+    outputs: &[String],
+    start: Instant,
+    limit: Duration,
+) -> Cascade {
+    let max_len = bound(outputs, "");
+    let fits = |rules: &[Rule]| {
+        let c = Cascade::new(rules.to_vec());
+        (inputs.iter().zip(outputs))
+            .all(|(i, o)| c.apply_bounded(i, max_len).as_deref() == Ok(o.as_str()))
+    };
+    let mut rules = cascade.rules().to_vec();
+    'again: loop {
+        for k in (0..rules.len()).rev() {
+            let mut fewer = rules.clone();
+            fewer.remove(k);
+            if fits(&fewer) {
+                rules = fewer;
+                continue 'again;
+            }
+        }
+        // A move that lets some rule go (n² × n fits: only for short cascades).
+        if rules.len() <= 8 {
+            for k in 0..rules.len() {
+                for j in (0..rules.len()).filter(|&j| j != k) {
+                    if start.elapsed() >= limit {
+                        break 'again;
+                    }
+                    let mut moved = rules.clone();
+                    let rule = moved.remove(k);
+                    moved.insert(j, rule);
+                    for d in 0..moved.len() {
+                        let mut fewer = moved.clone();
+                        fewer.remove(d);
+                        if fits(&fewer) {
+                            rules = fewer;
+                            continue 'again;
+                        }
+                    }
+                }
+            }
+        }
+        break;
+    }
+    Cascade::new(rules)
+}
+
+/// The problem of the task's limits over these examples.
+fn problem_of(task: &Task, inputs: Vec<String>, outputs: Vec<String>) -> Option<Problem> {
+    Problem::new(
+        inputs,
+        outputs,
+        task.max_rules,
+        task.max_rule_len,
+        &task.alphabet,
+    )
+    .ok()
+}
+
+/// Where candidates are told apart: the strings over the task's alphabet from one letter
+/// up to its longest visible input (at most the longest probe accepted). `None` without
+/// an alphabet.
+fn space_of(task: &Task) -> Option<InputSpace> {
+    let longest = task.inputs.iter().map(|s| s.chars().count()).max()?;
+    let max = longest
+        .clamp(1, task.max_probe_len.max(1))
+        .min(equiv::MAX_INPUT_LEN);
+    InputSpace::new(task.alphabet.chars(), 1, max).ok()
+}
+
+/// The bound on our own candidates' intermediate strings: sixteen times the longest
+/// output seen, at least 256 characters.
+fn bound(outputs: &[String], extra: &str) -> usize {
+    let longest = (outputs.iter().map(String::as_str))
+        .chain([extra])
+        .map(|s| s.chars().count())
+        .max()
+        .unwrap_or(0);
+    (16 * longest).max(256)
+}
+
+/// Inputs on which rivals of `candidate` that fit every known example differ from it, at
+/// most `config.batch`, none of them known already.
+fn distinguishing(
+    candidate: &Cascade,
+    task: &Task,
+    (inputs, outputs): (&[String], &[String]),
+    space: &InputSpace,
+    known: &HashSet<String>,
+    config: &ActiveConfig,
+) -> Vec<String> {
+    let max_len = bound(outputs, "");
+    let fits = |rival: &Cascade| {
+        inputs
+            .iter()
+            .zip(outputs)
+            .all(|(i, o)| rival.apply_bounded(i, max_len).as_deref() == Ok(o.as_str()))
+    };
+    let mut reference = equiv::Reference::new(candidate, space, &Limits::default());
+    let mut found: Vec<String> = Vec::new();
+    let mut compared = 0;
+    for rival in rivals(candidate, task) {
+        if found.len() >= config.batch || compared >= config.max_comparisons {
+            break;
+        }
+        if !fits(&rival) {
+            continue;
+        }
+        compared += 1;
+        let counterexample = match reference.compare(&rival) {
+            Ok(c) => c.counterexample,
+            Err(undecided) => undecided.counterexample,
+        };
+        if let Some(c) = counterexample {
+            if !known.contains(&c.input) && !found.contains(&c.input) {
+                found.push(c.input);
+            }
+        }
+    }
+    found
+}
+
+/// Cascades near `candidate`, in the order they are tried: one rule dropped, one rule
+/// moved to another place, a context letter dropped from a rule (from both sides, when they
+/// share it), a context letter added to a rule (on both sides), for every letter.
+fn rivals<'a>(candidate: &'a Cascade, task: &'a Task) -> impl Iterator<Item = Cascade> + 'a {
+    let rules = candidate.rules();
+    let n = rules.len();
+    let with = move |k: usize, rule: Option<Rule>| {
+        let mut v = rules.to_vec();
+        match rule {
+            Some(r) => v[k] = r,
+            None => {
+                v.remove(k);
+            }
+        }
+        Cascade::new(v)
+    };
+    let dropped = (0..n).map(move |k| with(k, None));
+    let moved = (0..n).flat_map(move |k| {
+        (0..n).filter(move |&j| j != k).map(move |j| {
+            let mut v = rules.to_vec();
+            let rule = v.remove(k);
+            v.insert(j, rule);
+            Cascade::new(v)
+        })
+    });
+    let shrunk = (0..n).flat_map(move |k| {
+        let (p, r) = (rules[k].pattern(), rules[k].replacement());
+        let mut out = Vec::new();
+        if let (Some(a), Some(b)) = (p.chars().next(), r.chars().next()) {
+            if a == b && p.len() > a.len_utf8() {
+                out.extend(Rule::new(&p[a.len_utf8()..], &r[b.len_utf8()..]).ok());
+            }
+        }
+        if let (Some(a), Some(b)) = (p.chars().next_back(), r.chars().next_back()) {
+            if a == b && p.len() > a.len_utf8() {
+                let rule = Rule::new(&p[..p.len() - a.len_utf8()], &r[..r.len() - b.len_utf8()]);
+                out.extend(rule.ok());
+            }
+        }
+        out.into_iter().map(move |rule| with(k, Some(rule)))
+    });
+    let limit = task.max_rule_len;
+    let grown = (0..n).flat_map(move |k| {
+        let (p, r) = (rules[k].pattern(), rules[k].replacement());
+        let fits = p.chars().count() < limit && r.chars().count() < limit;
+        task.alphabet
+            .chars()
+            .filter(move |_| fits)
+            .flat_map(move |x| {
+                [
+                    Rule::new(format!("{x}{p}"), format!("{x}{r}")),
+                    Rule::new(format!("{p}{x}"), format!("{r}{x}")),
+                ]
+            })
+            .filter_map(Result::ok)
+            .map(move |rule| with(k, Some(rule)))
+    });
+    dropped.chain(moved).chain(shrunk).chain(grown)
+}
+
+/// The distinct windows of `len` letters of the visible inputs that the hidden cascade
+/// changes (the whole input when shorter), each input's in order, the inputs in order.
+/// Probed alone, a window shows what the rules do to that stretch without the rest of
+/// the input, which splits a change the candidate explains with one long rule into the
+/// hidden rules that made it.
+fn windows_of(task: &Task, len: usize) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    if len == 0 {
+        return out;
+    }
+    for (input, output) in task.inputs.iter().zip(&task.outputs) {
+        if input == output {
+            continue;
+        }
+        let chars: Vec<char> = input.chars().collect();
+        let n = len.min(chars.len());
+        for w in chars.windows(n) {
+            let w: String = w.iter().collect();
+            if w != *input && !out.contains(&w) {
+                out.push(w);
+            }
+        }
+    }
+    out
+}
+
+/// Up to `config.focused_batch` new inputs of `config.focused_len` letters (default: the
+/// longest the oracle accepts), each letter drawn from the letters of `candidate`'s rules
+/// (half the time, when it has any) or from the whole alphabet.
+fn focused_inputs(
+    candidate: &Cascade,
+    task: &Task,
+    known: &HashSet<String>,
+    config: &ActiveConfig,
+    rng: &mut SplitMix,
+) -> Vec<String> {
+    let count = config.focused_batch;
+    let alphabet: Vec<char> = task.alphabet.chars().collect();
+    if alphabet.is_empty() {
+        return Vec::new();
+    }
+    let mut used: Vec<char> = (candidate.rules().iter())
+        .flat_map(|r| r.pattern().chars().chain(r.replacement().chars()))
+        .filter(|c| alphabet.contains(c))
+        .collect();
+    used.sort_unstable();
+    used.dedup();
+    let len = config
+        .focused_len
+        .unwrap_or(task.max_probe_len)
+        .clamp(1, task.max_probe_len.max(1));
+    let mut out: Vec<String> = Vec::new();
+    for _ in 0..count * 8 {
+        if out.len() >= count {
+            break;
+        }
+        let s: String = (0..len)
+            .map(|_| {
+                let from = if !used.is_empty() && rng.below(2) == 0 {
+                    &used
+                } else {
+                    &alphabet
+                };
+                from[rng.below(from.len() as u64) as usize]
+            })
+            .collect();
+        if !known.contains(&s) && !out.contains(&s) {
+            out.push(s);
+        }
+    }
+    out
+}
+
+fn add_stats(total: &mut SolveStats, one: &SolveStats) {
+    total.nodes_expanded += one.nodes_expanded;
+    total.candidates_scored += one.candidates_scored;
+    total.hit_limit |= one.hit_limit;
+    total.rounds += one.rounds;
+    total.max_width = total.max_width.max(one.max_width);
+}
+
+/// The seed of a task's focused inputs: FNV-1a of its id, so that a run gives the same
+/// probes whatever the thread count.
+fn seed_of(id: &str) -> u64 {
+    id.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// SplitMix64: a small deterministic generator.
+struct SplitMix(u64);
+
+impl SplitMix {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `0..n` (`n` > 0; the modulo bias is below 2⁻⁵⁰ for small `n`).
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{solve_dataset, solver_by_name, SolveJob, SolveProgress};
+    use pbebench::{Instance, RelationMode};
+
+    fn instance(id: &str, gold: &[(&str, &str)], inputs: &[&str], alphabet: &str) -> Instance {
+        let gold: Cascade = gold
+            .iter()
+            .map(|(a, b)| Rule::new(*a, *b).unwrap())
+            .collect();
+        let inputs: Vec<String> = inputs.iter().map(|s| s.to_string()).collect();
+        Instance {
+            id: id.into(),
+            outputs: gold.apply_all(&inputs),
+            inputs,
+            cascade_len: gold.len(),
+            cascade: Some(gold),
+            category: None,
+            relations_mode: RelationMode::default(),
+            max_rules: 3,
+            max_rule_len: 3,
+            alphabet: alphabet.into(),
+            heldout_inputs: Vec::new(),
+            heldout_outputs: Vec::new(),
+            interactions: Vec::new(),
+        }
+    }
+
+    fn budget() -> Budget {
+        Budget {
+            time_limit: Duration::from_secs(20),
+            max_nodes: Some(20_000),
+        }
+    }
+
+    /// The visible examples show `a` only after `c`: "ca" → "cb" fits them as well as
+    /// "a" → "b". Static solving may keep either; probing tells them apart, and the answer
+    /// behaves as the gold on every input (checked exactly, with the gold, outside the
+    /// solver).
+    #[test]
+    fn probing_recovers_what_the_visible_examples_leave_open() {
+        let inst = instance("t", &[("a", "b")], &["ca", "cca", "bc"], "abc");
+        let solver = solver_by_name("beam").unwrap();
+        let mut oracle = Oracle::new(&inst, 10).unwrap();
+        let probed = solve_probing(
+            solver.as_ref(),
+            &mut oracle,
+            &budget(),
+            &ActiveConfig::default(),
+        );
+        assert!(probed.outcome.is_solved(), "{:?}", probed.outcome.status);
+        let answer = probed.outcome.cascade.clone().unwrap();
+        let (recovered, behaviour) = equiv::recovered_and_behaviour(&inst, &answer);
+        assert_eq!(
+            (recovered, behaviour),
+            (Some(true), Some(1.0)),
+            "{answer:?}"
+        );
+        // Every probe is within the budget and answered by the gold.
+        assert!(!probed.probes.is_empty() && probed.probes.len() <= 10);
+        let gold = inst.cascade.as_ref().unwrap();
+        for p in &probed.probes {
+            assert_eq!(p.output, gold.apply(&p.input));
+        }
+        assert_eq!(probed.probes, oracle.probes());
+    }
+
+    /// No probe past the budget, none outside the alphabet or longer than accepted, and
+    /// the same probes and answer on a second run.
+    #[test]
+    fn probes_respect_the_oracle_and_repeat_exactly() {
+        let inst = instance(
+            "u",
+            &[("ab", "c"), ("cc", "a"), ("b", "bb")],
+            &["abab", "cb", "aab", "bca"],
+            "abc",
+        );
+        let solver = solver_by_name("beam").unwrap();
+        let run = || {
+            let mut oracle = Oracle::new(&inst, 7).unwrap();
+            let cfg = ActiveConfig::default();
+            solve_probing(solver.as_ref(), &mut oracle, &budget(), &cfg)
+        };
+        let (a, b) = (run(), run());
+        assert_eq!(a.probes.len(), 7, "the default spends the budget");
+        assert_eq!(a.probes, b.probes);
+        assert_eq!(a.outcome.cascade, b.outcome.cascade);
+        assert!(a
+            .probes
+            .iter()
+            .all(|p| p.input.chars().all(|c| "abc".contains(c)) && p.input.chars().count() <= 32));
+        // A budget of 0: the static answer, no probe.
+        let mut oracle = Oracle::new(&inst, 0).unwrap();
+        let none = solve_probing(
+            solver.as_ref(),
+            &mut oracle,
+            &budget(),
+            &ActiveConfig::default(),
+        );
+        assert!(none.probes.is_empty() && none.outcome.is_solved());
+    }
+
+    #[test]
+    fn simplest_drops_rules_that_patch_each_other() {
+        let c: Cascade = [("a", "b"), ("b", "a"), ("a", "c")]
+            .iter()
+            .map(|(a, b)| Rule::new(*a, *b).unwrap())
+            .collect();
+        // "a" → "c", "ab" → "cc": the first rule only feeds the second, which undoes it;
+        // without it, b → a, a → c still fits, and no single rule does.
+        let inputs = vec!["a".to_string(), "ab".to_string()];
+        let outputs: Vec<String> = inputs.iter().map(|s| c.apply(s)).collect();
+        let s = simplest(c, &inputs, &outputs, Instant::now(), Duration::from_secs(5));
+        let rule = |a: &str, b: &str| Rule::new(a, b).unwrap();
+        assert_eq!(s.rules(), &[rule("b", "a"), rule("a", "c")]);
+    }
+
+    struct Quiet;
+
+    impl SolveProgress for Quiet {
+        fn done(&self, _: usize, _: usize, _: usize) {}
+    }
+
+    /// `solve_dataset` with a probe budget: the probes are in the statistics lines, and
+    /// one thread or two give the same responses and probes.
+    #[test]
+    fn a_probing_run_records_its_probes_whatever_the_threads() {
+        let insts = vec![
+            instance("p", &[("a", "b")], &["ca", "cca", "bc"], "abc"),
+            instance("q", &[("ab", "c"), ("c", "a")], &["abb", "cab"], "abc"),
+            instance("r", &[("b", "ca")], &["bb", "ab"], "abc"),
+        ];
+        let solver = solver_by_name("beam").unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let run = |threads: usize| {
+            let (out, stats) = (
+                dir.path().join(format!("r{threads}.jsonl")),
+                dir.path().join(format!("s{threads}.jsonl")),
+            );
+            let job = SolveJob {
+                solver: solver.as_ref(),
+                budget: budget(),
+                threads,
+                out: &out,
+                stats: Some(&stats),
+                fresh: true,
+                probe_budget: Some(6),
+            };
+            solve_dataset(&insts, &job, &Quiet).unwrap();
+            let stats: Vec<serde_json::Value> = std::fs::read_to_string(&stats)
+                .unwrap()
+                .lines()
+                .map(|l| serde_json::from_str(l).unwrap())
+                .collect();
+            (std::fs::read_to_string(&out).unwrap(), stats)
+        };
+        let (one, stats_one) = run(1);
+        let (two, stats_two) = run(2);
+        assert_eq!(one, two);
+        for (a, b) in stats_one.iter().zip(&stats_two) {
+            assert_eq!(a["probes"], b["probes"]);
+            assert_eq!(a["probes_used"], 6);
+            assert_eq!(a["probes"].as_array().unwrap().len(), 6);
+            assert_eq!(a["recovered"], b["recovered"]);
+        }
+        assert_eq!(stats_one[0]["recovered"], true);
+        // Real data has no hidden cascade: refused before any work.
+        let mut real = insts.clone();
+        real[1].cascade = None;
+        let job = SolveJob {
+            solver: solver.as_ref(),
+            budget: budget(),
+            threads: 1,
+            out: &dir.path().join("x.jsonl"),
+            stats: None,
+            fresh: true,
+            probe_budget: Some(6),
+        };
+        let err = solve_dataset(&real, &job, &Quiet).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("--probe-budget: instance q has no gold"),
+            "{err}"
+        );
+        assert!(!dir.path().join("x.jsonl").exists());
+    }
+}
