@@ -17,7 +17,7 @@ use crate::encode::{apply_into, find, Encoded, FxHashMap, FxHashSet, FxHasher, S
 use crate::lev::{distance, hunks, Hunk};
 use crate::propose::propose;
 use crate::repair::{perturb, repair, squeeze, Elite};
-use crate::{Budget, Problem, SolveOutcome, SolveStats, Solver, Status};
+use crate::{Budget, Partial, Problem, SolveOutcome, SolveStats, Solver, Status};
 use std::hash::Hasher;
 use std::time::Instant;
 
@@ -76,6 +76,7 @@ impl Solver for BeamSolver {
             target_has: Vec::new(),
             ranking: self.ranking,
             near_misses: Vec::new(),
+            partial: None,
         };
         search.target_has = presence(&enc.targets, enc.letters.len());
         let mut width = self.initial_width.max(1);
@@ -182,9 +183,16 @@ impl Solver for BeamSolver {
             }
             width = width.saturating_mul(self.growth.max(2)).min(self.max_width);
         };
+        if let Some(e) = elite {
+            search.offer_partial(e.key.0, &e.rules);
+        }
         SolveOutcome {
             status,
             cascade: None,
+            partial: search.partial.map(|(_, rules)| Partial {
+                cascade: enc.cascade(&rules),
+                edit_sim: 0.0, // Solver::solve measures it with the core
+            }),
             stats: search.stats,
         }
     }
@@ -195,6 +203,7 @@ fn solved(enc: &Encoded, rules: Vec<SymRule>, stats: SolveStats) -> SolveOutcome
     SolveOutcome {
         status: Status::Solved,
         cascade: Some(enc.cascade(&generalize(enc, rules))),
+        partial: None,
         stats,
     }
 }
@@ -253,6 +262,9 @@ struct Search<'a> {
     ranking: Ranking,
     /// The best states of the last level of the latest round, for repair.
     near_misses: Vec<Vec<SymRule>>,
+    /// The unsolved state closest to the targets seen at the end of a round or of a
+    /// repair (total distance, rules): the partial answer if nothing is solved.
+    partial: Option<(u32, Vec<SymRule>)>,
 }
 
 /// How many of the best final states of a round are handed to local repair.
@@ -270,6 +282,26 @@ impl Search<'_> {
                 .budget
                 .max_nodes
                 .is_some_and(|cap| self.stats.nodes_expanded >= cap)
+    }
+
+    /// Keeps `rules` as the partial answer if it is closer to the targets (ties: fewer
+    /// rules, then the first offered).
+    fn offer_partial(&mut self, total: u32, rules: &[SymRule]) {
+        let better = self
+            .partial
+            .as_ref()
+            .is_none_or(|(t, r)| (total, rules.len()) < (*t, r.len()));
+        if better {
+            self.partial = Some((total, rules.to_vec()));
+        }
+    }
+
+    /// Offers the closest state of `level` as the partial answer.
+    fn offer_level(&mut self, level: &[Node]) {
+        if let Some(n) = level.iter().min_by_key(|n| (n.total, n.rules.len())) {
+            let rules = n.rules.clone();
+            self.offer_partial(n.total, &rules);
+        }
     }
 
     fn root(&self) -> Node {
@@ -319,6 +351,7 @@ impl Search<'_> {
             let mut scratch = Scratch::default();
             for (ni, node) in level.iter().enumerate() {
                 if self.out_of_budget() {
+                    self.offer_level(&level);
                     return Round::Stopped;
                 }
                 self.stats.nodes_expanded += 1;
@@ -351,6 +384,7 @@ impl Search<'_> {
                 }
             }
             if self.out_of_budget() {
+                self.offer_level(&level);
                 return Round::Stopped;
             }
             children.sort_unstable();
@@ -361,6 +395,7 @@ impl Search<'_> {
                     break;
                 }
                 if made % 256 == 255 && self.out_of_budget() {
+                    self.offer_level(&level);
                     return Round::Stopped;
                 }
                 let parent = &level[ni as usize];
@@ -378,6 +413,7 @@ impl Search<'_> {
             }
             level = next;
         }
+        self.offer_level(&level);
         self.near_misses = level
             .iter()
             .take(NEAR_MISSES)

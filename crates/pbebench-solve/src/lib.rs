@@ -116,8 +116,21 @@ pub struct SolveOutcome {
     pub status: Status,
     /// The verified cascade, when `status` is [`Status::Solved`].
     pub cascade: Option<Cascade>,
+    /// When unsolved: the best partial cascade the search reached (the highest Edit_Sim on
+    /// the examples), checked by [`Problem::partial_edit_sim`] and kept only when it does
+    /// better than the identity.
+    pub partial: Option<Partial>,
     /// Effort spent.
     pub stats: SolveStats,
+}
+
+/// A cascade within the limits that reproduces some examples but not all.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Partial {
+    /// The cascade.
+    pub cascade: Cascade,
+    /// Its Edit_Sim on the examples (`pbebench::metrics::edit_sim`), above 0.
+    pub edit_sim: f64,
 }
 
 impl SolveOutcome {
@@ -129,6 +142,21 @@ impl SolveOutcome {
     /// Number of rules of the cascade found.
     pub fn found_len(&self) -> Option<usize> {
         self.cascade.as_ref().map(Cascade::len)
+    }
+
+    /// The answer to report: the verified cascade, else the best partial one, else none.
+    pub fn answer(&self) -> Option<&Cascade> {
+        (self.cascade.as_ref()).or(self.partial.as_ref().map(|p| &p.cascade))
+    }
+
+    /// Edit_Sim of [`SolveOutcome::answer`] on the examples: 1 when solved, the partial
+    /// cascade's when there is one, else 0 (the identity's).
+    pub fn edit_sim(&self) -> f64 {
+        if self.is_solved() {
+            1.0
+        } else {
+            self.partial.as_ref().map_or(0.0, |p| p.edit_sim)
+        }
     }
 }
 
@@ -150,6 +178,7 @@ pub trait Solver: Send + Sync {
             return SolveOutcome {
                 status: Status::Unsolvable(reason),
                 cascade: None,
+                partial: None,
                 stats: SolveStats {
                     elapsed: start.elapsed(),
                     ..SolveStats::default()
@@ -173,6 +202,16 @@ pub trait Solver: Send + Sync {
         } else if outcome.status == Status::Solved {
             outcome.status = Status::Exhausted;
         }
+        // A partial answer is checked by the core too, and kept only when it is within
+        // the limits and better than doing nothing.
+        let partial = outcome.partial.take().filter(|_| !outcome.is_solved());
+        outcome.partial = partial.and_then(|p| {
+            let edit_sim = problem.partial_edit_sim(&p.cascade).ok()?;
+            (edit_sim > 0.0).then_some(Partial {
+                cascade: p.cascade,
+                edit_sim,
+            })
+        });
         outcome.stats.elapsed = start.elapsed();
         outcome
     }

@@ -345,7 +345,8 @@ impl Entry {
     fn of(solver: &str, inst: &Instance, outcome: &SolveOutcome) -> Self {
         Entry {
             id: inst.id.clone(),
-            response: render_answer(outcome.cascade.as_ref().unwrap_or(&Cascade::identity())),
+            // Unsolved: the best partial cascade, else the empty one.
+            response: render_answer(outcome.answer().unwrap_or(&Cascade::identity())),
             solved: outcome.is_solved(),
             stats: serde_json::to_value(InstanceStats::of(solver, inst, outcome))
                 .expect("statistics serialise"),
@@ -359,7 +360,10 @@ impl Entry {
 pub struct InstanceStats {
     /// Candidate rules scored against the examples.
     pub candidates_scored: u64,
-    /// Rules of the cascade found.
+    /// Edit_Sim of the answer on the examples ([`SolveOutcome::edit_sim`]: 1 when solved;
+    /// for an unsolved instance, the partial answer's, or 0 for the empty one).
+    pub edit_sim: f64,
+    /// Rules of the cascade found (unsolved: none, even when a partial one is answered).
     pub found_len: Option<usize>,
     /// Rules of the gold cascade, when the instance has one.
     pub gold_len: Option<usize>,
@@ -390,6 +394,7 @@ impl InstanceStats {
         let s = &outcome.stats;
         InstanceStats {
             candidates_scored: s.candidates_scored,
+            edit_sim: outcome.edit_sim(),
             found_len: outcome.found_len(),
             gold_len: inst.cascade.as_ref().map(Cascade::len),
             hit_limit: s.hit_limit,
@@ -656,6 +661,34 @@ mod tests {
         assert!(stats[0]["found_len"].as_u64().unwrap() <= 5);
         assert_eq!(stats[1]["found_len"], 0);
         assert!(!dir.path().join("responses.jsonl.partial").exists());
+    }
+
+    #[test]
+    fn an_unsolved_instance_is_answered_with_its_best_partial_cascade() {
+        // Three independent one-letter changes and a cap of two rules: no cascade fits,
+        // the best ones fix two of the three examples (Edit_Sim 2/3).
+        let dir = tempfile::tempdir().unwrap();
+        let three = r#"{"id":"p","inputs":["a","c","e","x"],"outputs":["b","d","f","x"],"max_rules":2,"max_rule_len":3,"alphabet":"abcdefx"}"#;
+        let solved = solve(dir.path(), three, 2.0).unwrap();
+        assert_eq!(solved.solved, 0);
+        let line = &lines(&dir.path().join("responses.jsonl"))[0];
+        let parsed = pbebench::parse_response(
+            line["response"].as_str().unwrap(),
+            &pbebench::Limits::unlimited(),
+            pbebench::BlockChoice::Last,
+        );
+        let cascade = parsed.cascade();
+        assert_eq!(cascade.len(), 2, "{}", line["response"]);
+        let got = cascade.apply_all(&["a", "c", "e", "x"]);
+        let right = got
+            .iter()
+            .zip(["b", "d", "f", "x"])
+            .filter(|(g, o)| *g == o)
+            .count();
+        assert_eq!(right, 3, "{got:?}");
+        let stats = &lines(&dir.path().join("stats.jsonl"))[0];
+        assert_eq!(stats["solved"], false);
+        assert!((stats["edit_sim"].as_f64().unwrap() - 2.0 / 3.0).abs() < 1e-9);
     }
 
     #[test]
