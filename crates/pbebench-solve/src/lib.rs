@@ -39,7 +39,8 @@ mod run;
 pub use beam::{BeamSolver, Ranking};
 pub use problem::{Problem, ProblemError};
 pub use run::{
-    dataset_sha256, solve_dataset, InstanceStats, SolveJob, SolveProgress, SolveRunError, Solved,
+    dataset_sha256, input_space, recovered, solve_dataset, InstanceStats, SolveJob, SolveProgress,
+    SolveRunError, Solved,
 };
 
 use pbebench::Cascade;

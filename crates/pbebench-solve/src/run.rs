@@ -14,6 +14,7 @@
 //! remote servers: that is a database's job.
 
 use crate::{solve_all, Budget, Problem, ProblemError, SolveOutcome, Solver};
+use pbebench::equiv::{self, InputSpace, Limits};
 use pbebench::{render_answer, Cascade, Instance, ResponseLine};
 use pbebench_io::{is_stdout, Output};
 use serde::{Deserialize, Serialize};
@@ -379,6 +380,9 @@ pub struct InstanceStats {
     pub nodes_expanded: u64,
     /// Search rounds run.
     pub rounds: u32,
+    /// Whether the answer behaves like the gold on every input of the instance's space
+    /// ([`recovered`]); null without a gold cascade, or when the comparison hit a bound.
+    pub recovered: Option<bool>,
     /// A verified cascade was found.
     pub solved: bool,
     /// The solver.
@@ -403,12 +407,46 @@ impl InstanceStats {
             max_width: s.max_width,
             nodes_expanded: s.nodes_expanded,
             rounds: s.rounds,
+            recovered: recovered(inst, outcome.answer()),
             solved: outcome.is_solved(),
             solver: solver.to_owned(),
             status: outcome.status.as_str().to_owned(),
             time_s: s.elapsed.as_secs_f64(),
         }
     }
+}
+
+/// The input space of an instance (SPEC §5 "Behaviour"): its alphabet (else the letters of
+/// its inputs), and the presets' input lengths 2..=6 widened to its shortest and longest
+/// input (instances do not record the range they were drawn from).
+pub fn input_space(inst: &Instance) -> Option<InputSpace> {
+    let mut letters: Vec<char> = if inst.alphabet.is_empty() {
+        inst.inputs.iter().flat_map(|s| s.chars()).collect()
+    } else {
+        inst.alphabet.chars().collect()
+    };
+    letters.sort_unstable();
+    letters.dedup();
+    let lens = inst.inputs.iter().map(|s| s.chars().count());
+    let min = lens.clone().min().unwrap_or(2).min(2);
+    let max = lens.max().unwrap_or(6).max(6);
+    InputSpace::new(letters, min, max).ok()
+}
+
+/// Whether `answer` (none: the empty cascade) is equivalent to the instance's gold over
+/// its [`input_space`], decided exactly by `pbebench::equiv`; `None` without a gold, or
+/// when the comparison ran into one of its bounds.
+pub fn recovered(inst: &Instance, answer: Option<&Cascade>) -> Option<bool> {
+    let gold = inst.cascade.as_ref()?;
+    let space = input_space(inst)?;
+    let identity = Cascade::identity();
+    let found = equiv::compare(
+        gold,
+        answer.unwrap_or(&identity),
+        &space,
+        &Limits::default(),
+    );
+    found.ok().map(|c| c.equivalent())
 }
 
 /// `OUT.partial`: the results of this job so far, one JSON line each after a header,
@@ -658,6 +696,10 @@ mod tests {
         let stats = lines(&dir.path().join("stats.jsonl"));
         assert_eq!(stats[0]["solved"], true);
         assert_eq!(stats[0]["gold_len"], 3);
+        assert!(stats[0]["recovered"].is_boolean());
+        // The second instance's gold (c -> d) changes inputs with a c; the empty answer
+        // does not behave like it.
+        assert_eq!(stats[1]["recovered"], false);
         assert!(stats[0]["found_len"].as_u64().unwrap() <= 5);
         assert_eq!(stats[1]["found_len"], 0);
         assert!(!dir.path().join("responses.jsonl.partial").exists());
@@ -716,6 +758,28 @@ mod tests {
         assert!(start.elapsed() < Duration::from_secs(5));
         let line = std::fs::read_to_string(dir.path().join("stats.jsonl")).unwrap();
         assert!(line.contains(r#""status":"unsolvable""#), "{line}");
+    }
+
+    #[test]
+    fn recovered_is_exact_equivalence_with_the_gold() {
+        let inst = &instances(TWO)[0];
+        let gold = inst.cascade.clone().unwrap();
+        assert_eq!(recovered(inst, Some(&gold)), Some(true));
+        // b -> h and g -> vzw do not interact: swapped, they behave the same; z -> xwy
+        // moved last reads the z that g -> vzw writes, and does not.
+        let r = gold.rules();
+        let swapped = Cascade::new(vec![r[0].clone(), r[2].clone(), r[1].clone()]);
+        assert_eq!(recovered(inst, Some(&swapped)), Some(true));
+        let z_last = Cascade::new(vec![r[1].clone(), r[2].clone(), r[0].clone()]);
+        assert_eq!(recovered(inst, Some(&z_last)), Some(false));
+        // A cascade that fits the examples but adds `a -> k` on inputs the examples lack.
+        let mut more = gold.rules().to_vec();
+        more.push(pbebench::Rule::new("a", "k").unwrap());
+        assert_eq!(recovered(inst, Some(&Cascade::new(more))), Some(false));
+        assert_eq!(recovered(inst, None), Some(false));
+        let space = input_space(inst).unwrap();
+        assert_eq!((space.min_len(), space.max_len()), (2, 6));
+        assert_eq!(space.alphabet().len(), 17);
     }
 
     /// A journal of a job with a node budget is refused by one without, naming both.
