@@ -60,7 +60,7 @@ impl Default for BeamSolver {
 impl Solver for BeamSolver {
     fn name(&self) -> &'static str {
         match self.ranking {
-            Ranking::Alternate => "beam",
+            Ranking::Alternate => "beam-v1",
             Ranking::Distance => "beam-distance",
             Ranking::Hunks => "beam-hunks",
         }

@@ -265,23 +265,8 @@ impl<'s, 'a> Step<'s, 'a> {
             .zip(dists)
             .map(|((s, t), &d)| u32::from(d > 0 && s != t))
             .collect();
-        let mut here = propose(enc, &prefixes[p], &masked);
+        let mut here = candidates_for(enc, &prefixes[p], &masked, &self.rules[p..]);
         here.extend(cands.iter().cloned());
-        let mut through: FxHashSet<SymRule> = FxHashSet::default();
-        let mut undone = Vec::new();
-        for (k, &m) in masked.iter().enumerate() {
-            if m == 0 {
-                continue;
-            }
-            for q in &self.rules[p..] {
-                if q.b.is_empty() || find(&enc.targets[k], &q.b).is_none() {
-                    continue;
-                }
-                apply_into(&enc.targets[k], &q.b, &q.a, &mut undone);
-                propose_for(enc, &prefixes[p][k], &undone, &mut through);
-            }
-        }
-        here.extend(through);
         here.sort_unstable();
         here.dedup();
         here
@@ -490,6 +475,37 @@ impl<'s, 'a> Step<'s, 'a> {
         }
         Ok(())
     }
+}
+
+/// Candidate rules for the strings `strings` (those after some prefix of a cascade) of the
+/// examples where `masked` is non-zero: from their alignments with the targets, and aimed
+/// through each rule of `later` (what follows): at the target with that rule undone
+/// (b_q -> a_q), so that it finishes the job. Sorted, without repeats.
+pub(crate) fn candidates_for(
+    enc: &Encoded,
+    strings: &[Sym],
+    masked: &[u32],
+    later: &[SymRule],
+) -> Vec<SymRule> {
+    let mut here = propose(enc, strings, masked);
+    let mut through: FxHashSet<SymRule> = FxHashSet::default();
+    let mut undone = Vec::new();
+    for (k, &m) in masked.iter().enumerate() {
+        if m == 0 {
+            continue;
+        }
+        for q in later {
+            if q.b.is_empty() || find(&enc.targets[k], &q.b).is_none() {
+                continue;
+            }
+            apply_into(&enc.targets[k], &q.b, &q.a, &mut undone);
+            propose_for(enc, &strings[k], &undone, &mut through);
+        }
+    }
+    here.extend(through);
+    here.sort_unstable();
+    here.dedup();
+    here
 }
 
 /// The replacements a merged rule may take: `b` itself when it fits the length cap, and
