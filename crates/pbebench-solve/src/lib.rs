@@ -31,8 +31,8 @@
 mod beam;
 mod encode;
 mod lev;
-mod problem;
 mod prior;
+mod problem;
 mod propose;
 mod repair;
 mod run;
@@ -40,11 +40,11 @@ mod simplify;
 
 pub use beam::{BeamSolver, Ranking};
 pub use problem::{Problem, ProblemError};
-pub use simplify::PriorSolver;
 pub use run::{
     dataset_sha256, input_space, recovered, solve_dataset, InstanceStats, SolveJob, SolveProgress,
     SolveRunError, Solved,
 };
+pub use simplify::PriorSolver;
 
 use pbebench::Cascade;
 use std::time::{Duration, Instant};

@@ -47,15 +47,30 @@ pub(crate) fn rule_cost(enc: &Encoded, strings: &[Sym], rule: &SymRule) -> Optio
     if !strings.iter().any(|s| find(s, &rule.a).is_some()) {
         return None;
     }
-    let s_max = enc.max_len.max(1) as f64;
-    let sigma = enc.allowed.iter().filter(|&&a| a).count().max(1) as f64;
     let n = distinct_substrings(strings, rule.a.len()).max(1) as f64;
+    Some(2.0 * s_max_ln(enc) + n.ln() + replacement_cost(enc, rule))
+}
+
+/// [`rule_cost`] with `ln_n[ℓ]` the logarithm of the number of distinct substrings of
+/// length ℓ of the strings read, and the pattern assumed to occur in them.
+pub(crate) fn rule_cost_with(enc: &Encoded, ln_n: &[f64], rule: &SymRule) -> f64 {
+    2.0 * s_max_ln(enc) + ln_n[rule.a.len()] + replacement_cost(enc, rule)
+}
+
+fn s_max_ln(enc: &Encoded) -> f64 {
+    (enc.max_len.max(1) as f64).ln()
+}
+
+/// The cost of a rule's replacement: `|b| log |Σ|`, or for an empty one, as if it held
+/// `s_max + 1` letters.
+fn replacement_cost(enc: &Encoded, rule: &SymRule) -> f64 {
+    let sigma = enc.allowed.iter().filter(|&&a| a).count().max(1) as f64;
     let letters = if rule.b.is_empty() {
         enc.max_len + 1
     } else {
         rule.b.len()
     };
-    Some(2.0 * s_max.ln() + n.ln() + letters as f64 * sigma.ln())
+    letters as f64 * sigma.ln()
 }
 
 /// How many distinct substrings of length `len` the strings have.
@@ -92,7 +107,10 @@ mod tests {
                 .map(|c| enc.letters.binary_search(&c).unwrap() as u8)
                 .collect()
         };
-        SymRule { a: sym(a), b: sym(b) }
+        SymRule {
+            a: sym(a),
+            b: sym(b),
+        }
     }
 
     #[test]

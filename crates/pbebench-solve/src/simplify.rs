@@ -11,7 +11,7 @@
 //! The best improving move of a pass is taken, until none improves or the evaluation
 //! budget (deterministic) or the deadline ends the search.
 
-use crate::beam::BeamSolver;
+use crate::beam::{prior_fits, BeamSolver};
 use crate::encode::{apply_into, Encoded, Sym, SymRule};
 use crate::prior::cost;
 use crate::repair::candidates_for;
@@ -26,16 +26,22 @@ use std::time::Instant;
 pub struct PriorSolver {
     /// The search that finds the first fit.
     pub base: BeamSolver,
-    /// Fit checks the simplification may spend (a deterministic budget; the deadline
-    /// stops it too).
+    /// Fit checks the simplification of each fit may spend (a deterministic budget; the
+    /// deadline stops it too).
     pub max_evaluations: u64,
+    /// Widest beam of the rounds ranked by the prior that look for more fits.
+    pub prior_width: usize,
+    /// Search states those rounds may expand in all (deterministic; the deadline too).
+    pub prior_nodes: u64,
 }
 
 impl Default for PriorSolver {
     fn default() -> Self {
         PriorSolver {
             base: BeamSolver::default(),
-            max_evaluations: 200_000,
+            max_evaluations: 100_000,
+            prior_width: 81,
+            prior_nodes: 4_000,
         }
     }
 }
@@ -48,19 +54,38 @@ impl Solver for PriorSolver {
     fn search(&self, problem: &Problem, budget: &Budget, deadline: Instant) -> SolveOutcome {
         let mut outcome = self.base.search(problem, budget, deadline);
         let enc = Encoded::new(problem);
-        let Some(rules) = (outcome.cascade.as_ref()).and_then(|c| enc.encode_rules(c)) else {
+        let Some(first) = (outcome.cascade.as_ref()).and_then(|c| enc.encode_rules(c)) else {
             return outcome;
         };
-        if !fits_from(&enc, &enc.inputs, &rules) {
+        if !fits_from(&enc, &enc.inputs, &first) {
             return outcome; // Solver::solve rejects it
         }
-        let mut effort = Effort {
-            evaluations: self.max_evaluations,
+        // More fits, from beams ranked by the prior; each is simplified, and the least
+        // costly of all is the answer (the first of equals, so the beam's fit on a tie).
+        let mut fits = vec![first];
+        fits.extend(prior_fits(
+            &enc,
+            self.prior_width,
+            self.prior_nodes,
             deadline,
-        };
-        let simpler = simplify(&enc, rules, &mut effort);
-        outcome.stats.candidates_scored += self.max_evaluations - effort.evaluations;
-        outcome.cascade = Some(enc.cascade(&simpler));
+            &mut outcome.stats,
+        ));
+        let mut best: Option<(f64, Vec<SymRule>)> = None;
+        for rules in fits {
+            let mut effort = Effort {
+                evaluations: self.max_evaluations,
+                deadline,
+            };
+            let simpler = simplify(&enc, rules, &mut effort);
+            outcome.stats.candidates_scored += self.max_evaluations - effort.evaluations;
+            let c = cost(&enc, &simpler);
+            if best.as_ref().is_none_or(|b| c < b.0) {
+                best = Some((c, simpler));
+            }
+        }
+        if let Some((_, rules)) = best {
+            outcome.cascade = Some(enc.cascade(&rules));
+        }
         outcome
     }
 }
@@ -87,7 +112,11 @@ impl Effort {
 
 /// The cascade of least description length the local search reaches from `rules`, which
 /// must reproduce every example (so does the result).
-pub(crate) fn simplify(enc: &Encoded, mut rules: Vec<SymRule>, effort: &mut Effort) -> Vec<SymRule> {
+pub(crate) fn simplify(
+    enc: &Encoded,
+    mut rules: Vec<SymRule>,
+    effort: &mut Effort,
+) -> Vec<SymRule> {
     let mut best = cost(enc, &rules);
     loop {
         let prefixes = prefixes(enc, &rules);
@@ -225,7 +254,10 @@ mod tests {
         };
         rules
             .iter()
-            .map(|(a, b)| SymRule { a: sym(a), b: sym(b) })
+            .map(|(a, b)| SymRule {
+                a: sym(a),
+                b: sym(b),
+            })
             .collect()
     }
 
