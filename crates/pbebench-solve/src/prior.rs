@@ -119,7 +119,7 @@ mod tests {
         let e = enc(&[("abc", "dbc"), ("abd", "dbd")]);
         let (l3, l4) = (3f64.ln(), 4f64.ln());
         let a_to_d = rule(&e, "a", "d");
-        assert!((cost(&e, &[a_to_d.clone()]) - (2.0 * l3 + l4 + l4)).abs() < 1e-12);
+        assert!((cost(&e, std::slice::from_ref(&a_to_d)) - (2.0 * l3 + l4 + l4)).abs() < 1e-12);
         // ab -> db: 3 distinct pairs, a two-letter replacement.
         let ab = rule(&e, "ab", "db");
         assert!((cost(&e, &[ab]) - (2.0 * l3 + l3 + 2.0 * l4)).abs() < 1e-12);

@@ -106,7 +106,7 @@ impl Effort {
             return false;
         }
         self.evaluations -= 1;
-        !(self.evaluations % 256 == 0 && Instant::now() >= self.deadline)
+        !(self.evaluations.is_multiple_of(256) && Instant::now() >= self.deadline)
     }
 }
 
