@@ -183,14 +183,14 @@ impl Problem {
     }
 
     /// The bound on intermediate strings when a cascade that may not fit is applied: 16
-    /// times the longest example string, and at least 256 (as `pbebench::equiv::length_bound`
-    /// derives it from an instance).
+    /// times the longest example string, and at least 256
+    /// (`pbebench::equiv::length_bound_of`).
     pub fn length_bound(&self) -> usize {
         let longest = (self.inputs.iter().chain(&self.outputs))
             .map(|s| s.chars().count())
             .max()
             .unwrap_or(0);
-        (16 * longest).max(256)
+        pbebench::equiv::length_bound_of(longest)
     }
 
     /// Checks rule count, patterns, side lengths and letters (not the examples).

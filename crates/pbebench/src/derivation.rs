@@ -91,12 +91,13 @@ impl Derivation {
         }
     }
 
-    /// The table as a self-contained HTML fragment (a `<table>` with a small style).
+    /// The table as a self-contained HTML fragment: a small `<style>`, then the `<table>`.
     pub fn to_html(&self) -> String {
         let mut h = String::from(
-            "<table class=\"derivation\">\n<style>.derivation td,.derivation th{padding:2px 8px;\
-             font-family:monospace;text-align:left}.derivation .changed{background:#fde68a;\
-             font-weight:bold}.derivation .wrong{background:#fecaca}</style>\n<tr><th>rule</th>",
+            "<style>.derivation td,.derivation th{padding:2px 8px;font-family:monospace;\
+             text-align:left}.derivation .changed{background:#fde68a;font-weight:bold}\
+             .derivation .wrong{background:#fecaca}</style>\n<table class=\"derivation\">\n\
+             <tr><th>rule</th>",
         );
         for w in &self.words {
             let _ = write!(h, "<th>{}</th>", escape(w));
@@ -304,6 +305,9 @@ mod tests {
         let d = Derivation::new(&c, &words(&["a<b"]), RelationMode::Exact, 100);
         let html = d.to_html();
         assert!(html.contains("<th>a&lt;b</th>"), "{html}");
-        assert!(html.contains("<td class=\"changed\">a&amp;b</td>"), "{html}");
+        assert!(
+            html.contains("<td class=\"changed\">a&amp;b</td>"),
+            "{html}"
+        );
     }
 }

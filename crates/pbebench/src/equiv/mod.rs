@@ -682,5 +682,11 @@ pub fn length_bound(instance: &Instance) -> usize {
         })
     });
     let longest = examples.chain(gold).max().unwrap_or(0);
+    length_bound_of(longest)
+}
+
+/// The bound [`length_bound`] derives from the longest string it considers: 16 times its
+/// length, and at least 256 (also for word lists and problems that carry no instance).
+pub fn length_bound_of(longest: usize) -> usize {
     (16 * longest).max(256)
 }
