@@ -30,6 +30,7 @@
 
 mod beam;
 mod encode;
+mod holdout;
 mod lev;
 mod prior;
 mod problem;
@@ -39,6 +40,7 @@ mod run;
 mod simplify;
 
 pub use beam::{BeamSolver, Ranking};
+pub use holdout::{cross_validate, held_out, HoldoutError, HoldoutRow, HoldoutSummary};
 pub use problem::{Problem, ProblemError};
 pub use run::{
     dataset_sha256, input_space, recovered, solve_dataset, InstanceStats, SolveJob, SolveProgress,
