@@ -235,7 +235,7 @@ mod tests {
         let inst = pbebench::dataset::parse_instance(&line.to_string(), 0).unwrap();
         let budget = Budget::time(Duration::from_secs(5));
         let rows = cross_validate(
-            &[inst.clone()],
+            std::slice::from_ref(&inst),
             default_solver().as_ref(),
             &budget,
             1,
