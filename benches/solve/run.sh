@@ -13,7 +13,8 @@
 # instance (default 10), THREADS parallel instances (default 1), LENGTHS for the full
 # preset (default "2 4 6 8 10 12 14 16 18 20"), SOLVERS (default "beam beam-v1"; the
 # first is the one summarize.py reports), SKIP_PUBLISHED=1 / SKIP_GENERATED=1,
-# SKIP_HARD=1 (lengths 25 and 30), PUBLISHED_LITE_STEP (solve every k-th published Lite
+# SKIP_HARD=1 (lengths 25 and 30), SKIP_REAL=1 (the six real languages of real_sli,
+# cross-validated with --holdout 0.2), PUBLISHED_LITE_STEP (solve every k-th published Lite
 # instance, default 1).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -82,6 +83,15 @@ if [ -z "${SKIP_PUBLISHED:-}" ]; then
   solve published-30 "$REF/adaptive_balanced_64_hard_50_inputs_30_cascade_unified_latest.jsonl"
 fi
 
+if [ -z "${SKIP_REAL:-}" ]; then
+  # Real sound changes, cross-validated: 20% of each instance's words held out.
+  "$BIN" pairs --dir "$REF/real_sli" --out "$OUT/real.jsonl"
+  for s in $SOLVERS; do
+    "$BIN" solve --dataset "$OUT/real.jsonl" --solver "$s" --holdout 0.2 --time-limit "$TIME_LIMIT" \
+      --threads "$THREADS" --out "$OUT/real-holdout.$s.jsonl" > "$OUT/real-holdout.$s.md"
+  done
+fi
+
 {
   echo "## Pass@1 and Recovered@1 per length group, solvers side by side ($SOLVERS)"
   echo
@@ -90,4 +100,10 @@ fi
   echo "## The first solver ($(echo $SOLVERS | cut -d' ' -f1)) against the bar"
   echo
   python3 benches/solve/summarize.py "${SUMMARY[@]}"
+  for s in $([ -z "${SKIP_REAL:-}" ] && echo $SOLVERS); do
+    echo
+    echo "## Real sound changes, 20% of the words held out ($s)"
+    echo
+    cat "$OUT/real-holdout.$s.md"
+  done
 } | tee "$OUT/summary.md"

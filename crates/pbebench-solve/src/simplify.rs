@@ -298,6 +298,53 @@ mod tests {
         assert_eq!(better, rules(&e, &[("a", "x")]));
     }
 
+    /// The fits of the prior-ranked beams and their simplification depend only on the
+    /// problem and the budgets (node and evaluation counts), never on the clock.
+    #[test]
+    fn prior_fits_and_simplification_are_deterministic() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(0x5eed_0024);
+        let letters: Vec<char> = "abcdefghijkuvwxyz".chars().collect();
+        let word = |rng: &mut rand_chacha::ChaCha8Rng, lo: usize, hi: usize| -> String {
+            let n = rng.random_range(lo..=hi);
+            (0..n)
+                .map(|_| letters[rng.random_range(0..letters.len())])
+                .collect()
+        };
+        let mut found = 0;
+        for _ in 0..20 {
+            let inputs: Vec<String> = (0..6).map(|_| word(&mut rng, 2, 6)).collect();
+            let gold: pbebench::Cascade = (0..3)
+                .map(|_| pbebench::Rule::new(word(&mut rng, 1, 2), word(&mut rng, 1, 3)).unwrap())
+                .collect();
+            let outputs = gold.apply_all(&inputs);
+            let problem = Problem::new(inputs, outputs, 4, 3, "abcdefghijkuvwxyz").unwrap();
+            let e = Encoded::new(&problem);
+            let run = || {
+                let far = Instant::now() + Duration::from_secs(600);
+                let mut stats = crate::SolveStats::default();
+                let fits = prior_fits(&e, 27, 300, far, &mut stats);
+                let simplified: Vec<Vec<SymRule>> = (fits.iter())
+                    .map(|f| {
+                        let mut effort = Effort {
+                            evaluations: 2_000,
+                            deadline: far,
+                        };
+                        simplify(&e, f.clone(), &mut effort)
+                    })
+                    .collect();
+                (fits, simplified, stats.nodes_expanded)
+            };
+            let first = run();
+            assert_eq!(first, run());
+            for f in &first.1 {
+                assert!(fits_from(&e, &e.inputs, f));
+            }
+            found += first.0.len();
+        }
+        assert!(found >= 20, "only {found} fits in 20 problems: the test is moot");
+    }
+
     #[test]
     fn the_budget_is_honoured_and_the_result_still_fits() {
         let e = enc(&[("abc", "xbc"), ("ab", "xb"), ("ccd", "ccd")], 5);
