@@ -342,7 +342,10 @@ mod tests {
             }
             found += first.0.len();
         }
-        assert!(found >= 20, "only {found} fits in 20 problems: the test is moot");
+        assert!(
+            found >= 20,
+            "only {found} fits in 20 problems: the test is moot"
+        );
     }
 
     #[test]
