@@ -31,6 +31,8 @@ enum Command {
     Relations(commands::relations::Args),
     /// Decide whether two cascades behave alike on every input of a space, exactly.
     Equiv(commands::equiv::Args),
+    /// Print the derivation table of words by a cascade: the forms after each rule.
+    Derive(commands::derive::Args),
     /// Validate a dataset and print its statistics.
     Inspect(commands::inspect::Args),
     /// Read real sound-change data (parallel word lists) as a dataset without gold cascades.
@@ -66,6 +68,7 @@ fn main() -> ExitCode {
         Command::Apply(args) => commands::apply::run(args),
         Command::Relations(args) => commands::relations::run(args),
         Command::Equiv(args) => commands::equiv::run(args),
+        Command::Derive(args) => commands::derive::run(args),
         Command::Inspect(args) => commands::inspect::run(args),
         Command::Pairs(args) => commands::pairs::run(args),
         Command::Prompt(args) => commands::prompt::run(args),

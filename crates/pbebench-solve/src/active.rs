@@ -191,11 +191,13 @@ pub fn solve_probing(
             Ok(()) => SolveOutcome {
                 status: Status::Solved,
                 cascade: Some(cascade),
+                partial: None,
                 stats,
             },
             Err(why) => SolveOutcome {
                 status: Status::Rejected(why),
                 cascade: None,
+                partial: None,
                 stats,
             },
         },
@@ -205,6 +207,7 @@ pub fn solve_probing(
                 other => other,
             },
             cascade: None,
+            partial: None,
             stats,
         },
     };

@@ -15,9 +15,10 @@
 
 use crate::encode::{apply_into, find, Encoded, FxHashMap, FxHashSet, FxHasher, Sym, SymRule};
 use crate::lev::{distance, hunks, Hunk};
+use crate::prior;
 use crate::propose::propose;
 use crate::repair::{perturb, repair, squeeze, Elite};
-use crate::{Budget, Problem, SolveOutcome, SolveStats, Solver, Status};
+use crate::{Budget, Partial, Problem, SolveOutcome, SolveStats, Solver, Status};
 use std::hash::Hasher;
 use std::time::Instant;
 
@@ -60,7 +61,7 @@ impl Default for BeamSolver {
 impl Solver for BeamSolver {
     fn name(&self) -> &'static str {
         match self.ranking {
-            Ranking::Alternate => "beam",
+            Ranking::Alternate => "beam-v1",
             Ranking::Distance => "beam-distance",
             Ranking::Hunks => "beam-hunks",
         }
@@ -76,6 +77,8 @@ impl Solver for BeamSolver {
             target_has: Vec::new(),
             ranking: self.ranking,
             near_misses: Vec::new(),
+            partial: None,
+            prior: None,
         };
         search.target_has = presence(&enc.targets, enc.letters.len());
         let mut width = self.initial_width.max(1);
@@ -182,9 +185,16 @@ impl Solver for BeamSolver {
             }
             width = width.saturating_mul(self.growth.max(2)).min(self.max_width);
         };
+        if let Some(e) = elite {
+            search.offer_partial(e.key.0, &e.rules);
+        }
         SolveOutcome {
             status,
             cascade: None,
+            partial: search.partial.map(|(_, rules)| Partial {
+                cascade: enc.cascade(&rules),
+                edit_sim: 0.0, // Solver::solve measures it with the core
+            }),
             stats: search.stats,
         }
     }
@@ -195,6 +205,7 @@ fn solved(enc: &Encoded, rules: Vec<SymRule>, stats: SolveStats) -> SolveOutcome
     SolveOutcome {
         status: Status::Solved,
         cascade: Some(enc.cascade(&generalize(enc, rules))),
+        partial: None,
         stats,
     }
 }
@@ -224,6 +235,8 @@ struct Node {
     h: u32,
     /// Total distance.
     total: u32,
+    /// The prior cost of `rules`, in nats (only kept when ranking by the prior).
+    cost: f64,
     rules: Vec<SymRule>,
 }
 
@@ -253,6 +266,72 @@ struct Search<'a> {
     ranking: Ranking,
     /// The best states of the last level of the latest round, for repair.
     near_misses: Vec<Vec<SymRule>>,
+    /// The unsolved state closest to the targets seen at the end of a round or of a
+    /// repair (total distance, rules): the partial answer if nothing is solved.
+    partial: Option<(u32, Vec<SymRule>)>,
+    /// Rank by the prior instead ([`prior_fits`]): the estimated cost of one rule, in
+    /// nats, by which the rules still needed (the hunks) are weighed.
+    prior: Option<f64>,
+}
+
+/// Scale of the prior ranking's key: cost in thousandths of a nat.
+const MILLI: f64 = 1000.0;
+
+/// Cascades that fit the examples found by beam rounds of widths 1, 3, 9, … up to
+/// `max_width`, each ranking its states by the prior cost so far ([`crate::prior`]) plus
+/// the rules still needed (the hunk estimate) times the cheapest rule's cost; of the fits
+/// of a level, the least costly is kept. Stops at `deadline` or after `max_nodes` states.
+pub(crate) fn prior_fits(
+    enc: &Encoded,
+    max_width: usize,
+    max_nodes: u64,
+    deadline: Instant,
+    stats: &mut SolveStats,
+) -> Vec<Vec<SymRule>> {
+    let budget = Budget {
+        time_limit: std::time::Duration::MAX,
+        max_nodes: Some(stats.nodes_expanded + max_nodes),
+    };
+    let root_letters = distinct_counts(&enc.inputs, 1)[1];
+    let sigma = enc.allowed.iter().filter(|&&a| a).count().max(1) as f64;
+    let cheapest = 2.0 * (enc.max_len.max(1) as f64).ln() + root_letters.ln() + sigma.ln();
+    let mut search = Search {
+        enc,
+        budget: &budget,
+        deadline,
+        stats: std::mem::take(stats),
+        target_has: presence(&enc.targets, enc.letters.len()),
+        ranking: Ranking::Hunks,
+        near_misses: Vec::new(),
+        partial: None,
+        prior: Some(cheapest),
+    };
+    let mut fits = Vec::new();
+    let mut width = 1;
+    while width <= max_width {
+        match search.beam(width) {
+            Round::Found(rules) => fits.push(rules),
+            Round::Stopped | Round::Complete => break,
+            Round::Failed => {}
+        }
+        width *= 3;
+    }
+    *stats = search.stats;
+    fits
+}
+
+/// ln of the number of distinct substrings of each length `0..=max_len` of `strings`
+/// (at least 1 each, so that the logarithm is defined).
+fn distinct_counts(strings: &[Sym], max_len: usize) -> Vec<f64> {
+    (0..=max_len)
+        .map(|len| {
+            let mut seen: FxHashSet<&[u8]> = FxHashSet::default();
+            for s in strings.iter().filter(|s| len > 0 && s.len() >= len) {
+                seen.extend(s.windows(len));
+            }
+            seen.len().max(1) as f64
+        })
+        .collect()
 }
 
 /// How many of the best final states of a round are handed to local repair.
@@ -270,6 +349,26 @@ impl Search<'_> {
                 .budget
                 .max_nodes
                 .is_some_and(|cap| self.stats.nodes_expanded >= cap)
+    }
+
+    /// Keeps `rules` as the partial answer if it is closer to the targets (ties: fewer
+    /// rules, then the first offered).
+    fn offer_partial(&mut self, total: u32, rules: &[SymRule]) {
+        let better = self
+            .partial
+            .as_ref()
+            .is_none_or(|(t, r)| (total, rules.len()) < (*t, r.len()));
+        if better {
+            self.partial = Some((total, rules.to_vec()));
+        }
+    }
+
+    /// Offers the closest state of `level` as the partial answer.
+    fn offer_level(&mut self, level: &[Node]) {
+        if let Some(n) = level.iter().min_by_key(|n| (n.total, n.rules.len())) {
+            let rules = n.rules.clone();
+            self.offer_partial(n.total, &rules);
+        }
     }
 
     fn root(&self) -> Node {
@@ -298,6 +397,7 @@ impl Search<'_> {
             hunks: all_hunks,
             counts,
             h,
+            cost: 0.0,
             rules: Vec::new(),
         }
     }
@@ -315,19 +415,42 @@ impl Search<'_> {
         for depth in 0..max_rules {
             let remaining_after = max_rules - depth - 1;
             let mut children: Vec<Child> = Vec::new();
+            // Ranking by the prior: the least costly fit of this level.
+            let mut found: Option<(u32, Vec<SymRule>)> = None;
             let mut candidates: Vec<Vec<SymRule>> = Vec::with_capacity(level.len());
             let mut scratch = Scratch::default();
             for (ni, node) in level.iter().enumerate() {
                 if self.out_of_budget() {
+                    self.offer_level(&level);
                     return Round::Stopped;
                 }
                 self.stats.nodes_expanded += 1;
                 let cands = propose(self.enc, &node.strings, &node.dists);
                 let occ = Occurrences::new(&node.strings, self.enc.letters.len());
                 let wrong0 = node.dists.iter().filter(|&&d| d > 0).count() as i64;
+                let ln_n = self.prior.map(|_| {
+                    let counts = distinct_counts(&node.strings, self.enc.max_len);
+                    counts.iter().map(|n| n.ln()).collect::<Vec<f64>>()
+                });
                 for (ci, cand) in cands.iter().enumerate() {
                     self.stats.candidates_scored += 1;
-                    let key = self.score(node, wrong0, &occ, cand, &mut scratch);
+                    let mut key = self.score(node, wrong0, &occ, cand, &mut scratch);
+                    if let (Some(per_rule), Some(ln_n)) = (self.prior, &ln_n) {
+                        // f = cost so far + this rule's + the rules still needed.
+                        let f = node.cost
+                            + prior::rule_cost_with(self.enc, ln_n, cand)
+                            + f64::from(key.0) * per_rule;
+                        key = ((f * MILLI) as u32, key.1, key.2);
+                        if key.1 == 0 {
+                            let better = found.as_ref().is_none_or(|(k, _)| key.0 < *k);
+                            if better {
+                                let mut rules = node.rules.clone();
+                                rules.push(cand.clone());
+                                found = Some((key.0, rules));
+                            }
+                            continue;
+                        }
+                    }
                     let solved = match self.ranking {
                         Ranking::Hunks => key.1 == 0,
                         _ => key.0 == 0,
@@ -350,7 +473,11 @@ impl Search<'_> {
                     dropped = true;
                 }
             }
+            if let Some((_, rules)) = found {
+                return Round::Found(rules);
+            }
             if self.out_of_budget() {
+                self.offer_level(&level);
                 return Round::Stopped;
             }
             children.sort_unstable();
@@ -361,6 +488,7 @@ impl Search<'_> {
                     break;
                 }
                 if made % 256 == 255 && self.out_of_budget() {
+                    self.offer_level(&level);
                     return Round::Stopped;
                 }
                 let parent = &level[ni as usize];
@@ -378,6 +506,7 @@ impl Search<'_> {
             }
             level = next;
         }
+        self.offer_level(&level);
         self.near_misses = level
             .iter()
             .take(NEAR_MISSES)
@@ -483,6 +612,12 @@ impl Search<'_> {
                 child.total = child.total - child.dists[k] + d;
                 child.dists[k] = d;
             }
+        }
+        if self.prior.is_some() {
+            let ln_n: Vec<f64> = (distinct_counts(&parent.strings, self.enc.max_len).iter())
+                .map(|n| n.ln())
+                .collect();
+            child.cost += prior::rule_cost_with(self.enc, &ln_n, rule);
         }
         child.rules.push(rule.clone());
         child

@@ -85,6 +85,24 @@ impl Encoded {
             .collect()
     }
 
+    /// The symbol rules of `cascade`; `None` when it uses a letter the examples and the
+    /// alphabet lack.
+    pub fn encode_rules(&self, cascade: &Cascade) -> Option<Vec<SymRule>> {
+        let sym = |s: &str| -> Option<Sym> {
+            s.chars()
+                .map(|c| self.letters.binary_search(&c).ok().map(|i| i as u8))
+                .collect()
+        };
+        (cascade.rules().iter())
+            .map(|r| {
+                Some(SymRule {
+                    a: sym(r.pattern())?,
+                    b: sym(r.replacement())?,
+                })
+            })
+            .collect()
+    }
+
     /// True when a rule may use every symbol of `s`.
     pub fn all_allowed(&self, s: &[u8]) -> bool {
         s.iter().all(|&c| self.allowed[c as usize])

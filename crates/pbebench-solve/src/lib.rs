@@ -31,18 +31,23 @@
 mod active;
 mod beam;
 mod encode;
+mod holdout;
 mod lev;
+mod prior;
 mod problem;
 mod propose;
 mod repair;
 mod run;
+mod simplify;
 
 pub use active::{solve_probing, ActiveConfig, Probed};
 pub use beam::{BeamSolver, Ranking};
+pub use holdout::{cross_validate, held_out, HoldoutError, HoldoutRow, HoldoutSummary};
 pub use problem::{Problem, ProblemError};
 pub use run::{
     dataset_sha256, solve_dataset, InstanceStats, SolveJob, SolveProgress, SolveRunError, Solved,
 };
+pub use simplify::PriorSolver;
 
 use pbebench::Cascade;
 use std::time::{Duration, Instant};
@@ -118,8 +123,21 @@ pub struct SolveOutcome {
     pub status: Status,
     /// The verified cascade, when `status` is [`Status::Solved`].
     pub cascade: Option<Cascade>,
+    /// When unsolved: the best partial cascade the search reached (the highest Edit_Sim on
+    /// the examples), checked by [`Problem::partial_edit_sim`] and kept only when it does
+    /// better than the identity.
+    pub partial: Option<Partial>,
     /// Effort spent.
     pub stats: SolveStats,
+}
+
+/// A cascade within the limits that reproduces some examples but not all.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Partial {
+    /// The cascade.
+    pub cascade: Cascade,
+    /// Its Edit_Sim on the examples (`pbebench::metrics::edit_sim`), above 0.
+    pub edit_sim: f64,
 }
 
 impl SolveOutcome {
@@ -131,6 +149,21 @@ impl SolveOutcome {
     /// Number of rules of the cascade found.
     pub fn found_len(&self) -> Option<usize> {
         self.cascade.as_ref().map(Cascade::len)
+    }
+
+    /// The answer to report: the verified cascade, else the best partial one, else none.
+    pub fn answer(&self) -> Option<&Cascade> {
+        (self.cascade.as_ref()).or(self.partial.as_ref().map(|p| &p.cascade))
+    }
+
+    /// Edit_Sim of [`SolveOutcome::answer`] on the examples: 1 when solved, the partial
+    /// cascade's when there is one, else 0 (the identity's).
+    pub fn edit_sim(&self) -> f64 {
+        if self.is_solved() {
+            1.0
+        } else {
+            self.partial.as_ref().map_or(0.0, |p| p.edit_sim)
+        }
     }
 }
 
@@ -152,6 +185,7 @@ pub trait Solver: Send + Sync {
             return SolveOutcome {
                 status: Status::Unsolvable(reason),
                 cascade: None,
+                partial: None,
                 stats: SolveStats {
                     elapsed: start.elapsed(),
                     ..SolveStats::default()
@@ -175,13 +209,26 @@ pub trait Solver: Send + Sync {
         } else if outcome.status == Status::Solved {
             outcome.status = Status::Exhausted;
         }
+        // A partial answer is checked by the core too, and kept only when it is within
+        // the limits and better than doing nothing.
+        let partial = outcome.partial.take().filter(|_| !outcome.is_solved());
+        outcome.partial = partial.and_then(|p| {
+            let edit_sim = problem.partial_edit_sim(&p.cascade).ok()?;
+            (edit_sim > 0.0).then_some(Partial {
+                cascade: p.cascade,
+                edit_sim,
+            })
+        });
         outcome.stats.elapsed = start.elapsed();
         outcome
     }
 }
 
-/// Names of the registered solvers; the first is the default.
-pub const SOLVER_NAMES: &[&str] = &["beam", "beam-distance", "beam-hunks"];
+/// Names of the registered solvers; the first is the default. `beam` is [`PriorSolver`]
+/// (the most probable fit); `beam-v1` is the beam search alone, as it was before (the
+/// first fit it finds), kept to be measured side by side; `beam-distance` and `beam-hunks`
+/// are `beam-v1` with one of its two rankings.
+pub const SOLVER_NAMES: &[&str] = &["beam", "beam-v1", "beam-distance", "beam-hunks"];
 
 /// The solver used when none is named.
 pub const DEFAULT_SOLVER: &str = "beam";
@@ -189,7 +236,8 @@ pub const DEFAULT_SOLVER: &str = "beam";
 /// The registered solver called `name`, or `None`.
 pub fn solver_by_name(name: &str) -> Option<Box<dyn Solver>> {
     match name {
-        "beam" => Some(Box::new(BeamSolver::default())),
+        "beam" => Some(Box::new(PriorSolver::default())),
+        "beam-v1" => Some(Box::new(BeamSolver::default())),
         "beam-distance" => Some(Box::new(BeamSolver {
             ranking: Ranking::Distance,
             ..BeamSolver::default()

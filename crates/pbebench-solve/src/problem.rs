@@ -146,8 +146,55 @@ impl Problem {
 
     /// Checks a cascade against everything a valid answer must satisfy: at most
     /// `max_rules` rules, non-empty patterns, sides of at most `max_rule_len` characters,
-    /// only alphabet letters, and every input mapped to its output by the core `apply`.
+    /// only alphabet letters, and every input mapped to its output by the core
+    /// `apply_bounded` (intermediate strings within [`Problem::length_bound`]).
     pub fn check(&self, cascade: &Cascade) -> Result<(), String> {
+        self.check_limits(cascade)?;
+        let bound = self.length_bound();
+        for (k, (i, o)) in self.inputs.iter().zip(&self.outputs).enumerate() {
+            let got = cascade.apply_bounded(i, bound).map_err(|e| {
+                format!(
+                    "example {k}: an intermediate string exceeds {} characters",
+                    e.max_len
+                )
+            })?;
+            if &got != o {
+                return Err(format!("example {k}: maps {i:?} to {got:?}, not {o:?}"));
+            }
+        }
+        Ok(())
+    }
+
+    /// The Edit_Sim on the examples of a cascade that need not reproduce them all, checked
+    /// against the limits first. The cascade is applied with every intermediate string
+    /// bounded by [`Problem::length_bound`]; beyond it, an error.
+    pub fn partial_edit_sim(&self, cascade: &Cascade) -> Result<f64, String> {
+        self.check_limits(cascade)?;
+        let bound = self.length_bound();
+        let predicted = (self.inputs.iter())
+            .map(|i| cascade.apply_bounded(i, bound))
+            .collect::<Result<Vec<String>, _>>()
+            .map_err(|e| format!("an intermediate string exceeds {} characters", e.max_len))?;
+        Ok(pbebench::metrics::edit_sim(
+            &self.inputs,
+            &self.outputs,
+            &predicted,
+        ))
+    }
+
+    /// The bound on intermediate strings when a cascade that may not fit is applied: 16
+    /// times the longest example string, and at least 256
+    /// (`pbebench::equiv::length_bound_of`).
+    pub fn length_bound(&self) -> usize {
+        let longest = (self.inputs.iter().chain(&self.outputs))
+            .map(|s| s.chars().count())
+            .max()
+            .unwrap_or(0);
+        pbebench::equiv::length_bound_of(longest)
+    }
+
+    /// Checks rule count, patterns, side lengths and letters (not the examples).
+    fn check_limits(&self, cascade: &Cascade) -> Result<(), String> {
         if cascade.len() > self.max_rules {
             return Err(format!(
                 "{} rules, more than the cap of {}",
@@ -172,12 +219,6 @@ impl Problem {
             }
             if rule.pattern().is_empty() {
                 return Err(format!("rule {k} has an empty pattern"));
-            }
-        }
-        for (k, (i, o)) in self.inputs.iter().zip(&self.outputs).enumerate() {
-            let got = cascade.apply(i);
-            if &got != o {
-                return Err(format!("example {k}: maps {i:?} to {got:?}, not {o:?}"));
             }
         }
         Ok(())

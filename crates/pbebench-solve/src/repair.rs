@@ -38,6 +38,9 @@ impl Elite {
 
 /// Hill-climbs from `rules` with at most `cap` rules; returns a cascade reproducing every
 /// example, if it finds one. The best state reached is offered to `elite`.
+///
+/// Each step tries every move ([`Step`]) and takes the best improving one; when none
+/// improves, it frees a slot by a merge or a kick ([`stuck`]), at most [`MAX_KICKS`] times.
 pub(crate) fn repair(
     enc: &Encoded,
     mut rules: Vec<SymRule>,
@@ -61,294 +64,19 @@ pub(crate) fn repair(
             debug_assert_eq!(ev.run(&rules).0 .0, 0, "repair's bookkeeping is off");
             return Some(rules);
         }
-        let dists = ev.dists(&finals);
-        let cands = propose(enc, &finals, &dists);
-        let prefixes = ev.prefixes(&rules);
-        let mut best_move: Option<(Key, Vec<SymRule>)> = None;
-        let mut consider = |key: Key, make: &dyn Fn() -> Vec<SymRule>| {
-            if key < best_move.as_ref().map_or(best, |m| m.0) {
-                best_move = Some((key, make()));
-            }
+        let mut step = Step::new(enc, &mut ev, &rules, &finals, &tabu, best, deadline);
+        let moves = step.try_all_moves(cap);
+        *evaluations += step.checked;
+        let Ok(moves) = moves else {
+            Elite::offer(elite, climb_best.0, &climb_best.1);
+            return None;
         };
-        let n = rules.len();
-        let mut checked = 0u64;
-        // Moves add several evaluations at once, so the clock is read once `checked`
-        // passes `next_check`, not at exact multiples.
-        let mut next_check = 0u64;
-        let mut per_pos: Vec<Vec<SymRule>> = Vec::with_capacity(n + 1);
-        // Insert a candidate anywhere (when a slot is free), or replace a rule by it. The
-        // candidates at position p also come from the examples still wrong at the end, as
-        // they stand after p rules.
-        for p in 0..=n {
-            let masked: Vec<u32> = prefixes[p]
-                .iter()
-                .zip(&enc.targets)
-                .zip(&dists)
-                .map(|((s, t), &d)| u32::from(d > 0 && s != t))
-                .collect();
-            let mut here = propose(enc, &prefixes[p], &masked);
-            here.extend(cands.iter().cloned());
-            // Through a later rule q: aim at the target with q undone (b_q -> a_q), so
-            // that q finishes the job (x -> Ase before e -> Iei gives x -> AsIei).
-            let mut through: FxHashSet<SymRule> = FxHashSet::default();
-            let mut undone = Vec::new();
-            for (k, &m) in masked.iter().enumerate() {
-                if m == 0 {
-                    continue;
-                }
-                for q in &rules[p..] {
-                    if q.b.is_empty() || find(&enc.targets[k], &q.b).is_none() {
-                        continue;
-                    }
-                    apply_into(&enc.targets[k], &q.b, &q.a, &mut undone);
-                    propose_for(enc, &prefixes[p][k], &undone, &mut through);
-                }
-            }
-            here.extend(through);
-            here.sort_unstable();
-            here.dedup();
-            per_pos.push(here);
-            let here = &per_pos[p];
-            for r in here {
-                if tabu.contains(r) {
-                    continue;
-                }
-                checked += 1;
-                if past_deadline(checked, &mut next_check, deadline) {
-                    *evaluations += checked;
-                    Elite::offer(elite, climb_best.0, &climb_best.1);
-                    return None;
-                }
-                if n < cap {
-                    let key = (ev.eval(&prefixes, &rules, p, &[r], p), n + 1);
-                    consider(key, &|| {
-                        let mut v = rules.clone();
-                        v.insert(p, r.clone());
-                        v
-                    });
-                    // Insert and move one interacting rule across it: an earlier rule q
-                    // that writes letters of r's pattern goes after r, or a later rule
-                    // that reads letters r writes goes before it.
-                    for q in 0..n {
-                        let interacts = if q < p {
-                            shares(&rules[q].b, &r.a)
-                        } else {
-                            shares(&rules[q].a, &r.b)
-                        };
-                        if !interacts {
-                            continue;
-                        }
-                        checked += 1;
-                        if q < p {
-                            let seg: Vec<&SymRule> =
-                                rules[q + 1..p].iter().chain([r, &rules[q]]).collect();
-                            let key = (ev.eval(&prefixes, &rules, q, &seg, p), n + 1);
-                            consider(key, &|| {
-                                let mut v = rules.clone();
-                                let moved = v.remove(q);
-                                v.insert(p - 1, r.clone());
-                                v.insert(p, moved);
-                                v
-                            });
-                        } else {
-                            let seg: Vec<&SymRule> =
-                                [&rules[q], r].into_iter().chain(&rules[p..q]).collect();
-                            let key = (ev.eval(&prefixes, &rules, p, &seg, q + 1), n + 1);
-                            consider(key, &|| {
-                                let mut v = rules.clone();
-                                let moved = v.remove(q);
-                                v.insert(p, r.clone());
-                                v.insert(p, moved);
-                                v
-                            });
-                        }
-                    }
-                }
-                if p < n && rules[p] != *r {
-                    let key = (ev.eval(&prefixes, &rules, p, &[r], p + 1), n);
-                    consider(key, &|| {
-                        let mut v = rules.clone();
-                        v[p] = r.clone();
-                        v
-                    });
-                }
-            }
-        }
-        let mut deletions: Vec<(Key, usize)> = Vec::with_capacity(n);
-        for p in 0..n {
-            checked += 2;
-            let key = (ev.eval(&prefixes, &rules, p, &[], p + 1), n - 1);
-            deletions.push((key, p));
-            consider(key, &|| {
-                let mut v = rules.clone();
-                v.remove(p);
-                v
-            });
-            if p + 1 < n {
-                let key = (
-                    ev.eval(&prefixes, &rules, p, &[&rules[p + 1], &rules[p]], p + 2),
-                    n,
-                );
-                consider(key, &|| {
-                    let mut v = rules.clone();
-                    v.swap(p, p + 1);
-                    v
-                });
-            }
-        }
-        // Merge: when a later rule q rewrites the output of rule p, fold q into p
-        // (a_p -> b_p with q applied) and drop q, which frees a slot at the cap.
-        let mut merges: Vec<(Key, Vec<SymRule>, SymRule)> = Vec::new();
-        for p in 0..n {
-            for q in p + 1..n {
-                let (rp, rq) = (&rules[p], &rules[q]);
-                if find(&rp.b, &rq.a).is_none() {
-                    continue;
-                }
-                let mut b = Vec::new();
-                apply_into(&rp.b, &rq.a, &rq.b, &mut b);
-                for merged in merged_replacements(enc, b, &rules[q + 1..]) {
-                    if merged == rp.a {
-                        continue;
-                    }
-                    let merged = SymRule {
-                        a: rp.a.clone(),
-                        b: merged,
-                    };
-                    let mut v = rules.clone();
-                    v[p] = merged;
-                    v.remove(q);
-                    checked += 1;
-                    let seg: Vec<&SymRule> = v[p..q].iter().collect();
-                    let key = (ev.eval(&prefixes, &rules, p, &seg, q + 1), n - 1);
-                    consider(key, &|| v.clone());
-                    merges.push((key, v, rq.clone()));
-                }
-            }
-        }
-        // Deletions in the order the kicks and the combined move below try them: first
-        // the rules that fire on an example still wrong (one of them is often the one to
-        // replace), then the cheapest to lose.
-        let fires_on_wrong = |j: usize| {
-            (0..finals.len()).any(|k| {
-                finals[k] != enc.targets[k] && find(&prefixes[j][k], &rules[j].a).is_some()
-            })
-        };
-        let mut order: Vec<(bool, Key, usize)> = deletions
-            .iter()
-            .map(|&(key, j)| (!fires_on_wrong(j), key, j))
-            .collect();
-        order.sort_unstable();
-        let firing = order.iter().filter(|o| !o.0).count();
-        // Re-target: a rule that fires on an example still wrong, with its replacement
-        // edited by one letter. The new letter is often one a later rule rewrites
-        // (`rkM -> WbZ` must become `rkM -> Wbh` when `h -> Zm` comes later), which the
-        // alignments with the final targets never propose. Its pattern is edited the
-        // same way when the edited pattern occurs at that point.
-        for j in (0..n).filter(|&j| fires_on_wrong(j)) {
-            let (a, b) = (&rules[j].a, &rules[j].b);
-            let edits = one_letter_edits(enc, b)
-                .into_iter()
-                .map(|b2| (a.clone(), b2))
-                .chain(
-                    one_letter_edits(enc, a)
-                        .into_iter()
-                        .filter(|a2| prefixes[j].iter().any(|s| find(s, a2).is_some()))
-                        .map(|a2| (a2, b.clone())),
-                );
-            for (a, b) in edits {
-                if a == b {
-                    continue;
-                }
-                let r = SymRule { a, b };
-                if tabu.contains(&r) {
-                    continue;
-                }
-                checked += 1;
-                if past_deadline(checked, &mut next_check, deadline) {
-                    *evaluations += checked;
-                    Elite::offer(elite, climb_best.0, &climb_best.1);
-                    return None;
-                }
-                let key = (ev.eval(&prefixes, &rules, j, &[&r], j + 1), n);
-                if key < best_move.as_ref().map_or(best, |m| m.0) {
-                    let mut v = rules.clone();
-                    v[j] = r;
-                    best_move = Some((key, v));
-                }
-            }
-        }
-        // At the cap with no improving move: delete one rule and insert a candidate
-        // elsewhere in one move (the two halves rarely improve on their own).
-        if best_move.is_none() && n == cap && n > 0 && n <= SWAP_MAX_RULES {
-            'swap: for &(_, _, j) in order.iter().take(firing + SWAP_DELETIONS) {
-                let mut rest = rules.clone();
-                let removed = rest.remove(j);
-                for p in 0..=rest.len() {
-                    let src = &per_pos[if p >= j { p + 1 } else { p }.min(n)];
-                    for r in src {
-                        if *r == removed {
-                            continue;
-                        }
-                        checked += 1;
-                        if past_deadline(checked, &mut next_check, deadline) {
-                            *evaluations += checked;
-                            Elite::offer(elite, climb_best.0, &climb_best.1);
-                            return None;
-                        }
-                        // rest[p..] is rules[p..] (p <= j, minus rule j) or rules[p + 1..].
-                        let total = if p <= j {
-                            let seg: Vec<&SymRule> =
-                                std::iter::once(r).chain(&rules[p..j]).collect();
-                            ev.eval(&prefixes, &rules, p, &seg, j + 1)
-                        } else {
-                            let seg: Vec<&SymRule> =
-                                rules[j + 1..=p].iter().chain(std::iter::once(r)).collect();
-                            ev.eval(&prefixes, &rules, j, &seg, p + 1)
-                        };
-                        let key = (total, n);
-                        if key < best_move.as_ref().map_or(best, |m| m.0) {
-                            let mut v = rest.clone();
-                            v.insert(p, r.clone());
-                            best_move = Some((key, v));
-                        }
-                    }
-                }
-                if best_move.is_some() {
-                    break 'swap;
-                }
-            }
-        }
-        *evaluations += checked;
-        let Some((key, next)) = best_move else {
-            // Stuck: prefer a merge that frees a slot, if it costs no more than the
-            // cheapest deletion.
-            let del_min = deletions.iter().min().map(|d| d.0);
-            if let Some((mkey, v, dropped)) = merges.into_iter().min_by_key(|m| m.0) {
-                if kicks < MAX_KICKS && del_min.is_none_or(|d| mkey <= d) {
-                    kicks += 1;
-                    tabu.push(dropped);
-                    best = mkey;
-                    rules = v;
-                    finals = ev.run(&rules).1;
-                    continue;
-                }
-            }
-            // Stuck: kick by deleting the rule whose loss hurts least (freeing a slot),
-            // and forbid putting it straight back.
-            if kicks >= MAX_KICKS {
-                break;
-            }
-            // Each kick drops the next rule of `order`, so that repeated kicks do not lead
-            // back to the same local optimum.
-            let Some(&(_, key, p)) = order.get(kicks % KICK_CHOICES.min(order.len().max(1))) else {
-                break;
-            };
-            kicks += 1;
-            tabu.push(rules.remove(p));
-            best = key;
-            finals = ev.run(&rules).1;
-            continue;
+        let (key, next) = match step.best_move {
+            Some(found) => found,
+            None => match stuck(moves, &mut rules, &mut kicks, &mut tabu) {
+                Some(key) => (key, std::mem::take(&mut rules)),
+                None => break,
+            },
         };
         best = key;
         rules = next;
@@ -359,6 +87,425 @@ pub(crate) fn repair(
     }
     Elite::offer(elite, climb_best.0, &climb_best.1);
     (best.0 == 0).then_some(rules)
+}
+
+/// The climb is stuck (no improving move): prefers a merge that frees a slot, if it costs
+/// no more than the cheapest deletion; else kicks by deleting the rule whose loss hurts
+/// least, and forbids putting it straight back. `rules` becomes the new cascade, whose key
+/// is returned; `None` when the kicks are used up.
+fn stuck(
+    moves: Moves,
+    rules: &mut Vec<SymRule>,
+    kicks: &mut usize,
+    tabu: &mut Vec<SymRule>,
+) -> Option<Key> {
+    let del_min = moves.deletions.iter().min().map(|d| d.0);
+    if let Some((mkey, v, dropped)) = moves.merges.into_iter().min_by_key(|m| m.0) {
+        if *kicks < MAX_KICKS && del_min.is_none_or(|d| mkey <= d) {
+            *kicks += 1;
+            tabu.push(dropped);
+            *rules = v;
+            return Some(mkey);
+        }
+    }
+    if *kicks >= MAX_KICKS {
+        return None;
+    }
+    // Each kick drops the next rule of `order`, so that repeated kicks do not lead back
+    // to the same local optimum.
+    let order = &moves.order;
+    let &(_, key, p) = order.get(*kicks % KICK_CHOICES.min(order.len().max(1)))?;
+    *kicks += 1;
+    tabu.push(rules.remove(p));
+    Some(key)
+}
+
+/// The deadline passed during a step.
+struct OutOfTime;
+
+/// A move found and scored by [`Step`]: its key and the cascade it makes.
+type Move = (Key, Vec<SymRule>);
+
+/// What a step learned besides its best move, for when it is stuck.
+struct Moves {
+    /// Each single deletion: its key and the rule's position.
+    deletions: Vec<(Key, usize)>,
+    /// Each merge: its key, the cascade, and the rule folded away.
+    merges: Vec<(Key, Vec<SymRule>, SymRule)>,
+    /// Deletions in the order kicks try them (see [`Step::deletion_order`]).
+    order: Vec<(bool, Key, usize)>,
+}
+
+/// One step of the climb from the cascade `rules`: every move is scored against the best
+/// key so far (`best`, the current cascade's, until a move beats it).
+struct Step<'s, 'a> {
+    enc: &'a Encoded,
+    ev: &'s mut Evaluator<'a>,
+    rules: &'s [SymRule],
+    finals: &'s [Sym],
+    tabu: &'s [SymRule],
+    /// The strings after each prefix of `rules`.
+    prefixes: Vec<Vec<Sym>>,
+    /// The current cascade's key.
+    best: Key,
+    /// The best improving move so far.
+    best_move: Option<Move>,
+    deadline: Instant,
+    /// Evaluations so far.
+    checked: u64,
+    /// When the clock is next read (see [`past_deadline`]).
+    next_check: u64,
+}
+
+impl<'s, 'a> Step<'s, 'a> {
+    fn new(
+        enc: &'a Encoded,
+        ev: &'s mut Evaluator<'a>,
+        rules: &'s [SymRule],
+        finals: &'s [Sym],
+        tabu: &'s [SymRule],
+        best: Key,
+        deadline: Instant,
+    ) -> Self {
+        let prefixes = ev.prefixes(rules);
+        Step {
+            enc,
+            ev,
+            rules,
+            finals,
+            tabu,
+            prefixes,
+            best,
+            best_move: None,
+            deadline,
+            checked: 0,
+            next_check: 0,
+        }
+    }
+
+    /// Tries every move kind in turn (the order decides between equal keys).
+    fn try_all_moves(&mut self, cap: usize) -> Result<Moves, OutOfTime> {
+        let per_pos = self.insert_or_replace(cap)?;
+        let deletions = self.delete_or_swap();
+        let merges = self.merge();
+        let order = self.deletion_order(&deletions);
+        self.retarget()?;
+        let n = self.rules.len();
+        if self.best_move.is_none() && n == cap && n > 0 && n <= SWAP_MAX_RULES {
+            self.delete_and_insert(&order, &per_pos)?;
+        }
+        Ok(Moves {
+            deletions,
+            merges,
+            order,
+        })
+    }
+
+    /// Keeps the move of `key` (made by `make` only then) if it beats the best so far.
+    fn consider(&mut self, key: Key, make: impl FnOnce() -> Vec<SymRule>) {
+        if key < self.best_move.as_ref().map_or(self.best, |m| m.0) {
+            self.best_move = Some((key, make()));
+        }
+    }
+
+    /// Counts one evaluation; fails once the deadline has passed.
+    fn tick(&mut self) -> Result<(), OutOfTime> {
+        self.checked += 1;
+        if past_deadline(self.checked, &mut self.next_check, self.deadline) {
+            return Err(OutOfTime);
+        }
+        Ok(())
+    }
+
+    /// Insert a candidate anywhere (when a slot is free), alone or moving one interacting
+    /// rule across it, or replace a rule by it. Returns the candidates of each position.
+    fn insert_or_replace(&mut self, cap: usize) -> Result<Vec<Vec<SymRule>>, OutOfTime> {
+        let (rules, n) = (self.rules, self.rules.len());
+        let dists = self.ev.dists(self.finals);
+        let cands = propose(self.enc, self.finals, &dists);
+        let mut per_pos: Vec<Vec<SymRule>> = Vec::with_capacity(n + 1);
+        for p in 0..=n {
+            per_pos.push(self.candidates_at(p, &dists, &cands));
+            for r in &per_pos[p] {
+                if self.tabu.contains(r) {
+                    continue;
+                }
+                self.tick()?;
+                if n < cap {
+                    let key = (self.ev.eval(&self.prefixes, rules, p, &[r], p), n + 1);
+                    self.consider(key, || {
+                        let mut v = rules.to_vec();
+                        v.insert(p, r.clone());
+                        v
+                    });
+                    self.insert_moving(p, r);
+                }
+                if p < n && rules[p] != *r {
+                    let key = (self.ev.eval(&self.prefixes, rules, p, &[r], p + 1), n);
+                    self.consider(key, || {
+                        let mut v = rules.to_vec();
+                        v[p] = r.clone();
+                        v
+                    });
+                }
+            }
+        }
+        Ok(per_pos)
+    }
+
+    /// The candidates at position `p`: those of the final strings (`cands`), and those of
+    /// the examples still wrong at the end as they stand after `p` rules, also aimed
+    /// through a later rule q: at the target with q undone (b_q -> a_q), so that q
+    /// finishes the job (x -> Ase before e -> Iei gives x -> AsIei).
+    fn candidates_at(&self, p: usize, dists: &[u32], cands: &[SymRule]) -> Vec<SymRule> {
+        let (enc, prefixes) = (self.enc, &self.prefixes);
+        let masked: Vec<u32> = prefixes[p]
+            .iter()
+            .zip(&enc.targets)
+            .zip(dists)
+            .map(|((s, t), &d)| u32::from(d > 0 && s != t))
+            .collect();
+        let mut here = candidates_for(enc, &prefixes[p], &masked, &self.rules[p..]);
+        here.extend(cands.iter().cloned());
+        here.sort_unstable();
+        here.dedup();
+        here
+    }
+
+    /// Insert `r` at `p` and move one interacting rule across it: an earlier rule q that
+    /// writes letters of r's pattern goes after r, or a later rule that reads letters r
+    /// writes goes before it.
+    fn insert_moving(&mut self, p: usize, r: &SymRule) {
+        let (rules, n) = (self.rules, self.rules.len());
+        for q in 0..n {
+            let interacts = if q < p {
+                shares(&rules[q].b, &r.a)
+            } else {
+                shares(&rules[q].a, &r.b)
+            };
+            if !interacts {
+                continue;
+            }
+            self.checked += 1;
+            if q < p {
+                let seg: Vec<&SymRule> = rules[q + 1..p].iter().chain([r, &rules[q]]).collect();
+                let key = (self.ev.eval(&self.prefixes, rules, q, &seg, p), n + 1);
+                self.consider(key, || {
+                    let mut v = rules.to_vec();
+                    let moved = v.remove(q);
+                    v.insert(p - 1, r.clone());
+                    v.insert(p, moved);
+                    v
+                });
+            } else {
+                let seg: Vec<&SymRule> = [&rules[q], r].into_iter().chain(&rules[p..q]).collect();
+                let key = (self.ev.eval(&self.prefixes, rules, p, &seg, q + 1), n + 1);
+                self.consider(key, || {
+                    let mut v = rules.to_vec();
+                    let moved = v.remove(q);
+                    v.insert(p, r.clone());
+                    v.insert(p, moved);
+                    v
+                });
+            }
+        }
+    }
+
+    /// Delete one rule, or swap two neighbours. Returns every deletion's key.
+    fn delete_or_swap(&mut self) -> Vec<(Key, usize)> {
+        let (rules, n) = (self.rules, self.rules.len());
+        let mut deletions: Vec<(Key, usize)> = Vec::with_capacity(n);
+        for p in 0..n {
+            self.checked += 2;
+            let key = (self.ev.eval(&self.prefixes, rules, p, &[], p + 1), n - 1);
+            deletions.push((key, p));
+            self.consider(key, || {
+                let mut v = rules.to_vec();
+                v.remove(p);
+                v
+            });
+            if p + 1 < n {
+                let swapped = [&rules[p + 1], &rules[p]];
+                let key = (self.ev.eval(&self.prefixes, rules, p, &swapped, p + 2), n);
+                self.consider(key, || {
+                    let mut v = rules.to_vec();
+                    v.swap(p, p + 1);
+                    v
+                });
+            }
+        }
+        deletions
+    }
+
+    /// Merge: when a later rule q rewrites the output of rule p, fold q into p (a_p -> b_p
+    /// with q applied) and drop q, which frees a slot at the cap. Returns every merge.
+    fn merge(&mut self) -> Vec<(Key, Vec<SymRule>, SymRule)> {
+        let (rules, n) = (self.rules, self.rules.len());
+        let mut merges = Vec::new();
+        for p in 0..n {
+            for q in p + 1..n {
+                let (rp, rq) = (&rules[p], &rules[q]);
+                if find(&rp.b, &rq.a).is_none() {
+                    continue;
+                }
+                let mut b = Vec::new();
+                apply_into(&rp.b, &rq.a, &rq.b, &mut b);
+                for merged in merged_replacements(self.enc, b, &rules[q + 1..]) {
+                    if merged == rp.a {
+                        continue;
+                    }
+                    let merged = SymRule {
+                        a: rp.a.clone(),
+                        b: merged,
+                    };
+                    let mut v = rules.to_vec();
+                    v[p] = merged;
+                    v.remove(q);
+                    self.checked += 1;
+                    let seg: Vec<&SymRule> = v[p..q].iter().collect();
+                    let key = (self.ev.eval(&self.prefixes, rules, p, &seg, q + 1), n - 1);
+                    self.consider(key, || v.clone());
+                    merges.push((key, v, rq.clone()));
+                }
+            }
+        }
+        merges
+    }
+
+    /// Whether rule `j` fires on an example still wrong at the end.
+    fn fires_on_wrong(&self, j: usize) -> bool {
+        (0..self.finals.len()).any(|k| {
+            self.finals[k] != self.enc.targets[k]
+                && find(&self.prefixes[j][k], &self.rules[j].a).is_some()
+        })
+    }
+
+    /// Deletions in the order the kicks and [`Step::delete_and_insert`] try them: first the
+    /// rules that fire on an example still wrong (one of them is often the one to
+    /// replace), then the cheapest to lose.
+    fn deletion_order(&self, deletions: &[(Key, usize)]) -> Vec<(bool, Key, usize)> {
+        let mut order: Vec<(bool, Key, usize)> = deletions
+            .iter()
+            .map(|&(key, j)| (!self.fires_on_wrong(j), key, j))
+            .collect();
+        order.sort_unstable();
+        order
+    }
+
+    /// Re-target: a rule that fires on an example still wrong, with its replacement edited
+    /// by one letter. The new letter is often one a later rule rewrites (`rkM -> WbZ` must
+    /// become `rkM -> Wbh` when `h -> Zm` comes later), which the alignments with the
+    /// final targets never propose. Its pattern is edited the same way when the edited
+    /// pattern occurs at that point.
+    fn retarget(&mut self) -> Result<(), OutOfTime> {
+        let (rules, n) = (self.rules, self.rules.len());
+        let firing: Vec<usize> = (0..n).filter(|&j| self.fires_on_wrong(j)).collect();
+        for j in firing {
+            let (a, b) = (&rules[j].a, &rules[j].b);
+            let prefix = &self.prefixes[j];
+            let edits: Vec<(Sym, Sym)> = one_letter_edits(self.enc, b)
+                .into_iter()
+                .map(|b2| (a.clone(), b2))
+                .chain(
+                    one_letter_edits(self.enc, a)
+                        .into_iter()
+                        .filter(|a2| prefix.iter().any(|s| find(s, a2).is_some()))
+                        .map(|a2| (a2, b.clone())),
+                )
+                .collect();
+            for (a, b) in edits {
+                if a == b {
+                    continue;
+                }
+                let r = SymRule { a, b };
+                if self.tabu.contains(&r) {
+                    continue;
+                }
+                self.tick()?;
+                let key = (self.ev.eval(&self.prefixes, rules, j, &[&r], j + 1), n);
+                self.consider(key, || {
+                    let mut v = rules.to_vec();
+                    v[j] = r;
+                    v
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// At the cap with no improving move: delete one rule and insert a candidate elsewhere
+    /// in one move (the two halves rarely improve on their own). Tries the deletions of
+    /// the rules that fire on a wrong example and [`SWAP_DELETIONS`] more, in `order`.
+    fn delete_and_insert(
+        &mut self,
+        order: &[(bool, Key, usize)],
+        per_pos: &[Vec<SymRule>],
+    ) -> Result<(), OutOfTime> {
+        let (rules, n) = (self.rules, self.rules.len());
+        let firing = order.iter().filter(|o| !o.0).count();
+        for &(_, _, j) in order.iter().take(firing + SWAP_DELETIONS) {
+            let mut rest = rules.to_vec();
+            let removed = rest.remove(j);
+            for p in 0..=rest.len() {
+                let src = &per_pos[if p >= j { p + 1 } else { p }.min(n)];
+                for r in src {
+                    if *r == removed {
+                        continue;
+                    }
+                    self.tick()?;
+                    // rest[p..] is rules[p..] (p <= j, minus rule j) or rules[p + 1..].
+                    let total = if p <= j {
+                        let seg: Vec<&SymRule> = std::iter::once(r).chain(&rules[p..j]).collect();
+                        self.ev.eval(&self.prefixes, rules, p, &seg, j + 1)
+                    } else {
+                        let seg: Vec<&SymRule> =
+                            rules[j + 1..=p].iter().chain(std::iter::once(r)).collect();
+                        self.ev.eval(&self.prefixes, rules, j, &seg, p + 1)
+                    };
+                    self.consider((total, n), || {
+                        let mut v = rest.clone();
+                        v.insert(p, r.clone());
+                        v
+                    });
+                }
+            }
+            if self.best_move.is_some() {
+                break;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Candidate rules for the strings `strings` (those after some prefix of a cascade) of the
+/// examples where `masked` is non-zero: from their alignments with the targets, and aimed
+/// through each rule of `later` (what follows): at the target with that rule undone
+/// (b_q -> a_q), so that it finishes the job. Sorted, without repeats.
+pub(crate) fn candidates_for(
+    enc: &Encoded,
+    strings: &[Sym],
+    masked: &[u32],
+    later: &[SymRule],
+) -> Vec<SymRule> {
+    let mut here = propose(enc, strings, masked);
+    let mut through: FxHashSet<SymRule> = FxHashSet::default();
+    let mut undone = Vec::new();
+    for (k, &m) in masked.iter().enumerate() {
+        if m == 0 {
+            continue;
+        }
+        for q in later {
+            if q.b.is_empty() || find(&enc.targets[k], &q.b).is_none() {
+                continue;
+            }
+            apply_into(&enc.targets[k], &q.b, &q.a, &mut undone);
+            propose_for(enc, &strings[k], &undone, &mut through);
+        }
+    }
+    here.extend(through);
+    here.sort_unstable();
+    here.dedup();
+    here
 }
 
 /// The replacements a merged rule may take: `b` itself when it fits the length cap, and

@@ -396,7 +396,8 @@ impl Entry {
     fn of(solver: &str, inst: &Instance, outcome: &SolveOutcome, probes: Option<&[Probe]>) -> Self {
         Entry {
             id: inst.id.clone(),
-            response: render_answer(outcome.cascade.as_ref().unwrap_or(&Cascade::identity())),
+            // Unsolved: the best partial cascade, else the empty one.
+            response: render_answer(outcome.answer().unwrap_or(&Cascade::identity())),
             solved: outcome.is_solved(),
             stats: serde_json::to_value(InstanceStats::of(solver, inst, outcome, probes))
                 .expect("statistics serialise"),
@@ -415,7 +416,10 @@ pub struct InstanceStats {
     pub behaviour: Option<f64>,
     /// Candidate rules scored against the examples.
     pub candidates_scored: u64,
-    /// Rules of the cascade found.
+    /// Edit_Sim of the answer on the examples ([`SolveOutcome::edit_sim`]: 1 when solved;
+    /// for an unsolved instance, the partial answer's, or 0 for the empty one).
+    pub edit_sim: f64,
+    /// Rules of the cascade found (unsolved: none, even when a partial one is answered).
     pub found_len: Option<usize>,
     /// Rules of the gold cascade, when the instance has one.
     pub gold_len: Option<usize>,
@@ -456,7 +460,8 @@ pub struct InstanceStats {
 impl InstanceStats {
     fn of(solver: &str, inst: &Instance, outcome: &SolveOutcome, probes: Option<&[Probe]>) -> Self {
         let s = &outcome.stats;
-        let answer = outcome.cascade.clone().unwrap_or_default();
+        // The answer as reported: unsolved, the best partial cascade, else the empty one.
+        let answer = outcome.answer().cloned().unwrap_or_default();
         let (recovered, behaviour) = pbebench::equiv::recovered_and_behaviour(inst, &answer);
         InstanceStats {
             behaviour,
@@ -464,6 +469,7 @@ impl InstanceStats {
             probes_used: probes.map(<[Probe]>::len),
             recovered,
             candidates_scored: s.candidates_scored,
+            edit_sim: outcome.edit_sim(),
             found_len: outcome.found_len(),
             gold_len: inst.cascade.as_ref().map(Cascade::len),
             hit_limit: s.hit_limit,
@@ -728,9 +734,41 @@ mod tests {
         let stats = lines(&dir.path().join("stats.jsonl"));
         assert_eq!(stats[0]["solved"], true);
         assert_eq!(stats[0]["gold_len"], 3);
+        assert!(stats[0]["recovered"].is_boolean());
+        // The second instance's gold (c -> d) changes inputs with a c; the empty answer
+        // does not behave like it.
+        assert_eq!(stats[1]["recovered"], false);
         assert!(stats[0]["found_len"].as_u64().unwrap() <= 5);
         assert_eq!(stats[1]["found_len"], 0);
         assert!(!dir.path().join("responses.jsonl.partial").exists());
+    }
+
+    #[test]
+    fn an_unsolved_instance_is_answered_with_its_best_partial_cascade() {
+        // Three independent one-letter changes and a cap of two rules: no cascade fits,
+        // the best ones fix two of the three examples (Edit_Sim 2/3).
+        let dir = tempfile::tempdir().unwrap();
+        let three = r#"{"id":"p","inputs":["a","c","e","x"],"outputs":["b","d","f","x"],"max_rules":2,"max_rule_len":3,"alphabet":"abcdefx"}"#;
+        let solved = solve(dir.path(), three, 2.0).unwrap();
+        assert_eq!(solved.solved, 0);
+        let line = &lines(&dir.path().join("responses.jsonl"))[0];
+        let parsed = pbebench::parse_response(
+            line["response"].as_str().unwrap(),
+            &pbebench::Limits::unlimited(),
+            pbebench::BlockChoice::Last,
+        );
+        let cascade = parsed.cascade();
+        assert_eq!(cascade.len(), 2, "{}", line["response"]);
+        let got = cascade.apply_all(&["a", "c", "e", "x"]);
+        let right = got
+            .iter()
+            .zip(["b", "d", "f", "x"])
+            .filter(|(g, o)| *g == o)
+            .count();
+        assert_eq!(right, 3, "{got:?}");
+        let stats = &lines(&dir.path().join("stats.jsonl"))[0];
+        assert_eq!(stats["solved"], false);
+        assert!((stats["edit_sim"].as_f64().unwrap() - 2.0 / 3.0).abs() < 1e-9);
     }
 
     #[test]
@@ -758,6 +796,30 @@ mod tests {
         assert!(start.elapsed() < Duration::from_secs(5));
         let line = std::fs::read_to_string(dir.path().join("stats.jsonl")).unwrap();
         assert!(line.contains(r#""status":"unsolvable""#), "{line}");
+    }
+
+    #[test]
+    fn recovered_is_exact_equivalence_with_the_gold() {
+        let inst = &instances(TWO)[0];
+        let recovered = |c: Option<&Cascade>| {
+            pbebench::equiv::recovered_and_behaviour(inst, c.unwrap_or(&Cascade::identity())).0
+        };
+        let gold = inst.cascade.clone().unwrap();
+        assert_eq!(recovered(Some(&gold)), Some(true));
+        // b -> h and g -> vzw do not interact: swapped, they behave the same; z -> xwy
+        // moved last reads the z that g -> vzw writes, and does not.
+        let r = gold.rules();
+        let swapped = Cascade::new(vec![r[0].clone(), r[2].clone(), r[1].clone()]);
+        assert_eq!(recovered(Some(&swapped)), Some(true));
+        let z_last = Cascade::new(vec![r[1].clone(), r[2].clone(), r[0].clone()]);
+        assert_eq!(recovered(Some(&z_last)), Some(false));
+        // A cascade that fits the examples but adds `a -> k` on inputs the examples lack.
+        let mut more = gold.rules().to_vec();
+        more.push(pbebench::Rule::new("a", "k").unwrap());
+        assert_eq!(recovered(Some(&Cascade::new(more))), Some(false));
+        assert_eq!(recovered(None), Some(false));
+        let space = pbebench::equiv::InputSpace::of(inst).unwrap();
+        assert_eq!(space.alphabet().len(), 17);
     }
 
     /// A journal of a job with a node budget is refused by one without, naming both.

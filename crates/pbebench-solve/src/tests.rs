@@ -163,6 +163,59 @@ fn needs_a_rule_no_optimal_alignment_proposes() {
 }
 
 #[test]
+fn an_unsolved_problem_gets_a_checked_partial_answer() {
+    // Four independent changes, cap 3: at best three examples fixed (Edit_Sim 3/4).
+    let p = Problem::new(
+        ["ab", "cd", "ef", "gh"].map(String::from).to_vec(),
+        ["xb", "cx", "xf", "gx"].map(String::from).to_vec(),
+        3,
+        3,
+        "abcdefghx",
+    )
+    .unwrap();
+    let outcome = default_solver().solve(&p, &Budget::time(Duration::from_secs(2)));
+    assert!(!outcome.is_solved());
+    let partial = outcome.partial.as_ref().expect("a partial answer");
+    assert!(partial.cascade.len() <= 3);
+    let got = partial.cascade.apply_all(p.inputs());
+    let dist: usize = got
+        .iter()
+        .zip(p.outputs())
+        .map(|(g, o)| pbebench::metrics::char_distance(g, o))
+        .sum();
+    assert_eq!(dist, 1, "{got:?}");
+    assert!((partial.edit_sim - 0.75).abs() < 1e-9);
+    assert_eq!(outcome.answer(), Some(&partial.cascade));
+    assert!((outcome.edit_sim() - 0.75).abs() < 1e-9);
+}
+
+#[test]
+fn a_partial_answer_worse_than_nothing_is_dropped() {
+    // A liar's partial answer that breaks an example it does not fix is no answer.
+    struct Breaker;
+    impl Solver for Breaker {
+        fn name(&self) -> &'static str {
+            "breaker"
+        }
+        fn search(&self, _: &Problem, _: &Budget, _: Instant) -> SolveOutcome {
+            SolveOutcome {
+                status: Status::Exhausted,
+                cascade: None,
+                partial: Some(crate::Partial {
+                    cascade: Cascade::new(vec![Rule::new("b", "a").unwrap()]),
+                    edit_sim: 1.0,
+                }),
+                stats: Default::default(),
+            }
+        }
+    }
+    let p = Problem::new(vec!["ab".into()], vec!["bb".into()], 2, 3, "ab").unwrap();
+    let outcome = Breaker.solve(&p, &Budget::time(Duration::from_secs(1)));
+    assert_eq!(outcome.partial, None);
+    assert_eq!(outcome.answer(), None);
+}
+
+#[test]
 fn contradictory_examples_are_unsolvable_at_once() {
     let p = Problem::new(
         vec!["ab".into(), "ab".into()],
@@ -223,6 +276,7 @@ impl Solver for Liar {
         SolveOutcome {
             status: Status::Solved,
             cascade: Some(Cascade::new(vec![Rule::new("a", "q").unwrap()])),
+            partial: None,
             stats: Default::default(),
         }
     }

@@ -71,6 +71,7 @@
 
 mod authors;
 pub mod dataset;
+pub mod derivation;
 pub mod equiv;
 pub mod generate;
 mod instance;

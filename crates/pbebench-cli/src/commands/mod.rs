@@ -4,6 +4,7 @@ pub mod apply;
 pub mod audit;
 mod cascade_arg;
 pub mod demo;
+pub mod derive;
 pub mod equiv;
 pub mod eval;
 pub mod export;

@@ -65,6 +65,12 @@ pub struct Args {
     /// needs instances with a gold cascade.
     #[arg(long, value_name = "K")]
     probe_budget: Option<usize>,
+    /// Cross-validate instead (real word lists): hold out this share of each instance's
+    /// words (spread evenly, the same every run), solve on the rest, and print Edit_Sim and
+    /// exact matches on the held-out words, against the identity and against the fit of
+    /// the seen words, per language; --out gets one JSON line per instance.
+    #[arg(long, value_name = "SHARE", conflicts_with = "probe_budget")]
+    holdout: Option<f64>,
     /// Seconds between status lines when standard error is no terminal.
     #[arg(long, hide = true, value_parser = super::status::parse_every, default_value = super::status::STATUS_EVERY)]
     status_every: Duration,
@@ -101,6 +107,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let instances = read_dataset(&args.dataset)?;
     if instances.is_empty() {
         bail!("{}: the dataset holds no instances", args.dataset.display());
+    }
+    if let Some(share) = args.holdout {
+        return holdout(&args, &instances, solver.as_ref(), threads, share);
     }
     let job = SolveJob {
         solver: solver.as_ref(),
@@ -143,6 +152,55 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             String::new()
         }
     );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `--holdout`: cross-validates, writes the rows to --out and prints the table.
+fn holdout(
+    args: &Args,
+    instances: &[pbebench::Instance],
+    solver: &dyn pbebench_solve::Solver,
+    threads: usize,
+    share: f64,
+) -> anyhow::Result<ExitCode> {
+    if !(share > 0.0 && share < 1.0) {
+        bail!("--holdout must be a share between 0 and 1 (exclusive), not {share}");
+    }
+    let budget = Budget::time(Duration::from_secs_f64(args.time_limit));
+    let (done, total, started) = (
+        Arc::new(AtomicUsize::new(0)),
+        instances.len(),
+        Instant::now(),
+    );
+    let status = {
+        let done = Arc::clone(&done);
+        StatusLines::off_terminal(args.status_every, move || {
+            format!(
+                "solve --holdout: {}/{total} done, {:.0} s",
+                done.load(Ordering::Relaxed),
+                started.elapsed().as_secs_f64()
+            )
+        })
+    };
+    let rows = pbebench_solve::cross_validate(instances, solver, &budget, threads, share, |_| {
+        done.fetch_add(1, Ordering::Relaxed);
+    });
+    drop(status);
+    let rows = rows.context("--holdout")?;
+    let mut out = pbebench_io::Output::create(&args.out)
+        .with_context(|| format!("cannot write {}", args.out.display()))?;
+    for row in &rows {
+        serde_json::to_writer(&mut out, row)?;
+        std::io::Write::write_all(&mut out, b"\n")?;
+    }
+    out.commit()
+        .with_context(|| format!("cannot write {}", args.out.display()))?;
+    let table = pbebench_solve::HoldoutSummary(&rows);
+    if pbebench_io::is_stdout(&args.out) {
+        eprint!("{table}"); // standard output holds the rows
+    } else {
+        print!("{table}");
+    }
     Ok(ExitCode::SUCCESS)
 }
 
@@ -224,6 +282,7 @@ mod tests {
             stats: Some(dir.join("stats.jsonl")),
             fresh: false,
             probe_budget: None,
+            holdout: None,
             status_every: Duration::from_secs(30),
         }
     }

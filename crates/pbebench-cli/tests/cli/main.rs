@@ -7,6 +7,7 @@ mod common;
 mod audit;
 mod core;
 mod demo;
+mod derive;
 mod equiv;
 mod export;
 mod files;

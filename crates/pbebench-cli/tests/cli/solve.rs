@@ -247,3 +247,49 @@ fn status_lines_off_a_terminal() {
     assert!(status.len() >= 3, "{}", stderr(&o));
     assert!(status[0].ends_with(" s"), "{}", status[0]);
 }
+
+/// `--holdout`: a sound law (a -> e) carries over to the held-out words; the table and
+/// the rows are written, and a share outside (0, 1) is a one-line error.
+#[test]
+fn holdout_cross_validates_per_language() {
+    let dir = tempfile::tempdir().unwrap();
+    let words = ["ba", "ca", "da", "fa", "ga", "ha", "ja", "ka", "la", "ma"];
+    let outputs: Vec<String> = words.iter().map(|w| w.replace('a', "e")).collect();
+    let line = serde_json::json!({
+        "id": "lang-0", "inputs": words, "outputs": outputs,
+        "max_rules": 5, "max_rule_len": 3, "alphabet": "abcdefghjklm",
+    });
+    let data = write(dir.path(), "real.jsonl", &format!("{line}\n"));
+    let out = dir.path().join("cv.jsonl");
+    let o = pbebench(&[
+        "solve",
+        "--dataset",
+        &s(&data),
+        "--holdout",
+        "0.2",
+        "--out",
+        &s(&out),
+        "--time-limit",
+        "5",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    insta::assert_snapshot!("solve_holdout", stdout(&o));
+    let row: serde_json::Value =
+        serde_json::from_str(std::fs::read_to_string(&out).unwrap().trim()).unwrap();
+    assert_eq!(
+        (row["held"].as_u64(), row["held_answer_exact"].as_u64()),
+        (Some(2), Some(2))
+    );
+    assert_fatal(
+        &pbebench(&[
+            "solve",
+            "--dataset",
+            &s(&data),
+            "--holdout",
+            "1",
+            "--out",
+            &s(&out),
+        ]),
+        "--holdout",
+    );
+}

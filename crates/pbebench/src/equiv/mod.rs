@@ -742,10 +742,12 @@ pub fn length_bound(instance: &Instance) -> usize {
             })
         })
     });
-    bound_for_longest(examples.chain(gold).max().unwrap_or(0))
+    let longest = examples.chain(gold).max().unwrap_or(0);
+    length_bound_of(longest)
 }
 
-/// The [`length_bound`] of strings whose longest has `longest` characters.
-pub(crate) fn bound_for_longest(longest: usize) -> usize {
-    longest.saturating_mul(16).max(256)
+/// The bound [`length_bound`] derives from the longest string it considers: 16 times its
+/// length, and at least 256 (also for word lists and problems that carry no instance).
+pub fn length_bound_of(longest: usize) -> usize {
+    (16 * longest).max(256)
 }

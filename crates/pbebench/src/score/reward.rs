@@ -242,7 +242,7 @@ impl PreparedInstance {
             .map(|t| t.chars().count())
             .max();
         PreparedInstance {
-            bound: crate::equiv::bound_for_longest(longest.unwrap_or(0)),
+            bound: crate::equiv::length_bound_of(longest.unwrap_or(0)),
             texts,
             gold_dist: examples.iter().map(|e| e.gold_dist).sum(),
             examples,

@@ -1,0 +1,313 @@
+//! Derivations as historical linguists write them: one row per rule, one column per word,
+//! each cell the form after that rule, the cells the rule changed marked, and each rule's
+//! feeding and bleeding relations to the others named ([`Relations`]).
+//!
+//! A cascade may be untrusted (a model's answer): every form is bounded in length, and a
+//! word whose form outgrows the bound shows `…` from that rule on, with the reason below
+//! the table, instead of growing without end.
+
+use crate::relations::{RelationMode, Relations};
+use crate::rule::{Cascade, Rule};
+use std::fmt::{self, Write};
+
+/// The derivation of some words by a cascade (see the module documentation).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Derivation {
+    rules: Vec<Rule>,
+    /// The input words.
+    words: Vec<String>,
+    /// `forms[r][w]`: word w after rule r; `None` once it exceeds the bound.
+    forms: Vec<Vec<Option<String>>>,
+    /// The expected outputs, when known (an instance's examples).
+    expected: Option<Vec<String>>,
+    /// Per rule, its named relations (`feeds 3`, `counter-bleeds 1`, …).
+    relations: Vec<Vec<String>>,
+    /// The length bound on forms.
+    max_len: usize,
+}
+
+impl Derivation {
+    /// The derivation of `words` by `cascade`, relations by `mode`; forms longer than
+    /// `max_len` characters are cut off (see the module documentation).
+    pub fn new(cascade: &Cascade, words: &[String], mode: RelationMode, max_len: usize) -> Self {
+        let rules = cascade.rules().to_vec();
+        let mut current: Vec<Option<String>> = words
+            .iter()
+            .map(|w| (w.chars().count() <= max_len).then(|| w.clone()))
+            .collect();
+        let mut forms = Vec::with_capacity(rules.len());
+        for rule in &rules {
+            for form in current.iter_mut() {
+                *form = form.take().and_then(|f| apply_within(rule, &f, max_len));
+            }
+            forms.push(current.clone());
+        }
+        Derivation {
+            relations: named_relations(cascade, mode),
+            rules,
+            words: words.to_vec(),
+            forms,
+            expected: None,
+            max_len,
+        }
+    }
+
+    /// Adds the expected outputs (one per word), shown in a last row with each mismatch
+    /// marked.
+    pub fn with_expected(mut self, expected: &[String]) -> Self {
+        if expected.len() == self.words.len() {
+            self.expected = Some(expected.to_vec());
+        }
+        self
+    }
+
+    /// The form of word `w` after rule `r` (`None`: over the bound).
+    pub fn form(&self, r: usize, w: usize) -> Option<&str> {
+        self.forms[r][w].as_deref()
+    }
+
+    /// Whether rule `r` changed word `w`.
+    pub fn changed(&self, r: usize, w: usize) -> bool {
+        let before = if r == 0 {
+            (self.words[w].chars().count() <= self.max_len).then_some(self.words[w].as_str())
+        } else {
+            self.form(r - 1, w)
+        };
+        before != self.form(r, w)
+    }
+
+    /// The named relations of rule `r` to the others: `feeds 3` (rule r can create an
+    /// occurrence of rule 3's pattern and comes first), `counter-feeds 1` (it would, but
+    /// rule 1 comes first), and the same for bleeding. Rules are numbered from 1.
+    pub fn relations_of(&self, r: usize) -> &[String] {
+        &self.relations[r]
+    }
+
+    /// The final form of word `w` (`None`: over the bound).
+    fn output(&self, w: usize) -> Option<&str> {
+        match self.forms.last() {
+            Some(row) => row[w].as_deref(),
+            None => Some(self.words[w].as_str()),
+        }
+    }
+
+    /// The table as a self-contained HTML fragment: a small `<style>`, then the `<table>`.
+    pub fn to_html(&self) -> String {
+        let mut h = String::from(
+            "<style>.derivation td,.derivation th{padding:2px 8px;font-family:monospace;\
+             text-align:left}.derivation .changed{background:#fde68a;font-weight:bold}\
+             .derivation .wrong{background:#fecaca}</style>\n<table class=\"derivation\">\n\
+             <tr><th>rule</th>",
+        );
+        for w in &self.words {
+            let _ = write!(h, "<th>{}</th>", escape(w));
+        }
+        h.push_str("<th>relations</th></tr>\n");
+        for (r, rule) in self.rules.iter().enumerate() {
+            let _ = write!(h, "<tr><th>{} {}</th>", r + 1, escape(&rule_text(rule)));
+            for w in 0..self.words.len() {
+                let class = if self.changed(r, w) {
+                    " class=\"changed\""
+                } else {
+                    ""
+                };
+                let cell = self.form(r, w).map_or("…".to_owned(), escape);
+                let _ = write!(h, "<td{class}>{cell}</td>");
+            }
+            let _ = writeln!(h, "<td>{}</td></tr>", escape(&self.relations[r].join(", ")));
+        }
+        if let Some(expected) = &self.expected {
+            h.push_str("<tr><th>expected</th>");
+            for (w, e) in expected.iter().enumerate() {
+                let class = if self.output(w) == Some(e.as_str()) {
+                    ""
+                } else {
+                    " class=\"wrong\""
+                };
+                let _ = write!(h, "<td{class}>{}</td>", escape(e));
+            }
+            h.push_str("<td></td></tr>\n");
+        }
+        h.push_str("</table>\n");
+        h
+    }
+}
+
+/// The text table: the rule column, one column per word (a changed cell starts with `*`),
+/// and the relations; then the expected outputs (a wrong one starts with `≠`).
+impl fmt::Display for Derivation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut rows: Vec<Vec<String>> = Vec::new();
+        let mut head = vec!["rule".to_owned()];
+        head.extend(self.words.iter().map(|w| format!(" {w}")));
+        head.push("relations".to_owned());
+        rows.push(head);
+        for (r, rule) in self.rules.iter().enumerate() {
+            let mut row = vec![format!("{} {}", r + 1, rule_text(rule))];
+            for w in 0..self.words.len() {
+                let form = self.form(r, w).unwrap_or("…");
+                let mark = if self.changed(r, w) { "*" } else { " " };
+                row.push(format!("{mark}{form}"));
+            }
+            row.push(self.relations[r].join(", "));
+            rows.push(row);
+        }
+        if let Some(expected) = &self.expected {
+            let mut row = vec!["expected".to_owned()];
+            for (w, e) in expected.iter().enumerate() {
+                let mark = if self.output(w) == Some(e.as_str()) {
+                    " "
+                } else {
+                    "≠"
+                };
+                row.push(format!("{mark}{e}"));
+            }
+            row.push(String::new());
+            rows.push(row);
+        }
+        let columns = rows[0].len();
+        let widths: Vec<usize> = (0..columns)
+            .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
+            .collect();
+        for row in &rows {
+            let mut line = String::new();
+            for (c, cell) in row.iter().enumerate() {
+                if c + 1 == columns {
+                    line.push_str(cell);
+                } else {
+                    let pad = widths[c] - cell.chars().count();
+                    let _ = write!(line, "{cell}{}  ", " ".repeat(pad));
+                }
+            }
+            writeln!(f, "{}", line.trim_end())?;
+        }
+        let over: Vec<String> = (0..self.words.len())
+            .filter(|&w| self.output(w).is_none())
+            .map(|w| self.words[w].clone())
+            .collect();
+        if !over.is_empty() {
+            writeln!(
+                f,
+                "… forms longer than {} characters (not followed): {}",
+                self.max_len,
+                over.join(", ")
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// `rule` applied to `form`, or `None` when the result is longer than `max_len`.
+fn apply_within(rule: &Rule, form: &str, max_len: usize) -> Option<String> {
+    let single = Cascade::new(vec![rule.clone()]);
+    single.apply_bounded(form, max_len).ok()
+}
+
+/// `a -> b`, with the empty replacement shown as `∅`.
+fn rule_text(rule: &Rule) -> String {
+    let b = if rule.replacement().is_empty() {
+        "∅"
+    } else {
+        rule.replacement()
+    };
+    format!("{} -> {b}", rule.pattern())
+}
+
+/// Each rule's relations, named and numbered from 1.
+fn named_relations(cascade: &Cascade, mode: RelationMode) -> Vec<Vec<String>> {
+    let rel = Relations::of(cascade, mode);
+    let n = cascade.len();
+    (0..n)
+        .map(|i| {
+            let mut names = Vec::new();
+            for j in 0..n {
+                let counter = if i < j { "" } else { "counter-" };
+                if rel.feeds[i][j] {
+                    names.push(format!("{counter}feeds {}", j + 1));
+                }
+                if rel.bleeds[i][j] {
+                    names.push(format!("{counter}bleeds {}", j + 1));
+                }
+            }
+            names
+        })
+        .collect()
+}
+
+fn escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cascade(rules: &[(&str, &str)]) -> Cascade {
+        rules
+            .iter()
+            .map(|(a, b)| Rule::new(*a, *b).unwrap())
+            .collect()
+    }
+
+    fn words(ws: &[&str]) -> Vec<String> {
+        ws.iter().map(|w| w.to_string()).collect()
+    }
+
+    #[test]
+    fn rows_are_the_forms_after_each_rule_with_changes_and_relations() {
+        // a -> b feeds b -> c; b -> c comes after, so "ab" ends "cc".
+        let c = cascade(&[("a", "b"), ("b", "c")]);
+        let d = Derivation::new(&c, &words(&["ab", "x"]), RelationMode::Exact, 100);
+        assert_eq!(d.form(0, 0), Some("bb"));
+        assert_eq!(d.form(1, 0), Some("cc"));
+        assert!(d.changed(0, 0) && d.changed(1, 0));
+        assert!(!d.changed(0, 1) && !d.changed(1, 1));
+        assert_eq!(d.relations_of(0), ["feeds 2"]);
+        // b -> c (rule 2) would bleed nothing of a's, and rewrites no 'a': no relation back.
+        assert!(d.relations_of(1).is_empty());
+        let text = d.to_string();
+        assert_eq!(
+            text,
+            "rule       ab   x  relations\n1 a -> b  *bb   x  feeds 2\n2 b -> c  *cc   x\n"
+        );
+    }
+
+    #[test]
+    fn counter_relations_and_expected_outputs() {
+        // b -> c before a -> b: a -> b would feed b -> c, but comes second.
+        let c = cascade(&[("b", "c"), ("a", "b")]);
+        let d = Derivation::new(&c, &words(&["ab"]), RelationMode::Exact, 100)
+            .with_expected(&words(&["cc"]));
+        assert_eq!(d.relations_of(1), ["counter-feeds 1"]);
+        let text = d.to_string();
+        assert!(text.contains("≠cc"), "{text}");
+        let html = d.to_html();
+        assert!(html.contains("<td class=\"wrong\">cc</td>"), "{html}");
+        assert!(html.contains("<td class=\"changed\">bc</td>"), "{html}");
+    }
+
+    #[test]
+    fn an_exploding_cascade_is_cut_off_not_followed() {
+        let c: Cascade = std::iter::repeat_n(Rule::new("a", "aaa").unwrap(), 20).collect();
+        let d = Derivation::new(&c, &words(&["a", "b"]), RelationMode::Exact, 256);
+        assert_eq!(d.form(19, 0), None);
+        assert_eq!(d.form(19, 1), Some("b"));
+        assert!(d.to_string().contains("forms longer than 256 characters"));
+        assert!(d.to_html().contains("<td class=\"changed\">…</td>"));
+    }
+
+    #[test]
+    fn html_escapes_the_words() {
+        let c = cascade(&[("<", "&")]);
+        let d = Derivation::new(&c, &words(&["a<b"]), RelationMode::Exact, 100);
+        let html = d.to_html();
+        assert!(html.contains("<th>a&lt;b</th>"), "{html}");
+        assert!(
+            html.contains("<td class=\"changed\">a&amp;b</td>"),
+            "{html}"
+        );
+    }
+}
