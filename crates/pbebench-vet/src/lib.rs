@@ -34,6 +34,7 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+mod attack;
 pub mod audit;
 mod demo;
 mod genstats;
@@ -42,7 +43,12 @@ pub mod report;
 mod results;
 mod shortcuts;
 mod svg;
+mod vet;
 
+pub use attack::{
+    instance_space, probe, Attacker, Panel, PanelError, Probe, Witness, DEFAULT_PANEL,
+    PRESET_INPUT_LEN,
+};
 pub use audit::{audit, AuditFindings, AuditOptions, AuditProgress, SolverCheck};
 pub use demo::{run_demo, DemoError, DemoOptions, DemoSummary};
 pub use genstats::{GenStatsError, GenerationStats};
@@ -50,3 +56,8 @@ pub use logit::{fit_logit, LogitError, LogitFit};
 pub use report::{Report, ReportInput};
 pub use results::{check_against, check_same_instances, load_results, ResultSet, ResultsError};
 pub use shortcuts::Baseline;
+pub use vet::{
+    infer_params, vet_dataset, AddedExample, Repair, Replacement, VetCounts, VetError, VetJob,
+    VetOptions, VetProgress, VetSummary, VettedInstance, DEFAULT_MAX_EXAMPLES,
+    REPLACEMENT_ATTEMPTS,
+};
