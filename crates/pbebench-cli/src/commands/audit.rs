@@ -7,7 +7,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use pbebench::dataset::read_dataset;
 use pbebench_io::Files;
 use pbebench_vet::audit::{audit, AuditOptions, AuditProgress, SolverCheck};
-use pbebench_vet::load_results;
+use pbebench_vet::{load_results, Panel};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -51,6 +51,13 @@ pub struct Args {
     /// A calibration slice collapses when at least this share is solved by all or by none.
     #[arg(long, value_name = "R", default_value_t = 0.95)]
     collapse: f64,
+    /// Attackers of the identifiability check, comma-separated: SOLVER@NODES[:sSEED],
+    /// identity, single-rule, memoriser, shortcuts (the three); "none" skips the check.
+    #[arg(long, value_name = "LIST", default_value = pbebench_vet::DEFAULT_PANEL)]
+    panel: String,
+    /// Seed of the identifiability solvers' example orders.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
     /// Examples listed per finding.
     #[arg(long, value_name = "N", default_value_t = 5)]
     examples: usize,
@@ -89,6 +96,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if args.threads == Some(0) {
         bail!("--threads must be at least 1");
     }
+    let identifiability = match args.panel.as_str() {
+        "none" => None,
+        text => Some((text.parse::<Panel>().context("--panel")?, args.seed)),
+    };
     let dataset = read_dataset(&args.dataset)?;
     if dataset.is_empty() {
         bail!("{}: the dataset has no instances", args.dataset.display());
@@ -120,6 +131,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         shorter_ratio: args.shorter_ratio,
         collapse: args.collapse,
         shown: args.examples,
+        identifiability,
     };
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(args.threads.unwrap_or(0))
@@ -165,6 +177,10 @@ impl AuditProgress for Progress {
     fn stage(&self, name: &str) {
         self.finish();
         eprintln!("audit: {name} …");
+    }
+
+    fn probed(&self, done: usize, total: usize) {
+        self.searched(done, total);
     }
 
     fn searched(&self, done: usize, total: usize) {
