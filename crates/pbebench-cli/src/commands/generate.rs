@@ -196,7 +196,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         return run_vetted(&args, params, args.max_examples.unwrap_or(cap));
     }
     if args.max_examples.is_some() {
-        anyhow::bail!("--max-examples applies to the vetted presets (lite-vetted, full-vetted) only");
+        anyhow::bail!(
+            "--max-examples applies to the vetted presets (lite-vetted, full-vetted) only"
+        );
     }
     let mut files = pbebench_io::Files::new();
     for (option, path) in [("--out", &args.out), ("--stats-json", &args.stats_json)] {
@@ -320,7 +322,12 @@ fn run_vetted(args: &Args, params: GenParams, max_examples: usize) -> anyhow::Re
         stats_json: None,
         status_every: args.status_every,
     };
-    let summary = pool.install(|| run.vet(&instances, &format!("{} (seed {})", params.name, params.seed)))?;
+    let summary = pool.install(|| {
+        run.vet(
+            &instances,
+            &format!("{} (seed {})", params.name, params.seed),
+        )
+    })?;
     if let Some(path) = &args.stats_json {
         let json = serde_json::json!({ "params": params, "stats": stats, "vet": summary });
         let text = serde_json::to_string_pretty(&json)? + "\n";

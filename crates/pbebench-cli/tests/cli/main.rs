@@ -16,3 +16,4 @@ mod report;
 mod score;
 mod snapshots;
 mod solve;
+mod vet;
