@@ -10,6 +10,7 @@ use pbebench_vet::audit::{audit, AuditOptions, AuditProgress, SolverCheck};
 use pbebench_vet::{load_results, Panel};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::time::Duration;
 
 /// Arguments of `pbebench audit`.
@@ -64,6 +65,9 @@ pub struct Args {
     /// Worker threads (default: all cores).
     #[arg(long)]
     threads: Option<usize>,
+    /// Seconds between status lines when standard error is no terminal.
+    #[arg(long, hide = true, value_parser = super::status::parse_every, default_value = super::status::STATUS_EVERY)]
+    status_every: std::time::Duration,
 }
 
 /// Runs `pbebench audit`.
@@ -139,7 +143,18 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .context("starting worker threads")?;
     let started = std::time::Instant::now();
     let progress = Progress::default();
+    let status = {
+        let counts = std::sync::Arc::clone(&progress.counts);
+        super::status::StatusLines::off_terminal(args.status_every, move || {
+            let (done, total) = (counts.0.load(Relaxed), counts.1.load(Relaxed));
+            format!(
+                "audit: {done}/{total} instances done in the current stage, {:.0} s",
+                started.elapsed().as_secs_f64()
+            )
+        })
+    };
     let mut findings = pool.install(|| audit(&dataset, &name, &panel, &options, &progress));
+    drop(status);
     progress.finish();
     findings.warnings = warnings;
     say(&findings.to_string(), out.is_stdout());
@@ -157,11 +172,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     })
 }
 
-/// The stages on standard error, with a progress bar over the solver's search (the stage
-/// that takes minutes on a whole preset).
+/// The stages on standard error, with a progress bar over the slow stages (the solver's
+/// search, the identifiability panel: minutes on a whole preset), and the counts the
+/// status lines read off a terminal.
 #[derive(Default)]
 struct Progress {
     bar: std::sync::Mutex<Option<ProgressBar>>,
+    counts: std::sync::Arc<(AtomicUsize, AtomicUsize)>,
 }
 
 impl Progress {
@@ -184,11 +201,13 @@ impl AuditProgress for Progress {
     }
 
     fn searched(&self, done: usize, total: usize) {
+        self.counts.0.store(done, Relaxed);
+        self.counts.1.store(total, Relaxed);
         let mut bar = self.bar.lock().unwrap_or_else(|e| e.into_inner());
         bar.get_or_insert_with(|| {
             ProgressBar::new(total as u64).with_style(
                 ProgressStyle::with_template(
-                    "{bar:40} {pos}/{len} searched [{elapsed_precise} < {eta}]",
+                    "{bar:40} {pos}/{len} done [{elapsed_precise} < {eta}]",
                 )
                 .expect("the template is valid"),
             )

@@ -192,7 +192,7 @@ mod tests {
     fn a_fitting_answer_that_differs_is_found_with_its_witness() {
         let inst = line_27();
         let panel: Panel = "beam@300,shortcuts".parse().unwrap();
-        let found = identifiability(&[inst.clone()], &panel, 0, 5, &|_: &str| {});
+        let found = identifiability(std::slice::from_ref(&inst), &panel, 0, 5, &|_: &str| {});
         assert_eq!((found.checked, found.ambiguous), (1, 1), "{found:?}");
         let w = &found.examples[0].witness;
         let gold = inst.cascade.as_ref().unwrap();

@@ -249,6 +249,19 @@ impl AuditFindings {
                 writeln!(f, "  {name:<26} {n}")?;
             }
         }
+        if !id.panel.contains(',') {
+            // One attacker: its pass rate, and how often its passing answer recovers the gold.
+            let passed = id.checked - id.unanswered;
+            let recovered = passed - id.ambiguous - id.undecided;
+            writeln!(
+                f,
+                "  {:<26} Pass@1 {:.1}%, Recovered@1 {:.1}% (gap {:.1} points)",
+                "the one attacker",
+                pct(passed, id.checked),
+                pct(recovered, id.checked),
+                pct(id.ambiguous + id.undecided, id.checked)
+            )?;
+        }
         let cells = |shares: Vec<(String, super::Share)>| -> String {
             let cells: Vec<String> = shares
                 .iter()

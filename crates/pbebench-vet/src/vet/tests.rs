@@ -65,7 +65,13 @@ fn line_27_gets_the_counterexample_the_issue_names() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("v.jsonl");
     // The memoriser answers jd→gyx here: deterministic, and the issue's witness.
-    let summary = run(&[inst.clone()], &options("memoriser,beam@300", 12), &out, 1).unwrap();
+    let summary = run(
+        std::slice::from_ref(&inst),
+        &options("memoriser,beam@300", 12),
+        &out,
+        1,
+    )
+    .unwrap();
     assert_eq!((summary.kept, summary.dropped), (1, 0), "{summary:?}");
     let v = &read_vetted(&out)[0];
     let first = &v.repair.added[0];
