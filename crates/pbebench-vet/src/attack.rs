@@ -10,17 +10,19 @@
 
 use crate::shortcuts::Baseline;
 use pbebench::equiv::{self, InputSpace, Reference, SpaceError};
-use pbebench::{Cascade, Instance};
+use pbebench::{Cascade, Instance, Rule};
 use pbebench_solve::{solver_by_name, Budget, Problem, SOLVER_NAMES};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
 use std::time::Duration;
 
-/// The panel used when none is named: three configurations of the built-in solver (two
-/// rankings, three example orders) and the three shortcut baselines. Auditing `lite`
-/// (1008 instances) with it takes minutes on two cores.
-pub const DEFAULT_PANEL: &str = "beam@300,beam-hunks@300:s1,beam-distance@300:s2,shortcuts";
+/// The panel used when none is named: the gold's neighbours first (cheap and
+/// deterministic), then three configurations of the built-in solver (three rankings,
+/// three example orders) and the three shortcut baselines. Auditing `lite` (1008
+/// instances) with it takes under a minute on two cores.
+pub const DEFAULT_PANEL: &str =
+    "neighbours,beam@300,beam-hunks@300:s1,beam-distance@300:s2,shortcuts";
 
 /// The input lengths the generator's presets draw (2–6); an instance's input space spans
 /// them, widened to every input it holds.
@@ -46,6 +48,12 @@ pub enum Attacker {
     },
     /// A shortcut baseline.
     Baseline(Baseline),
+    /// The gold's neighbours (a judge's attacker: it reads the gold): every cascade one
+    /// edit away from it, with a rule dropped, two neighbouring rules swapped, a rule's
+    /// sides cut by their first or last letter, or a letter of context added on either
+    /// side. These are the near misses solvers find when the examples leave a rule's
+    /// context or order open; deterministic, and cheap next to a solve.
+    Neighbours,
 }
 
 impl fmt::Display for Attacker {
@@ -54,15 +62,29 @@ impl fmt::Display for Attacker {
             Attacker::Solver { name, nodes, seed } if *seed == 0 => write!(f, "{name}@{nodes}"),
             Attacker::Solver { name, nodes, seed } => write!(f, "{name}@{nodes}:s{seed}"),
             Attacker::Baseline(b) => f.write_str(b.name()),
+            Attacker::Neighbours => f.write_str("neighbours"),
         }
     }
 }
 
 impl Attacker {
-    /// The attacker's answer for the visible examples of `instance` (`None`: it found
-    /// none). `run_seed` is the seed of the whole run, mixed into the example order.
-    pub fn answer(&self, instance: &Instance, run_seed: u64) -> Option<Cascade> {
+    /// The attacker's answers for the visible examples of `instance`, in the order to try
+    /// them (solvers and baselines give at most one). `run_seed` is the seed of the whole
+    /// run, mixed into the example order.
+    pub fn answers(&self, instance: &Instance, run_seed: u64) -> Vec<Cascade> {
         match self {
+            Attacker::Neighbours => instance
+                .cascade
+                .as_ref()
+                .map_or_else(Vec::new, |gold| neighbours(gold, instance)),
+            _ => self.answer(instance, run_seed).into_iter().collect(),
+        }
+    }
+
+    /// The answer of a solver or baseline (`None`: none found, or the gold's neighbours).
+    fn answer(&self, instance: &Instance, run_seed: u64) -> Option<Cascade> {
+        match self {
+            Attacker::Neighbours => None,
             Attacker::Baseline(b) => Some(b.cascade(instance)),
             Attacker::Solver { name, nodes, seed } => {
                 let solver = solver_by_name(name)?;
@@ -88,6 +110,71 @@ impl Attacker {
     pub fn is_baseline(&self) -> bool {
         matches!(self, Attacker::Baseline(_))
     }
+}
+
+/// The cascades one edit away from `gold` (see [`Attacker::Neighbours`]) within the
+/// instance's limits (rule count, side length, alphabet), in a fixed order.
+fn neighbours(gold: &Cascade, instance: &Instance) -> Vec<Cascade> {
+    let rules = gold.rules();
+    let letters: Vec<char> = instance.alphabet.chars().collect();
+    let mut out = Vec::new();
+    let with = |k: usize, replacement: Option<Rule>| -> Cascade {
+        let mut v: Vec<Rule> = rules.to_vec();
+        match replacement {
+            Some(r) => v[k] = r,
+            None => {
+                v.remove(k);
+            }
+        }
+        Cascade::new(v)
+    };
+    let fits = |a: &str, b: &str| {
+        a.chars().count() <= instance.max_rule_len && b.chars().count() <= instance.max_rule_len
+    };
+    for (k, rule) in rules.iter().enumerate() {
+        out.push(with(k, None));
+        if k + 1 < rules.len() {
+            let mut v = rules.to_vec();
+            v.swap(k, k + 1);
+            out.push(Cascade::new(v));
+        }
+        let (a, b) = (rule.pattern(), rule.replacement());
+        let cut = |s: &str, first: bool| -> String {
+            let mut c: Vec<char> = s.chars().collect();
+            if first {
+                c.remove(0);
+            } else {
+                c.pop();
+            }
+            c.into_iter().collect()
+        };
+        if a.chars().count() > 1 {
+            for first in [true, false] {
+                let b_cut = if b.is_empty() {
+                    String::new()
+                } else {
+                    cut(b, first)
+                };
+                if let Ok(r) = Rule::new(cut(a, first), b_cut) {
+                    out.push(with(k, Some(r)));
+                }
+            }
+        }
+        for &c in &letters {
+            for (a2, b2) in [
+                (format!("{c}{a}"), format!("{c}{b}")),
+                (format!("{a}{c}"), format!("{b}{c}")),
+            ] {
+                if fits(&a2, &b2) {
+                    if let Ok(r) = Rule::new(a2, b2) {
+                        out.push(with(k, Some(r)));
+                    }
+                }
+            }
+        }
+    }
+    out.retain(|c| c.len() <= instance.max_rules && c != gold);
+    out
 }
 
 /// The order in which a solver of seed `seed` sees `n` examples: as given for seeds 0 and
@@ -128,7 +215,7 @@ pub struct Panel {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PanelError {
     /// A member that is neither a solver configuration nor a baseline.
-    #[error("unknown panel member '{0}': expected SOLVER@NODES[:sSEED] (solvers: {solvers}), identity, single-rule, memoriser or shortcuts", solvers = SOLVER_NAMES.join(", "))]
+    #[error("unknown panel member '{0}': expected SOLVER@NODES[:sSEED] (solvers: {solvers}), neighbours, identity, single-rule, memoriser or shortcuts", solvers = SOLVER_NAMES.join(", "))]
     Unknown(String),
     /// A member whose node budget or seed is no number (or a budget of 0).
     #[error("panel member '{0}': the node budget must be a positive integer and the seed an integer, as in beam@300:s1")]
@@ -142,10 +229,14 @@ impl FromStr for Panel {
     type Err = PanelError;
 
     /// Reads a comma-separated list: `SOLVER@NODES[:sSEED]`, `identity`, `single-rule`,
-    /// `memoriser`, or `shortcuts` (the three baselines).
+    /// `memoriser`, `shortcuts` (the three baselines), or `neighbours` (the gold's).
     fn from_str(text: &str) -> Result<Self, PanelError> {
         let mut members = Vec::new();
         for item in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            if item == "neighbours" {
+                members.push(Attacker::Neighbours);
+                continue;
+            }
             if item == "shortcuts" {
                 members.extend(Baseline::ALL.map(Attacker::Baseline));
                 continue;
@@ -288,41 +379,40 @@ pub fn probe(
     let mut trivial = None;
     let mut undecided = None;
     for attacker in panel.members() {
-        let Some(answer) = attacker.answer(instance, run_seed) else {
-            continue;
-        };
-        let fits = instance
-            .inputs
-            .iter()
-            .zip(&instance.outputs)
-            .all(|(i, o)| answer.apply_bounded(i, bound).is_ok_and(|got| &got == o));
-        if !fits {
-            continue;
-        }
-        passing += 1;
-        let (counterexample, why) = match reference.compare(&answer) {
-            Ok(c) if c.equivalent() => {
-                if attacker.is_baseline() && trivial.is_none() {
-                    trivial = Some(attacker.to_string());
-                }
+        for answer in attacker.answers(instance, run_seed) {
+            let fits = instance
+                .inputs
+                .iter()
+                .zip(&instance.outputs)
+                .all(|(i, o)| answer.apply_bounded(i, bound).is_ok_and(|got| &got == o));
+            if !fits {
                 continue;
             }
-            Ok(c) => (c.counterexample, None),
-            Err(u) => (u.counterexample, Some(u.limit.to_string())),
-        };
-        match counterexample {
-            Some(cx) => {
-                return Probe::Ambiguous(Witness {
-                    attacker: attacker.to_string(),
-                    found: answer,
-                    gold_output: cx.reference.text().map(str::to_owned),
-                    found_output: cx.answer.text().map(str::to_owned),
-                    counterexample: cx.input,
-                })
-            }
-            None => {
-                if undecided.is_none() {
-                    undecided = Some((attacker.to_string(), why.unwrap_or_default()));
+            passing += 1;
+            let (counterexample, why) = match reference.compare(&answer) {
+                Ok(c) if c.equivalent() => {
+                    if attacker.is_baseline() && trivial.is_none() {
+                        trivial = Some(attacker.to_string());
+                    }
+                    continue;
+                }
+                Ok(c) => (c.counterexample, None),
+                Err(u) => (u.counterexample, Some(u.limit.to_string())),
+            };
+            match counterexample {
+                Some(cx) => {
+                    return Probe::Ambiguous(Witness {
+                        attacker: attacker.to_string(),
+                        found: answer,
+                        gold_output: cx.reference.text().map(str::to_owned),
+                        found_output: cx.answer.text().map(str::to_owned),
+                        counterexample: cx.input,
+                    })
+                }
+                None => {
+                    if undecided.is_none() {
+                        undecided = Some((attacker.to_string(), why.unwrap_or_default()));
+                    }
                 }
             }
         }
@@ -367,6 +457,47 @@ mod tests {
         assert_eq!(" , ".parse::<Panel>(), Err(PanelError::Empty));
         let e = "frobnicate".parse::<Panel>().unwrap_err().to_string();
         assert!(e.contains("unknown panel member 'frobnicate'"), "{e}");
+    }
+
+    #[test]
+    fn the_golds_neighbours_are_one_edit_away_and_within_the_limits() {
+        let inst = line_27();
+        let gold = inst.cascade.clone().unwrap();
+        let found = Attacker::Neighbours.answers(&inst, 0);
+        let r = |a: &str, b: &str| Rule::new(a, b).unwrap();
+        // Dropping a rule, swapping the two, cutting jd→yx, adding context.
+        for want in [
+            vec![r("dy", "dgy")],
+            vec![r("jd", "yx")],
+            vec![r("dy", "dgy"), r("jd", "yx")],
+            vec![r("d", "x"), r("dy", "dgy")],
+            vec![r("ajd", "ayx"), r("dy", "dgy")],
+            vec![r("jd", "yx"), r("d", "dg")],
+        ] {
+            assert!(found.contains(&Cascade::new(want.clone())), "{want:?}");
+        }
+        assert!(!found.contains(&gold));
+        // Sides stay within max_rule_len (3): no context added to dy→dgy's replacement.
+        assert!(found.iter().all(|c| c
+            .rules()
+            .iter()
+            .all(|r| r.replacement().chars().count() <= 3)));
+        // 2 drops, 1 swap, 2 + 2 cuts, 2 × 17 contexts for jd→yx only.
+        assert_eq!(found.len(), 2 + 1 + 4 + 34);
+        // In a probe it finds the kind of witness: jd→yx cut to d→x fits and
+        // differs on "d"-strings.
+        let space = instance_space(&inst).unwrap();
+        let mut reference = Reference::new(&gold, &space, &pbebench::equiv::Limits::default());
+        let panel: Panel = "neighbours".parse().unwrap();
+        let Probe::Ambiguous(w) = probe(&inst, &mut reference, &panel, 0) else {
+            panic!("ambiguous");
+        };
+        assert_eq!(w.attacker, "neighbours");
+        assert!(w.found.reproduces(&inst.inputs, &inst.outputs));
+        assert_ne!(
+            gold.apply(&w.counterexample),
+            w.found.apply(&w.counterexample)
+        );
     }
 
     #[test]

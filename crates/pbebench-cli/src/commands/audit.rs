@@ -52,8 +52,9 @@ pub struct Args {
     /// A calibration slice collapses when at least this share is solved by all or by none.
     #[arg(long, value_name = "R", default_value_t = 0.95)]
     collapse: f64,
-    /// Attackers of the identifiability check, comma-separated: SOLVER@NODES[:sSEED],
-    /// identity, single-rule, memoriser, shortcuts (the three); "none" skips the check.
+    /// Attackers of the identifiability check, comma-separated: neighbours (the gold's
+    /// cascades one edit away), SOLVER@NODES[:sSEED], identity, single-rule, memoriser,
+    /// shortcuts (the three); "none" skips the check.
     #[arg(long, value_name = "LIST", default_value = pbebench_vet::DEFAULT_PANEL)]
     panel: String,
     /// Seed of the identifiability solvers' example orders.

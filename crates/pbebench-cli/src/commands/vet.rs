@@ -29,8 +29,10 @@ attacked again, up to --max-examples. An instance still ambiguous then, or one a
 recovers, is replaced by a fresh instance of the same quota from the generator (parameters told by \
 ids such as lite-s0-00012 of an unmodified preset); without generation parameters it is dropped. \
 Every line gets a `repair` field saying what was added and why.\n\n\
-Panel members: SOLVER@NODES[:sSEED] (the built-in solver with a node budget; a seed shows it the \
-examples in another order), identity, single-rule, memoriser, shortcuts (the three).\n\n\
+Panel members: neighbours (the gold's cascades one edit away: a rule dropped, two swapped, a \
+side cut, a letter of context added), SOLVER@NODES[:sSEED] (the built-in solver with a node budget; \
+a seed shows it the examples in another order), identity, single-rule, memoriser, shortcuts (the \
+three).\n\n\
 The run is deterministic for a seed whatever --threads, except that the built-in solver's repair \
 step is time-boxed, so a solver member may answer differently on a loaded machine. It is \
 resumable: each instance's result is appended to OUT.partial, and the same command resumes from \
