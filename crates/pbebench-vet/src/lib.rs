@@ -15,6 +15,9 @@
 //!   regression of pass on difficulty ([`fit_logit`]) and one self-contained
 //!   `index.html`, from results, the generator's statistics ([`GenerationStats`]) and an
 //!   audit.
+//! - **identifiability and vetting** ([`probe`] with a [`Panel`] of attackers,
+//!   [`vet_dataset`]): whether the visible examples pin the gold's behaviour down, and the
+//!   judge-and-doctor loop that adds counterexamples until they do (issue 20).
 //! - **demo** ([`run_demo`]): generate, solve, score, audit and report a small Lite set.
 //!
 //! ```
@@ -58,6 +61,6 @@ pub use results::{check_against, check_same_instances, load_results, ResultSet, 
 pub use shortcuts::Baseline;
 pub use vet::{
     infer_params, vet_dataset, AddedExample, Repair, Replacement, VetCounts, VetError, VetJob,
-    VetOptions, VetProgress, VetSummary, VettedInstance, DEFAULT_MAX_EXAMPLES,
+    VetOptions, VetProgress, VetSummary, VettedInstance, DEFAULT_MAX_EXAMPLES, MAX_EXAMPLES_LIMIT,
     REPLACEMENT_ATTEMPTS,
 };

@@ -41,6 +41,10 @@ use std::sync::Mutex;
 /// Default cap on the visible examples of a vetted instance (`--max-examples`).
 pub const DEFAULT_MAX_EXAMPLES: usize = 12;
 
+/// The largest `--max-examples`: each added example costs a round of attacks, so the cap
+/// bounds a run's time.
+pub const MAX_EXAMPLES_LIMIT: usize = 1000;
+
 /// Fresh instances tried for one slot before it is dropped.
 pub const REPLACEMENT_ATTEMPTS: usize = 4;
 
@@ -154,6 +158,19 @@ pub enum VetError {
         examples: usize,
         /// The cap asked for.
         max: usize,
+    },
+    /// `--max-examples` above [`MAX_EXAMPLES_LIMIT`].
+    #[error("--max-examples {0} is more than {MAX_EXAMPLES_LIMIT}: each added example costs a round of attacks; give at most {MAX_EXAMPLES_LIMIT}")]
+    TooManyExamples(usize),
+    /// An instance that is not sound (its gold does not reproduce its examples, …).
+    #[error("instance '{id}' (instance {index} of the dataset): {problem}; fix the dataset (`pbebench audit` lists such instances) before vetting it")]
+    Unsound {
+        /// The instance.
+        id: String,
+        /// 1-based position.
+        index: usize,
+        /// What is wrong ([`Instance::problems`]).
+        problem: String,
     },
     /// An instance whose input space cannot be counted.
     #[error("instance '{id}': {error}")]
@@ -283,11 +300,21 @@ fn preset_and_seed(id: &str) -> Option<(&str, u64)> {
 
 /// Checks what can be refused before any work: gold cascades, the cap, input spaces.
 fn check_dataset(instances: &[Instance], options: &VetOptions) -> Result<(), VetError> {
+    if options.max_examples > MAX_EXAMPLES_LIMIT {
+        return Err(VetError::TooManyExamples(options.max_examples));
+    }
     for (k, inst) in instances.iter().enumerate() {
         if inst.cascade.is_none() {
             return Err(VetError::NoGold {
                 id: inst.id.clone(),
                 index: k + 1,
+            });
+        }
+        if let Some(problem) = inst.problems().into_iter().next() {
+            return Err(VetError::Unsound {
+                id: inst.id.clone(),
+                index: k + 1,
+                problem,
             });
         }
         if inst.inputs.len() > options.max_examples {

@@ -137,6 +137,20 @@ fn bad_input_is_refused_before_any_work() {
         e.to_string(),
         "--max-examples 4 is smaller than the 5 visible examples of instance '27': give at least 5"
     );
+    let e = run(&[line_27()], &options("memoriser", 5000), &out, 1).unwrap_err();
+    assert!(
+        e.to_string()
+            .starts_with("--max-examples 5000 is more than 1000"),
+        "{e}"
+    );
+    let mut bad = line_27();
+    bad.outputs[0] = "nope".into();
+    let e = run(&[bad], &options("memoriser", 12), &out, 1).unwrap_err();
+    assert!(
+        e.to_string()
+            .starts_with("instance '27' (instance 1 of the dataset): example 0: the cascade maps"),
+        "{e}"
+    );
     assert!(!out.exists());
 }
 
