@@ -48,7 +48,7 @@ pub const MAX_EXAMPLES_LIMIT: usize = 1000;
 /// Fresh instances tried for one slot before it is dropped.
 pub const REPLACEMENT_ATTEMPTS: usize = 4;
 
-/// How inputs farther than this from a held-out counterexample are searched for another.
+/// The most inputs tried when a counterexample is held out and another must be found.
 const ALTERNATIVES_SEARCHED: usize = 200_000;
 
 /// What the loop does.
