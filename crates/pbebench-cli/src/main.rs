@@ -53,6 +53,8 @@ enum Command {
     Show(commands::show::Args),
     /// Vet a dataset: gold and dummy gates, shortcuts, duplicates, labels, calibration.
     Audit(commands::audit::Args),
+    /// Make a vetted snapshot: add counterexamples until the examples pin the behaviour down.
+    Vet(commands::vet::Args),
     /// Write a leaderboard, plots and a self-contained HTML report from results.
     Report(commands::report::Args),
     /// Generate, solve, score, audit and report a small Lite set, offline.
@@ -79,6 +81,7 @@ fn main() -> ExitCode {
         Command::Eval(args) => commands::eval::run(args),
         Command::Show(args) => commands::show::run(args),
         Command::Audit(args) => commands::audit::run(args),
+        Command::Vet(args) => commands::vet::run(args),
         Command::Report(args) => commands::report::run(args),
         Command::Demo(args) => commands::demo::run(args),
     };

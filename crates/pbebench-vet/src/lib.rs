@@ -15,6 +15,9 @@
 //!   regression of pass on difficulty ([`fit_logit`]) and one self-contained
 //!   `index.html`, from results, the generator's statistics ([`GenerationStats`]) and an
 //!   audit.
+//! - **identifiability and vetting** ([`probe`] with a [`Panel`] of attackers,
+//!   [`vet_dataset`]): whether the visible examples pin the gold's behaviour down, and the
+//!   judge-and-doctor loop that adds counterexamples until they do (issue 20).
 //! - **demo** ([`run_demo`]): generate, solve, score, audit and report a small Lite set.
 //!
 //! ```
@@ -34,6 +37,7 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+mod attack;
 pub mod audit;
 mod demo;
 mod genstats;
@@ -42,7 +46,9 @@ pub mod report;
 mod results;
 mod shortcuts;
 mod svg;
+mod vet;
 
+pub use attack::{probe, Attacker, Panel, PanelError, Probe, Witness, DEFAULT_PANEL};
 pub use audit::{audit, AuditFindings, AuditOptions, AuditProgress, SolverCheck};
 pub use demo::{run_demo, DemoError, DemoOptions, DemoSummary};
 pub use genstats::{GenStatsError, GenerationStats};
@@ -52,3 +58,8 @@ pub use results::{
     check_against, check_same_instances, load_results, Episode, ResultSet, ResultsError,
 };
 pub use shortcuts::Baseline;
+pub use vet::{
+    infer_params, vet_dataset, AddedExample, Repair, Replacement, VetCounts, VetError, VetJob,
+    VetOptions, VetProgress, VetSummary, VettedInstance, DEFAULT_MAX_EXAMPLES, MAX_EXAMPLES_LIMIT,
+    REPLACEMENT_ATTEMPTS,
+};

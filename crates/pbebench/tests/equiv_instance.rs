@@ -41,10 +41,14 @@ fn the_space_spans_visible_and_held_out_inputs() {
     let inst = instance(&["ab", "b"], &["bba"], Some(gold.clone()));
     let space = InputSpace::of(&inst).unwrap();
     assert_eq!(space.alphabet(), &['a', 'b']);
-    assert_eq!((space.min_len(), space.max_len()), (1, 3));
+    // The presets' 2..=6, widened to the inputs' 1..=3.
+    assert_eq!((space.min_len(), space.max_len()), (1, 6));
     let inst = instance(&["ab"], &[], Some(gold));
     let space = InputSpace::of(&inst).unwrap();
-    assert_eq!((space.min_len(), space.max_len()), (2, 2));
+    assert_eq!((space.min_len(), space.max_len()), (2, 6));
+    let long = instance(&["abababab"], &[], None);
+    let space = InputSpace::of(&long).unwrap();
+    assert_eq!((space.min_len(), space.max_len()), (2, 8));
     let mut empty = inst.clone();
     empty.alphabet.clear();
     assert!(InputSpace::of(&empty).is_err());
@@ -53,18 +57,32 @@ fn the_space_spans_visible_and_held_out_inputs() {
 /// Over "ab" with lengths 1–2 (each length weighs 1/2): gold a→b, answer ab→bb. They
 /// agree on b (1/4), ab and bb (1/8 each): 1/2. The gold changes a (1/4), aa, ab, ba
 /// (1/8 each), 5/8 in all, of which the answer gets ab right: 1/5. The first shortest
-/// counterexample is "a".
+/// counterexample is "a". `against_gold` grades over the instance's own space (lengths
+/// 1–6 here): the same comparison as `compare` over that space.
 #[test]
 fn an_answer_is_graded_against_the_gold_exactly() {
     let gold = cascade(&[("a", "b")]);
     let inst = instance(&["ab", "b"], &["aa"], Some(gold.clone()));
-    let found = equiv::against_gold(&inst, &cascade(&[("ab", "bb")]))
-        .unwrap()
-        .unwrap();
+    let short = InputSpace::new(['a', 'b'], 1, 2).unwrap();
+    let limits = equiv::Limits::default();
+    let answer = cascade(&[("ab", "bb")]);
+    let found = equiv::compare(&gold, &answer, &short, &limits).unwrap();
     assert!(!found.equivalent());
     assert_eq!(found.counterexample.unwrap().input, "a");
     assert_eq!(found.agreement, Ratio::new(1, 2));
     assert_eq!(found.changed_agreement, Some(Ratio::new(1, 5)));
+    let space = InputSpace::of(&inst).unwrap();
+    for answer in [
+        answer,
+        cascade(&[("a", "b"), ("b", "b")]),
+        Cascade::identity(),
+    ] {
+        let graded = equiv::against_gold(&inst, &answer).unwrap().unwrap();
+        assert_eq!(
+            graded,
+            equiv::compare(&gold, &answer, &space, &limits).unwrap()
+        );
+    }
     let same = equiv::against_gold(&inst, &cascade(&[("a", "b"), ("b", "b")]))
         .unwrap()
         .unwrap();

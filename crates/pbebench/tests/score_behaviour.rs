@@ -93,7 +93,8 @@ proptest! {
         let lengths = refs.iter().map(|s| s.chars().count());
         let (lo, hi) = (lengths.clone().min().unwrap(), lengths.max().unwrap());
         let space = InputSpace::of(&inst).unwrap();
-        prop_assert_eq!((space.min_len(), space.max_len()), (lo, hi));
+        // The presets' lengths 2..=6, widened to the inputs' (InputSpace::of).
+        prop_assert_eq!((space.min_len(), space.max_len()), (lo.min(2), hi.max(6)));
         let s = score(&inst, &answers.iter().map(Some).collect::<Vec<_>>());
         prop_assert!(s.graded);
         for (answer, sample) in answers.iter().zip(&s.samples) {
@@ -144,8 +145,8 @@ proptest! {
 }
 
 /// Gold a→b over "ab"; visible examples ab→bb (changed) and b→b (unchanged); input space:
-/// lengths 1–2. Strings and their weights (length uniform, letters uniform): a, b: 1/4
-/// each; aa, ab, ba, bb: 1/8 each. The gold changes a, aa, ab, ba: 5/8 in all.
+/// lengths 1–6 (the presets' 2–6 widened to the inputs' 1). A string of length n weighs
+/// 1/6 · 1/2ⁿ. The gold changes the 2ⁿ − 1 strings with an a.
 fn tiny(id: &str, gold: bool) -> Instance {
     instance(
         id,
@@ -160,9 +161,12 @@ fn tiny(id: &str, gold: bool) -> Instance {
 #[test]
 fn summary_figures_by_hand() {
     let gold = rules_of(&[("a", "b")]);
-    // Fits both examples, leaves a, aa, ba alone: agrees with the gold on ab only of the
-    // strings the gold changes, behaviour (1/8) / (5/8) = 1/5. Shortest counterexample:
-    // "a" (gold "b", answer "a").
+    // Fits both examples; agrees with the gold on a string the gold changes when every a
+    // is followed by a b: strings of "b" and "ab" tokens (Fibonacci: 1, 2, 3, 5, 8, 13 of
+    // lengths 1–6) less the all-b one: 0, 1, 2, 4, 7, 12. Behaviour = Σ gₙ/2ⁿ / Σ
+    // (2ⁿ−1)/2ⁿ = (74/64) / (321/64) = 74/321. Shortest counterexample: "a" (gold "b",
+    // answer "a").
+    let x = 74.0 / 321.0;
     let fit = rules_of(&[("ab", "bb")]);
     let one = score(&tiny("one", true), &[Some(&gold), Some(&fit), None]);
     let two = score(&tiny("two", true), &[Some(&fit), Some(&fit)]);
@@ -171,8 +175,8 @@ fn summary_figures_by_hand() {
 
     let recovered: Vec<Option<bool>> = one.samples.iter().map(|s| s.recovered).collect();
     assert_eq!(recovered, [Some(true), Some(false), Some(false)]);
-    let behaviour: Vec<Option<f64>> = one.samples.iter().map(|s| s.behaviour).collect();
-    assert_eq!(behaviour, [Some(1.0), Some(0.2), Some(0.0)]);
+    let behaviour: Vec<f64> = one.samples.iter().map(|s| s.behaviour.unwrap()).collect();
+    assert!(close(behaviour[0], 1.0) && close(behaviour[1], x) && behaviour[2] == 0.0);
     let scores: Vec<f64> = one.samples.iter().map(|s| s.score).collect();
     assert_eq!(scores, [1.0, 1.0, 0.0], "b→b is not counted");
     assert!(one.samples[0].counterexample.is_none());
@@ -197,8 +201,9 @@ fn summary_figures_by_hand() {
     assert!(close(o.recovered.unwrap(), 1.0 / 9.0), "{:?}", o.recovered);
     assert_eq!(o.recovered_at_k.keys().copied().collect::<Vec<_>>(), [1]);
     assert!(close(o.recovered_at_k[&1], 1.0 / 9.0));
-    // Mean behaviour: ((1 + 1/5 + 0) / 3 + (1/5 + 1/5) / 2 + 0) / 3 = (0.4 + 0.2) / 3.
-    assert!(close(o.behaviour.unwrap(), 0.2), "{:?}", o.behaviour);
+    // Mean behaviour: ((1 + x + 0) / 3 + (x + x) / 2 + 0) / 3.
+    let mean = ((1.0 + x) / 3.0 + x) / 3.0;
+    assert!(close(o.behaviour.unwrap(), mean), "{:?}", o.behaviour);
     assert_eq!((o.recovered_instances, o.behaviour_instances), (3, 3));
     assert_eq!((o.behaviour_skipped, o.undecided), (1, 0));
     // Vetted, over the chosen samples: 1 (gold), 1 (fit), 0 (missing), 1 (the gold-less
@@ -276,7 +281,9 @@ fn behaviour_reward_is_the_scored_behaviour() {
         .collect();
     let inst = tiny("x", true);
     let rewards = pbebench::behaviour_rewards(&inst, &texts).unwrap();
-    assert_eq!(rewards, [Some(1.0), Some(0.2), Some(0.0), Some(1.0)]);
+    let got: Vec<f64> = rewards.iter().map(|r| r.unwrap()).collect();
+    let want = [1.0, 74.0 / 321.0, 0.0, 1.0];
+    assert!(got.iter().zip(want).all(|(g, w)| close(*g, w)), "{got:?}");
     let scored = score_instance(&inst, &texts, &ScoreOptions::default());
     let behaviours: Vec<Option<f64>> = scored.samples.iter().map(|s| s.behaviour).collect();
     assert_eq!(rewards, behaviours);

@@ -7,9 +7,10 @@ use indicatif::{ProgressBar, ProgressStyle};
 use pbebench::dataset::read_dataset;
 use pbebench_io::Files;
 use pbebench_vet::audit::{audit, AuditOptions, AuditProgress, SolverCheck};
-use pbebench_vet::load_results;
+use pbebench_vet::{load_results, Panel};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::time::Duration;
 
 /// Arguments of `pbebench audit`.
@@ -51,12 +52,23 @@ pub struct Args {
     /// A calibration slice collapses when at least this share is solved by all or by none.
     #[arg(long, value_name = "R", default_value_t = 0.95)]
     collapse: f64,
+    /// Attackers of the identifiability check, comma-separated: neighbours (the gold's
+    /// cascades one edit away), SOLVER@NODES[:sSEED], identity, single-rule, memoriser,
+    /// shortcuts (the three); "none" skips the check.
+    #[arg(long, value_name = "LIST", default_value = pbebench_vet::DEFAULT_PANEL)]
+    panel: String,
+    /// Seed of the identifiability solvers' example orders.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
     /// Examples listed per finding.
     #[arg(long, value_name = "N", default_value_t = 5)]
     examples: usize,
     /// Worker threads (default: all cores).
     #[arg(long)]
     threads: Option<usize>,
+    /// Seconds between status lines when standard error is no terminal.
+    #[arg(long, hide = true, value_parser = super::status::parse_every, default_value = super::status::STATUS_EVERY)]
+    status_every: std::time::Duration,
 }
 
 /// Runs `pbebench audit`.
@@ -89,6 +101,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if args.threads == Some(0) {
         bail!("--threads must be at least 1");
     }
+    let identifiability = match args.panel.as_str() {
+        "none" => None,
+        text => Some((text.parse::<Panel>().context("--panel")?, args.seed)),
+    };
     let dataset = read_dataset(&args.dataset)?;
     if dataset.is_empty() {
         bail!("{}: the dataset has no instances", args.dataset.display());
@@ -120,6 +136,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         shorter_ratio: args.shorter_ratio,
         collapse: args.collapse,
         shown: args.examples,
+        identifiability,
     };
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(args.threads.unwrap_or(0))
@@ -127,7 +144,18 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .context("starting worker threads")?;
     let started = std::time::Instant::now();
     let progress = Progress::default();
+    let status = {
+        let counts = std::sync::Arc::clone(&progress.counts);
+        super::status::StatusLines::off_terminal(args.status_every, move || {
+            let (done, total) = (counts.0.load(Relaxed), counts.1.load(Relaxed));
+            format!(
+                "audit: {done}/{total} instances done in the current stage, {:.0} s",
+                started.elapsed().as_secs_f64()
+            )
+        })
+    };
     let mut findings = pool.install(|| audit(&dataset, &name, &panel, &options, &progress));
+    drop(status);
     progress.finish();
     findings.warnings = warnings;
     say(&findings.to_string(), out.is_stdout());
@@ -145,11 +173,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     })
 }
 
-/// The stages on standard error, with a progress bar over the solver's search (the stage
-/// that takes minutes on a whole preset).
+/// The stages on standard error, with a progress bar over the slow stages (the solver's
+/// search, the identifiability panel: minutes on a whole preset), and the counts the
+/// status lines read off a terminal.
 #[derive(Default)]
 struct Progress {
     bar: std::sync::Mutex<Option<ProgressBar>>,
+    counts: std::sync::Arc<(AtomicUsize, AtomicUsize)>,
 }
 
 impl Progress {
@@ -167,12 +197,18 @@ impl AuditProgress for Progress {
         eprintln!("audit: {name} …");
     }
 
+    fn probed(&self, done: usize, total: usize) {
+        self.searched(done, total);
+    }
+
     fn searched(&self, done: usize, total: usize) {
+        self.counts.0.store(done, Relaxed);
+        self.counts.1.store(total, Relaxed);
         let mut bar = self.bar.lock().unwrap_or_else(|e| e.into_inner());
         bar.get_or_insert_with(|| {
             ProgressBar::new(total as u64).with_style(
                 ProgressStyle::with_template(
-                    "{bar:40} {pos}/{len} searched [{elapsed_precise} < {eta}]",
+                    "{bar:40} {pos}/{len} done [{elapsed_precise} < {eta}]",
                 )
                 .expect("the template is valid"),
             )

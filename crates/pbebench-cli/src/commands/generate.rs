@@ -19,13 +19,18 @@ use std::time::{Duration, Instant};
 #[derive(clap::Args)]
 #[command(
     after_help = "Presets (paper §4.1): lite (1008 × 5 examples, lengths 2–5, 63 per category), \
-lite-published (lite as the published file was sampled: --pattern-draw published, --relations paper), lite-moreeg (240 × 50, lengths 1–5), full (1216 × 50, 64 per length 2–20), full-25-30 (128 × 50, lengths 25 and 30).\n\n\
+lite-published (lite as the published file was sampled: --pattern-draw published, --relations paper), lite-moreeg (240 × 50, lengths 1–5), full (1216 × 50, 64 per length 2–20), full-25-30 (128 × 50, lengths 25 and 30).\n\
+Vetted snapshots (issue 20): lite-vetted and full-vetted generate lite or full, then run `pbebench vet` \
+on the result with its default panel (at most 12 examples for lite, 70 for full; --max-examples, \
+--panel): counterexamples are added until the visible examples pin the behaviour down, and instances \
+that cannot be pinned are replaced within their quota.\n\n\
 Example: pbebench generate --preset lite --seed 0 --out lite.jsonl"
 )]
 pub struct Args {
-    /// Starting parameters: lite, lite-published, lite-moreeg, full or full-25-30.
+    /// Starting parameters: lite, lite-published, lite-moreeg, full or full-25-30;
+    /// lite-vetted or full-vetted for a vetted snapshot (generated, then vetted).
     #[arg(long, default_value = "lite")]
-    preset: Preset,
+    preset: PresetArg,
     /// Random seed; the file is a pure function of the parameters and the seed.
     #[arg(long, default_value_t = 0)]
     seed: u64,
@@ -83,6 +88,45 @@ pub struct Args {
     /// Seconds between status lines when standard error is no terminal (a log, CI).
     #[arg(long, value_name = "SECONDS", default_value = STATUS_EVERY, value_parser = parse_every)]
     status_every: Duration,
+    /// Vetted presets: the most visible examples repair may reach (default: 12 for
+    /// lite-vetted, 70 for full-vetted).
+    #[arg(long, value_name = "N")]
+    max_examples: Option<usize>,
+    /// Vetted presets: the attackers (as `pbebench vet --panel`).
+    #[arg(long, value_name = "LIST", default_value = pbebench_vet::DEFAULT_PANEL)]
+    panel: String,
+}
+
+/// `--preset`: a generator preset, or a vetted one (the preset, then `pbebench vet`).
+#[derive(Debug, Clone, Copy)]
+struct PresetArg {
+    preset: Preset,
+    /// The cap on examples of the vetted variant, `None` for the plain preset.
+    vetted: Option<usize>,
+}
+
+/// The vetted presets: name, base preset, default cap on visible examples.
+const VETTED: [(&str, Preset, usize); 2] = [
+    ("lite-vetted", Preset::Lite, 12),
+    ("full-vetted", Preset::Full, 70),
+];
+
+impl std::str::FromStr for PresetArg {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        if let Some((_, preset, cap)) = VETTED.iter().find(|(n, _, _)| *n == s) {
+            return Ok(PresetArg {
+                preset: *preset,
+                vetted: Some(*cap),
+            });
+        }
+        s.parse::<Preset>()
+            .map(|preset| PresetArg {
+                preset,
+                vetted: None,
+            })
+            .map_err(|e| format!("{e}, lite-vetted or full-vetted"))
+    }
 }
 
 fn parse_shard(text: &str) -> Result<(usize, usize), String> {
@@ -123,7 +167,7 @@ impl Args {
             heldout: self.heldout,
             shard: self.shard,
         };
-        Ok(overrides.apply(self.preset)?)
+        Ok(overrides.apply(self.preset.preset)?)
     }
 }
 
@@ -151,6 +195,14 @@ impl generate::Progress for Bar {
 /// Runs `pbebench generate`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let params = args.params()?;
+    if let Some(cap) = args.preset.vetted {
+        return run_vetted(&args, params, args.max_examples.unwrap_or(cap));
+    }
+    if args.max_examples.is_some() {
+        anyhow::bail!(
+            "--max-examples applies to the vetted presets (lite-vetted, full-vetted) only"
+        );
+    }
     let mut files = pbebench_io::Files::new();
     for (option, path) in [("--out", &args.out), ("--stats-json", &args.stats_json)] {
         if let Some(path) = path {
@@ -244,6 +296,63 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             .with_context(|| format!("cannot write {}", path.display()))?;
     }
     print_summary(&params, &stats, args.out.as_ref());
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `--preset lite-vetted|full-vetted`: the preset generated in memory, then vetted into
+/// `--out` by `pbebench vet`'s loop with the generation parameters for replacements.
+fn run_vetted(args: &Args, params: GenParams, max_examples: usize) -> anyhow::Result<ExitCode> {
+    if params.shard.is_some() {
+        anyhow::bail!("--shard cannot be used with a vetted preset: vet the whole dataset");
+    }
+    let panel: pbebench_vet::Panel = args.panel.parse().context("--panel")?;
+    let out = args.out.clone().unwrap_or_else(|| PathBuf::from("-"));
+    let mut files = pbebench_io::Files::new();
+    files.output("--out", &out);
+    if let Some(path) = &args.stats_json {
+        files.output("--stats-json", path);
+    }
+    files.check()?;
+    let threads = super::vet::threads(args.threads)?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .use_current_thread()
+        .build()
+        .context("starting worker threads")?;
+    let mut instances = Vec::with_capacity(params.size);
+    let stats = pool.install(|| {
+        generate::generate(&params, &(), &mut |inst| {
+            instances.push(inst);
+            Ok(())
+        })
+    })?;
+    print_summary(&params, &stats, None);
+    let options = pbebench_vet::VetOptions {
+        panel,
+        max_examples,
+        seed: params.seed,
+        params: Some(params.clone()),
+    };
+    let run = super::vet::Run {
+        options: &options,
+        out: &out,
+        threads,
+        fresh: false,
+        stats_json: None,
+        status_every: args.status_every,
+    };
+    let summary = pool.install(|| {
+        run.vet(
+            &instances,
+            &format!("{} (seed {})", params.name, params.seed),
+        )
+    })?;
+    if let Some(path) = &args.stats_json {
+        let json = serde_json::json!({ "params": params, "stats": stats, "vet": summary });
+        let text = serde_json::to_string_pretty(&json)? + "\n";
+        pbebench_io::write_atomic(path, text.as_bytes())
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
     Ok(ExitCode::SUCCESS)
 }
 

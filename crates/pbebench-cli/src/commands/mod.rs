@@ -20,6 +20,7 @@ pub mod score;
 pub mod show;
 pub mod solve;
 mod status;
+pub mod vet;
 
 /// How a command prints what it found: `--format text|json`, the same in every command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

@@ -17,3 +17,4 @@ mod report;
 mod score;
 mod snapshots;
 mod solve;
+mod vet;

@@ -85,14 +85,22 @@ fn inspect_text() {
 }
 
 /// The audit's text of the vet crate's flawed fixture (its JSON and timing on standard
-/// error are left out), without the solver's time-boxed search.
+/// error are left out), without the solver's time-boxed search (in the stated-length check
+/// and in the identifiability panel, here the deterministic shortcut baselines).
 #[test]
 fn audit_text() {
     let dir = tempfile::tempdir().unwrap();
     let fixture =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../pbebench-vet/tests/fixtures/flawed.jsonl");
     std::fs::copy(fixture, dir.path().join("flawed.jsonl")).unwrap();
-    let args = ["audit", "--dataset", "flawed.jsonl", "--no-solver"];
+    let args = [
+        "audit",
+        "--dataset",
+        "flawed.jsonl",
+        "--no-solver",
+        "--panel",
+        "shortcuts",
+    ];
     let o = pbebench_in(&args, dir.path());
     assert_eq!(o.status.code(), Some(1), "a gate fails: {}", stderr(&o));
     insta::assert_snapshot!("audit", stdout(&o));

@@ -1,6 +1,7 @@
 //! The vetting audit of a dataset (SPEC §6, after ProgramBench Vetted): deterministic
-//! gates (gold, dummy), the shortcut audit, duplicates, label checks and, given scored
-//! results of a panel of solvers, calibration.
+//! gates (gold, dummy), the shortcut audit, duplicates, label checks, identifiability
+//! (whether the visible examples pin the gold's behaviour down) and, given scored results
+//! of a panel of solvers, calibration.
 //!
 //! [`audit`] computes an [`AuditFindings`]; its `Display` is the text the CLI prints and
 //! its JSON form is `audit.json`. A failed gate makes [`AuditFindings::passed`] false.
@@ -8,6 +9,7 @@
 mod calibration;
 mod duplicates;
 mod gates;
+mod identifiability;
 mod labels;
 mod stated;
 mod text;
@@ -15,9 +17,11 @@ mod text;
 pub use calibration::{Calibration, HistogramBin, Slice};
 pub use duplicates::{Duplicates, Groups};
 pub use gates::{Gate, Gates};
+pub use identifiability::{identifiability, probe_all, AmbiguousInstance, Identifiability, Share};
 pub use labels::Labels;
 pub use stated::StatedLength;
 
+use crate::attack::Panel;
 use crate::results::ResultSet;
 use crate::shortcuts::Baseline;
 use pbebench::Instance;
@@ -39,6 +43,8 @@ pub struct AuditOptions {
     pub collapse: f64,
     /// Examples kept per finding.
     pub shown: usize,
+    /// The identifiability check's panel and seed; `None` skips it.
+    pub identifiability: Option<(Panel, u64)>,
 }
 
 impl Default for AuditOptions {
@@ -48,6 +54,7 @@ impl Default for AuditOptions {
             shorter_ratio: 0.6,
             collapse: 0.95,
             shown: 5,
+            identifiability: Some((Panel::default(), 0)),
         }
     }
 }
@@ -197,6 +204,10 @@ pub struct AuditFindings {
     pub labels: Labels,
     /// Calibration over the panel of results, when results were given.
     pub calibration: Option<Calibration>,
+    /// Whether the visible examples pin the behaviour down (absent when skipped, and from
+    /// audits of older versions).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub identifiability: Option<Identifiability>,
     /// Problems with the inputs that were not fatal.
     pub warnings: Vec<String>,
 }
@@ -246,6 +257,10 @@ pub trait AuditProgress: Sync {
     fn searched(&self, done: usize, total: usize) {
         let _ = (done, total);
     }
+    /// `done` of `total` instances have been attacked by the identifiability panel.
+    fn probed(&self, done: usize, total: usize) {
+        let _ = (done, total);
+    }
 }
 
 impl<F: Fn(&str) + Sync> AuditProgress for F {
@@ -281,6 +296,10 @@ pub fn audit(
     let duplicates = duplicates::run(dataset, shown);
     progress.stage("labels");
     let labels = labels::run(dataset, shown);
+    let identifiability = options.identifiability.as_ref().map(|(attackers, seed)| {
+        progress.stage("identifiability (attacking the visible examples)");
+        identifiability(dataset, attackers, *seed, shown, progress)
+    });
     let calibration = if panel.is_empty() {
         None
     } else {
@@ -299,6 +318,7 @@ pub fn audit(
         duplicates,
         labels,
         calibration,
+        identifiability,
         warnings: Vec::new(),
     }
 }

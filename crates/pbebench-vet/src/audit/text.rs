@@ -66,6 +66,7 @@ impl Display for AuditFindings {
         self.fmt_stated_length(f)?;
         self.fmt_duplicates(f)?;
         self.fmt_labels(f)?;
+        self.fmt_identifiability(f)?;
         self.fmt_calibration(f)?;
         self.fmt_warnings(f)?;
         Ok(())
@@ -210,6 +211,108 @@ impl AuditFindings {
         )?;
         if l.unlabelled > 0 {
             writeln!(f, "  {:<26} {}", "unlabelled", l.unlabelled)?;
+        }
+        Ok(())
+    }
+
+    /// Ambiguous instances: shares by length and category, and a few witnesses.
+    fn fmt_identifiability(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        let Some(id) = &self.identifiability else {
+            return writeln!(f, "identifiability: not checked (--panel none)");
+        };
+        let pct = |n: usize, of: usize| 100.0 * n as f64 / of.max(1) as f64;
+        writeln!(
+            f,
+            "identifiability (panel: {}; seed {}; {} instances with a gold cascade{})",
+            id.panel,
+            id.seed,
+            id.checked,
+            if id.skipped > 0 {
+                format!(", {} skipped", id.skipped)
+            } else {
+                String::new()
+            }
+        )?;
+        writeln!(
+            f,
+            "  {:<26} {} of {} ({:.1}%): a passing answer behaves differently from the gold",
+            "ambiguous",
+            id.ambiguous,
+            id.checked,
+            pct(id.ambiguous, id.checked)
+        )?;
+        for (name, n) in [
+            ("recovered by a shortcut", id.trivial),
+            ("undecided (bounds)", id.undecided),
+            ("no passing answer", id.unanswered),
+        ] {
+            if n > 0 {
+                writeln!(f, "  {name:<26} {n}")?;
+            }
+        }
+        if !id.panel.contains(',') {
+            // One attacker: its pass rate, and how often its passing answer recovers the gold.
+            let passed = id.checked - id.unanswered;
+            let recovered = passed - id.ambiguous - id.undecided;
+            writeln!(
+                f,
+                "  {:<26} Pass@1 {:.1}%, Recovered@1 {:.1}% (gap {:.1} points)",
+                "the one attacker",
+                pct(passed, id.checked),
+                pct(recovered, id.checked),
+                pct(id.ambiguous + id.undecided, id.checked)
+            )?;
+        }
+        let cells = |shares: Vec<(String, super::Share)>| -> String {
+            let cells: Vec<String> = shares
+                .iter()
+                .map(|(k, s)| {
+                    format!(
+                        "{k}: {}/{} ({:.0}%)",
+                        s.ambiguous,
+                        s.instances,
+                        100.0 * s.rate()
+                    )
+                })
+                .collect();
+            cells.join(", ")
+        };
+        let by_length = id
+            .by_length
+            .iter()
+            .map(|(k, s)| (k.to_string(), *s))
+            .collect();
+        writeln!(f, "  by length    {}", cells(by_length))?;
+        let by_category = id
+            .by_category
+            .iter()
+            .map(|(k, s)| (k.clone(), *s))
+            .collect();
+        writeln!(f, "  by category  {}", cells(by_category))?;
+        for e in &id.examples {
+            let w = &e.witness;
+            let out = |o: &Option<String>| {
+                o.as_ref()
+                    .map_or("(too long)".to_owned(), |s| format!("{s:?}"))
+            };
+            writeln!(
+                f,
+                "      e.g. {}: gold {}; {} found {}; on {:?} gold gives {}, found {}",
+                e.id,
+                e.gold.to_json(),
+                w.attacker,
+                w.found.to_json(),
+                w.counterexample,
+                out(&w.gold_output),
+                out(&w.found_output)
+            )?;
+        }
+        if id.ambiguous > id.examples.len() && !id.examples.is_empty() {
+            writeln!(
+                f,
+                "      … and {} more (raise --examples to list more)",
+                id.ambiguous - id.examples.len()
+            )?;
         }
         Ok(())
     }

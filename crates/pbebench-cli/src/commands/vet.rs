@@ -1,0 +1,271 @@
+//! `pbebench vet`: make a vetted snapshot of a dataset (issue 20): attack every instance,
+//! add counterexamples until the visible examples pin the behaviour down, replace what
+//! cannot be pinned. The loop, its journal and the statistics are
+//! `pbebench_vet::vet_dataset`'s; this parses the arguments and shows progress.
+
+use super::status::StatusLines;
+use anyhow::{bail, Context};
+use indicatif::{ProgressBar, ProgressStyle};
+use pbebench::dataset::read_dataset;
+use pbebench::Instance;
+use pbebench_io::Files;
+use pbebench_vet::{
+    vet_dataset, Panel, VetCounts, VetJob, VetOptions, VetProgress, VetSummary,
+    DEFAULT_MAX_EXAMPLES, DEFAULT_PANEL,
+};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// Arguments of `pbebench vet`.
+#[derive(clap::Args)]
+#[command(
+    after_help = "Each instance is attacked by the panel from its visible examples. An answer that \
+fits them but differs from the gold somewhere in the instance's input space (its alphabet, input \
+lengths 2-6 or those it holds) gives a shortest input on which they differ; that input, with the \
+gold's output, becomes a new visible example (held-out inputs never do), and the instance is \
+attacked again, up to --max-examples. An instance still ambiguous then, or one a shortcut baseline \
+recovers, is replaced by a fresh instance of the same quota from the generator (parameters told by \
+ids such as lite-s0-00012 of an unmodified preset); without generation parameters it is dropped. \
+Every line gets a `repair` field saying what was added and why.\n\n\
+Panel members: neighbours (the gold's cascades one edit away: a rule dropped, two swapped, a \
+side cut, a letter of context added), SOLVER@NODES[:sSEED] (the built-in solver with a node budget; \
+a seed shows it the examples in another order), identity, single-rule, memoriser, shortcuts (the \
+three).\n\n\
+The run is deterministic for a seed whatever --threads, except that the built-in solver's repair \
+step is time-boxed, so a solver member may answer differently on a loaded machine. It is \
+resumable: each instance's result is appended to OUT.partial, and the same command resumes from \
+it.\n\n\
+Example: pbebench vet --dataset lite.jsonl --out lite-vetted.jsonl --max-examples 12"
+)]
+pub struct Args {
+    /// Dataset to vet (pbebench JSONL or the authors' published format); every instance
+    /// needs its gold cascade.
+    #[arg(long, value_name = "FILE")]
+    dataset: PathBuf,
+    /// Where to write the vetted snapshot ("-": standard output, without a journal).
+    #[arg(long, value_name = "FILE")]
+    out: PathBuf,
+    /// The most visible examples an instance may reach by repair.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_EXAMPLES)]
+    max_examples: usize,
+    /// The attackers, comma-separated (see below).
+    #[arg(long, value_name = "LIST", default_value = DEFAULT_PANEL)]
+    panel: String,
+    /// Seed of the solvers' example orders and of the replacements' generator.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Instances vetted at once (default: all cores). Does not change the output.
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Write the run's figures (examples added, replaced, dropped, statistics) as JSON here.
+    #[arg(long, value_name = "FILE")]
+    stats_json: Option<PathBuf>,
+    /// Vet every instance again, discarding the journal of an interrupted run.
+    #[arg(long)]
+    fresh: bool,
+    /// Seconds between status lines when standard error is no terminal.
+    #[arg(long, hide = true, value_parser = super::status::parse_every, default_value = super::status::STATUS_EVERY)]
+    status_every: Duration,
+}
+
+/// Runs `pbebench vet`.
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let panel: Panel = args.panel.parse().context("--panel")?;
+    let threads = threads(args.threads)?;
+    let mut files = Files::new();
+    files
+        .input("--dataset", &args.dataset)
+        .output("--out", &args.out);
+    if let Some(path) = &args.stats_json {
+        files.output("--stats-json", path);
+    }
+    files.check()?;
+    let instances = read_dataset(&args.dataset)?;
+    if instances.is_empty() {
+        bail!("{}: the dataset holds no instances", args.dataset.display());
+    }
+    let options = VetOptions {
+        panel,
+        max_examples: args.max_examples,
+        seed: args.seed,
+        params: None,
+    };
+    let run = Run {
+        options: &options,
+        out: &args.out,
+        threads,
+        fresh: args.fresh,
+        stats_json: args.stats_json.as_deref(),
+        status_every: args.status_every,
+    };
+    run.vet(&instances, &args.dataset.display().to_string())?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `--threads`: at least 1, all cores by default.
+pub fn threads(threads: Option<usize>) -> anyhow::Result<usize> {
+    match threads {
+        Some(0) => bail!("--threads must be at least 1"),
+        Some(n) => Ok(n),
+        None => Ok(std::thread::available_parallelism().map_or(1, |n| n.get())),
+    }
+}
+
+/// One vetting run as the commands show it (`vet`, and `generate --preset *-vetted`).
+pub struct Run<'a> {
+    /// The loop's options.
+    pub options: &'a VetOptions,
+    /// The snapshot's path.
+    pub out: &'a Path,
+    /// Instances vetted at once.
+    pub threads: usize,
+    /// Discard a journal.
+    pub fresh: bool,
+    /// Where the figures go as JSON, if anywhere.
+    pub stats_json: Option<&'a Path>,
+    /// Seconds between status lines off a terminal.
+    pub status_every: Duration,
+}
+
+impl Run<'_> {
+    /// Vets `instances` (read from `source`), with a progress bar on a terminal and status
+    /// lines off one, then prints the figures on standard error.
+    pub fn vet(&self, instances: &[Instance], source: &str) -> anyhow::Result<VetSummary> {
+        let started = Instant::now();
+        let bar = Bar::new(instances.len());
+        let status = {
+            let counts = Arc::clone(&bar.counts);
+            StatusLines::off_terminal(self.status_every, move || {
+                let c = *counts.lock().unwrap_or_else(|e| e.into_inner());
+                format!(
+                    "vet: {}/{} done, {} examples added, {} replaced, {} dropped, {:.0} s",
+                    c.done,
+                    c.total,
+                    c.added,
+                    c.replaced,
+                    c.dropped,
+                    started.elapsed().as_secs_f64()
+                )
+            })
+        };
+        let job = VetJob {
+            options: self.options,
+            out: self.out,
+            threads: self.threads,
+            fresh: self.fresh,
+        };
+        let summary = vet_dataset(instances, &job, &bar);
+        drop(status);
+        bar.bar.finish_and_clear();
+        let summary = summary.with_context(|| source.to_owned())?;
+        if let Some(e) = &summary.journal_failure {
+            eprintln!("warning: {e}: this run cannot be resumed if interrupted");
+        }
+        if let Some(path) = self.stats_json {
+            let json = serde_json::to_string_pretty(&summary)? + "\n";
+            pbebench_io::write_atomic(path, json.as_bytes())
+                .with_context(|| format!("{}: cannot write", path.display()))?;
+        }
+        eprint!(
+            "{}",
+            describe(&summary, self.options, started.elapsed(), self.out)
+        );
+        Ok(summary)
+    }
+}
+
+/// The figures of a run, as printed.
+fn describe(s: &VetSummary, options: &VetOptions, took: Duration, out: &Path) -> String {
+    use std::fmt::Write as _;
+    let mut text = String::new();
+    let _ = writeln!(
+        text,
+        "vet: {} instances → {} kept ({} replaced by fresh ones), {} dropped; {} examples added; \
+         panel {}, at most {} examples, seed {}; {:.1} s{}",
+        s.instances,
+        s.kept,
+        s.replaced,
+        s.dropped,
+        s.added,
+        options.panel,
+        options.max_examples,
+        options.seed,
+        took.as_secs_f64(),
+        if s.resumed > 0 {
+            format!(" ({} resumed)", s.resumed)
+        } else {
+            String::new()
+        }
+    );
+    let added: Vec<String> = (s.added_per_instance.iter())
+        .map(|(k, n)| format!("{k}: {n}"))
+        .collect();
+    let _ = writeln!(
+        text,
+        "  examples added per kept instance: {}",
+        added.join(", ")
+    );
+    if !s.reasons.is_empty() {
+        let reasons: Vec<String> = s.reasons.iter().map(|(k, n)| format!("{k} {n}")).collect();
+        let _ = writeln!(
+            text,
+            "  replaced or dropped because: {}{}",
+            reasons.join(", "),
+            if s.replacements_possible {
+                ""
+            } else {
+                " (no generation parameters: dropped)"
+            }
+        );
+    }
+    let _ = write!(text, "{}", s.stats);
+    if !pbebench_io::is_stdout(out) {
+        let _ = writeln!(text, "  wrote {}", out.display());
+    }
+    text
+}
+
+/// The progress bar (drawn on a terminal only) and the counts status lines read.
+struct Bar {
+    bar: ProgressBar,
+    counts: Arc<Mutex<VetCounts>>,
+}
+
+impl Bar {
+    fn new(total: usize) -> Self {
+        let bar = ProgressBar::new(total as u64).with_style(
+            ProgressStyle::with_template(
+                "{bar:40} {pos}/{len} vetted {msg} [{elapsed_precise} < {eta}]",
+            )
+            .expect("the template is valid"),
+        );
+        Bar {
+            bar,
+            counts: Arc::new(Mutex::new(VetCounts {
+                total,
+                ..VetCounts::default()
+            })),
+        }
+    }
+}
+
+impl VetProgress for Bar {
+    fn resumed(&self, done: usize, total: usize, journal: &Path) {
+        eprintln!(
+            "resuming: {done} of {total} instances already vetted in {} (--fresh to start over)",
+            journal.display()
+        );
+        self.bar.set_position(done as u64);
+    }
+
+    fn done(&self, counts: VetCounts) {
+        *self.counts.lock().unwrap_or_else(|e| e.into_inner()) = counts;
+        self.bar.set_position(counts.done as u64);
+        self.bar.set_message(format!(
+            "{} added, {} replaced, {} dropped",
+            counts.added, counts.replaced, counts.dropped
+        ));
+    }
+}

@@ -1,0 +1,282 @@
+//! `OUT.partial`, the journal of `pbebench vet`: a header naming the dataset (its SHA-256,
+//! as `pbebench solve`'s journal does) and the options, then one line per slot as soon as
+//! it is vetted, so that an interrupted run resumes without redoing them.
+
+use super::{Slot, VetOptions};
+use pbebench::generate::GenParams;
+use pbebench::Instance;
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+const KIND: &str = "pbebench vet";
+const START_OVER: &str = "delete it, or pass --fresh, to start over";
+
+/// Why a journal cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum JournalError {
+    /// The file is no journal of `pbebench vet`.
+    #[error("{}:1: not a journal of `pbebench vet`; {START_OVER}", path.display())]
+    NotAJournal {
+        /// The journal.
+        path: PathBuf,
+    },
+    /// It holds slots of another dataset or other options.
+    #[error("{}: holds a run of {stated}, not of {wanted}; rerun with those, or {START_OVER}", path.display())]
+    OtherRun {
+        /// The journal.
+        path: PathBuf,
+        /// Its run.
+        stated: String,
+        /// This run.
+        wanted: String,
+    },
+    /// A damaged line (not the last one, which a kill may cut).
+    #[error("{}:{line}: {error}; {START_OVER}", path.display())]
+    BadLine {
+        /// The journal.
+        path: PathBuf,
+        /// 1-based line.
+        line: usize,
+        /// What is wrong.
+        error: String,
+    },
+    /// The journal cannot be read, written or removed.
+    #[error("cannot {action} {}: {source}", path.display())]
+    Io {
+        /// `read`, `write` or `remove`.
+        action: &'static str,
+        /// The journal.
+        path: PathBuf,
+        /// What the OS said.
+        source: io::Error,
+    },
+}
+
+/// The first line: what run the slots belong to.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(super) struct JournalHeader {
+    journal: String,
+    /// SHA-256 of the instances (`pbebench_solve::dataset_sha256`).
+    dataset: String,
+    panel: String,
+    max_examples: usize,
+    seed: u64,
+    /// The generation parameters replacements are drawn with, as JSON (`None`: none).
+    params: Option<serde_json::Value>,
+}
+
+impl JournalHeader {
+    pub(super) fn of(
+        instances: &[Instance],
+        options: &VetOptions,
+        params: Option<&GenParams>,
+    ) -> Self {
+        JournalHeader {
+            journal: KIND.to_owned(),
+            dataset: pbebench_solve::dataset_sha256(instances),
+            panel: options.panel.to_string(),
+            max_examples: options.max_examples,
+            seed: options.seed,
+            params: params.map(|p| serde_json::to_value(p).expect("parameters serialise")),
+        }
+    }
+
+    fn describe(&self) -> String {
+        format!(
+            "the dataset with sha256 {}… and --panel {} --max-examples {} --seed {}{}",
+            &self.dataset[..self.dataset.len().min(12)],
+            self.panel,
+            self.max_examples,
+            self.seed,
+            if self.params.is_some() {
+                " (with replacements)"
+            } else {
+                ""
+            }
+        )
+    }
+}
+
+/// One vetted slot.
+#[derive(Debug, Serialize, Deserialize)]
+struct Line {
+    slot: usize,
+    #[serde(flatten)]
+    outcome: Slot,
+}
+
+/// The journal of a run (none for an output that is no regular file).
+pub(super) struct Journal {
+    pub(super) path: Option<PathBuf>,
+    /// Slots of an earlier run of the same job.
+    pub(super) done: HashMap<usize, Slot>,
+    file: Mutex<Option<File>>,
+    failed: Mutex<Option<String>>,
+}
+
+/// `OUT.partial`, or `None` for standard output and other non-files.
+pub(super) fn path_of(out: &Path) -> Option<PathBuf> {
+    if pbebench_io::is_stdout(out) || std::fs::metadata(out).is_ok_and(|m| !m.is_file()) {
+        return None;
+    }
+    let mut name = out.as_os_str().to_owned();
+    name.push(".partial");
+    Some(PathBuf::from(name))
+}
+
+fn io_error<'a>(
+    action: &'static str,
+    path: &'a Path,
+) -> impl FnOnce(io::Error) -> JournalError + 'a {
+    move |source| JournalError::Io {
+        action,
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+impl Journal {
+    pub(super) fn open(
+        path: Option<PathBuf>,
+        header: &JournalHeader,
+        slots: usize,
+        fresh: bool,
+    ) -> Result<Self, JournalError> {
+        let mut journal = Journal {
+            path: None,
+            done: HashMap::new(),
+            file: Mutex::new(None),
+            failed: Mutex::new(None),
+        };
+        let Some(path) = path else {
+            return Ok(journal);
+        };
+        if fresh {
+            match std::fs::remove_file(&path) {
+                Err(e) if e.kind() != io::ErrorKind::NotFound => {
+                    return Err(io_error("remove", &path)(e))
+                }
+                _ => {}
+            }
+        }
+        let existing = match pbebench_io::read_input_string(&path) {
+            Ok(text) => Some(text),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+            Err(e) => return Err(io_error("read", &path)(e)),
+        };
+        let mut file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .map_err(io_error("write", &path))?;
+        match existing.filter(|text| !text.trim().is_empty()) {
+            Some(text) => {
+                journal.done = read(&path, &text, header, slots)?;
+                if !text.ends_with('\n') {
+                    let kept = text.rfind('\n').map_or(0, |at| at + 1);
+                    file.set_len(kept as u64)
+                        .map_err(io_error("write", &path))?;
+                }
+            }
+            None => {
+                let line = serde_json::to_string(header).expect("headers serialise");
+                writeln!(file, "{line}").map_err(io_error("write", &path))?;
+            }
+        }
+        journal.path = Some(path);
+        *journal.file.get_mut().unwrap_or_else(|e| e.into_inner()) = Some(file);
+        Ok(journal)
+    }
+
+    /// Appends slot `k`; the first failure is kept for [`Journal::failure`].
+    pub(super) fn record(&self, slot: usize, outcome: &Slot) {
+        let mut file = self.file.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(f) = file.as_mut() else { return };
+        let line = serde_json::to_string(&LineRef { slot, outcome }).expect("slots serialise");
+        if let Err(e) = writeln!(f, "{line}").and_then(|()| f.flush()) {
+            *file = None;
+            let path = self
+                .path
+                .as_ref()
+                .map_or(String::new(), |p| p.display().to_string());
+            *self.failed.lock().unwrap_or_else(|e| e.into_inner()) =
+                Some(format!("cannot write {path}: {e}"));
+        }
+    }
+
+    pub(super) fn failure(&self) -> Option<String> {
+        self.failed
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// Removes the journal once the snapshot is written.
+    pub(super) fn remove(self) {
+        drop(self.file);
+        if let Some(path) = self.path {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+}
+
+/// [`Line`] borrowing its slot, for writing.
+#[derive(Serialize)]
+struct LineRef<'a> {
+    slot: usize,
+    #[serde(flatten)]
+    outcome: &'a Slot,
+}
+
+fn read(
+    path: &Path,
+    text: &str,
+    header: &JournalHeader,
+    slots: usize,
+) -> Result<HashMap<usize, Slot>, JournalError> {
+    let mut lines = text.lines().enumerate();
+    let first = lines.next().map_or("", |(_, l)| l);
+    let stated: JournalHeader =
+        serde_json::from_str(first).map_err(|_| JournalError::NotAJournal {
+            path: path.to_path_buf(),
+        })?;
+    if stated.journal != KIND {
+        return Err(JournalError::NotAJournal {
+            path: path.to_path_buf(),
+        });
+    }
+    if &stated != header {
+        return Err(JournalError::OtherRun {
+            path: path.to_path_buf(),
+            stated: stated.describe(),
+            wanted: header.describe(),
+        });
+    }
+    let last = text.lines().count();
+    let mut done = HashMap::new();
+    for (k, line) in lines {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let bad = |error: String| JournalError::BadLine {
+            path: path.to_path_buf(),
+            line: k + 1,
+            error,
+        };
+        let entry: Line = match serde_json::from_str(line) {
+            Ok(entry) => entry,
+            // A last line cut short by a kill: that slot is vetted again.
+            Err(_) if k + 1 == last && !text.ends_with('\n') => continue,
+            Err(e) => return Err(bad(e.to_string())),
+        };
+        if entry.slot >= slots {
+            return Err(bad(format!("slot {} of a dataset of {slots}", entry.slot)));
+        }
+        done.insert(entry.slot, entry.outcome);
+    }
+    Ok(done)
+}

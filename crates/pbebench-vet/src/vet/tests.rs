@@ -1,0 +1,285 @@
+use super::*;
+use crate::attack::line_27;
+use pbebench::Rule;
+
+struct Quiet;
+
+impl VetProgress for Quiet {
+    fn done(&self, _: VetCounts) {}
+}
+
+fn options(panel: &str, max_examples: usize) -> VetOptions {
+    VetOptions {
+        panel: panel.parse().unwrap(),
+        max_examples,
+        seed: 0,
+        params: None,
+    }
+}
+
+fn run(
+    instances: &[Instance],
+    options: &VetOptions,
+    out: &Path,
+    threads: usize,
+) -> Result<VetSummary, VetError> {
+    let job = VetJob {
+        options,
+        out,
+        threads,
+        fresh: false,
+    };
+    vet_dataset(instances, &job, &Quiet)
+}
+
+fn read_vetted(path: &Path) -> Vec<VettedInstance> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn lite(size: usize, seed: u64) -> (GenParams, Vec<Instance>) {
+    let mut p = Preset::Lite.params();
+    p.size = size;
+    p.seed = seed;
+    p.heldout = 5;
+    let mut out = Vec::new();
+    generate::generate(&p, &(), &mut |i| {
+        out.push(i);
+        Ok(())
+    })
+    .unwrap();
+    (p, out)
+}
+
+#[test]
+fn line_27_gets_the_counterexample_the_issue_names() {
+    let inst = line_27();
+    let answer = Cascade::new(vec![Rule::new("jd", "gyx").unwrap()]);
+    assert!(
+        answer.reproduces(&inst.inputs, &inst.outputs),
+        "jd→gyx fits the five"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("v.jsonl");
+    // The memoriser answers jd→gyx here: deterministic, and the issue's witness.
+    let summary = run(
+        std::slice::from_ref(&inst),
+        &options("memoriser,beam@300", 12),
+        &out,
+        1,
+    )
+    .unwrap();
+    assert_eq!((summary.kept, summary.dropped), (1, 0), "{summary:?}");
+    let v = &read_vetted(&out)[0];
+    let first = &v.repair.added[0];
+    assert_eq!(first.attacker, "memoriser");
+    assert_eq!(first.answer, answer);
+    assert_eq!((first.input.as_str(), first.output.as_str()), ("dy", "dgy"));
+    assert_eq!(first.answer_output.as_deref(), Some("dy"));
+    let vi = &v.instance;
+    assert_eq!(vi.inputs[..5], inst.inputs[..]);
+    assert!(vi.inputs.contains(&"dy".to_owned()));
+    assert!(!answer.reproduces(&vi.inputs, &vi.outputs));
+    let gold = vi.cascade.as_ref().unwrap();
+    assert!(gold.reproduces(&vi.inputs, &vi.outputs));
+    assert_eq!(v.repair.examples_before, 5);
+    assert_eq!(vi.inputs.len(), 5 + v.repair.added.len());
+    // Vetted: the panel finds nothing more.
+    let space = pbebench::equiv::InputSpace::of(vi).unwrap();
+    let mut reference = Reference::new(gold, &space, &Limits::default());
+    let panel: Panel = "memoriser,beam@300".parse().unwrap();
+    assert!(matches!(
+        probe(vi, &mut reference, &panel, 0),
+        Probe::Identified { .. }
+    ));
+    // The file is a dataset: the reader takes the `repair` field in its stride.
+    let back = pbebench::dataset::read_dataset(&out).unwrap();
+    assert_eq!(&back[0], vi);
+    assert_eq!(summary.stats.instances, 1);
+}
+
+#[test]
+fn held_out_inputs_are_never_made_visible() {
+    let mut inst = line_27();
+    let gold = inst.cascade.clone().unwrap();
+    inst.heldout_inputs = vec!["dy".into(), "jd".into()];
+    inst.heldout_outputs = inst.heldout_inputs.iter().map(|i| gold.apply(i)).collect();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("v.jsonl");
+    run(&[inst.clone()], &options("memoriser", 12), &out, 1).unwrap();
+    let v = &read_vetted(&out)[0];
+    let first = &v.repair.added[0];
+    // "dy" and "jd" (the first two inputs telling jd→gyx from the gold) are held out:
+    // the next one, in the alphabet's order, is taken.
+    assert_eq!(first.input, "ady", "{first:?}");
+    assert_ne!(gold.apply(&first.input), first.answer.apply(&first.input));
+    for added in &v.repair.added {
+        assert!(!inst.heldout_inputs.contains(&added.input));
+    }
+    assert_eq!(v.instance.heldout_inputs, inst.heldout_inputs);
+    assert_eq!(v.instance.heldout_outputs, inst.heldout_outputs);
+}
+
+#[test]
+fn bad_input_is_refused_before_any_work() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("v.jsonl");
+    let mut real = line_27();
+    real.cascade = None;
+    let e = run(&[line_27(), real], &options("memoriser", 12), &out, 1).unwrap_err();
+    assert!(matches!(e, VetError::NoGold { index: 2, .. }), "{e}");
+    assert!(e.to_string().contains("has no gold cascade"), "{e}");
+    let e = run(&[line_27()], &options("memoriser", 4), &out, 1).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "--max-examples 4 is smaller than the 5 visible examples of instance '27': give at least 5"
+    );
+    let e = run(&[line_27()], &options("memoriser", 5000), &out, 1).unwrap_err();
+    assert!(
+        e.to_string()
+            .starts_with("--max-examples 5000 is more than 1000"),
+        "{e}"
+    );
+    let mut bad = line_27();
+    bad.outputs[0] = "nope".into();
+    let e = run(&[bad], &options("memoriser", 12), &out, 1).unwrap_err();
+    assert!(
+        e.to_string()
+            .starts_with("instance '27' (instance 1 of the dataset): example 0: the cascade maps"),
+        "{e}"
+    );
+    assert!(!out.exists());
+}
+
+#[test]
+fn preset_ids_give_the_generation_parameters() {
+    let (_, data) = lite(16, 3);
+    // The ids say lite, seed 3, but the held-out count is not the preset's.
+    assert_eq!(infer_params(&data), None);
+    let mut p20 = Preset::Lite.params();
+    p20.size = 16;
+    p20.seed = 3;
+    let mut data = Vec::new();
+    generate::generate(&p20, &(), &mut |i| {
+        data.push(i);
+        Ok(())
+    })
+    .unwrap();
+    let inferred = infer_params(&data).unwrap();
+    assert_eq!((inferred.name.as_str(), inferred.seed), ("lite", 3));
+    assert_eq!(preset_and_seed("full-s12-00003"), Some(("full", 12)));
+    assert_eq!(preset_and_seed("27"), None);
+    data[4].id = "other".into();
+    assert_eq!(infer_params(&data), None);
+}
+
+#[test]
+fn ambiguous_instances_are_replaced_within_their_category() {
+    let (p, data) = lite(16, 1);
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("v.jsonl");
+    // No room for repair: every ambiguous instance must be replaced.
+    let mut o = options("shortcuts", 5);
+    o.params = Some(p);
+    let summary = run(&data, &o, &out, 2).unwrap();
+    assert!(summary.replaced > 0, "{summary:?}");
+    assert_eq!(summary.kept + summary.dropped, 16);
+    let vetted = read_vetted(&out);
+    for v in &vetted {
+        let slot = data.iter().find(|d| d.id == v.instance.id).unwrap();
+        if let Some(r) = &v.repair.replaced {
+            assert_eq!(v.instance.category, slot.category, "{r:?}");
+            assert_ne!(v.instance.cascade, slot.cascade);
+            assert!(r.generated_id.starts_with("lite-s"));
+        } else {
+            assert_eq!(&v.instance, slot);
+        }
+        assert!(v.repair.added.is_empty());
+    }
+}
+
+#[test]
+fn the_output_does_not_depend_on_the_thread_count() {
+    let (p, data) = lite(16, 2);
+    let dir = tempfile::tempdir().unwrap();
+    // The shortcut baselines are deterministic; the built-in solver time-boxes its repair
+    // step (pbebench-solve), so its answers can vary with the machine's load.
+    let mut o = options("shortcuts", 6);
+    o.params = Some(p);
+    o.seed = 5;
+    let one = dir.path().join("one.jsonl");
+    let two = dir.path().join("two.jsonl");
+    let a = run(&data, &o, &one, 1).unwrap();
+    let b = run(&data, &o, &two, 2).unwrap();
+    assert_eq!(a.stats.by_category, b.stats.by_category);
+    let figures = |s: &VetSummary| VetSummary {
+        stats: DatasetStats::default(),
+        ..s.clone()
+    };
+    assert_eq!(figures(&a), figures(&b));
+    assert!(a.replaced > 0, "the test exercises replacement: {a:?}");
+    assert_eq!(std::fs::read(&one).unwrap(), std::fs::read(&two).unwrap());
+    assert!(a.added > 0, "the test exercises repair: {a:?}");
+}
+
+/// Stops the run (by a panic, as a kill would, leaving the journal) after `after` slots.
+struct StopAfter(usize);
+
+impl VetProgress for StopAfter {
+    fn done(&self, counts: VetCounts) {
+        if counts.done >= self.0 {
+            panic!("interrupted");
+        }
+    }
+}
+
+#[test]
+fn an_interrupted_run_resumes_from_its_journal() {
+    let (p, data) = lite(16, 4);
+    let dir = tempfile::tempdir().unwrap();
+    let mut o = options("shortcuts", 8);
+    o.params = Some(p);
+    let whole = dir.path().join("whole.jsonl");
+    let expected = run(&data, &o, &whole, 1).unwrap();
+    let figures = |s: &VetSummary| VetSummary {
+        resumed: 0,
+        stats: DatasetStats::default(),
+        ..s.clone()
+    };
+    let out = dir.path().join("v.jsonl");
+    let job = VetJob {
+        options: &o,
+        out: &out,
+        threads: 1,
+        fresh: false,
+    };
+    let stopped = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        vet_dataset(&data, &job, &StopAfter(1))
+    }));
+    assert!(stopped.is_err());
+    // As a kill leaves it: five slots written, the sixth cut short.
+    let journal = dir.path().join("v.jsonl.partial");
+    let text = std::fs::read_to_string(&journal).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 17, "the header and every slot");
+    let cut = format!("{}\n{}", lines[..6].join("\n"), &lines[6][..40]);
+    std::fs::write(&journal, cut).unwrap();
+    assert!(!out.exists());
+    // Another run's options: refused, naming the file.
+    let mut other = o.clone();
+    other.seed = 9;
+    let e = run(&data, &other, &out, 1).unwrap_err();
+    assert!(
+        e.to_string().contains("v.jsonl.partial: holds a run of"),
+        "{e}"
+    );
+    let resumed = run(&data, &o, &out, 2).unwrap();
+    assert_eq!(resumed.resumed, 5);
+    assert_eq!(figures(&resumed), figures(&expected));
+    assert_eq!(resumed.stats.by_category, expected.stats.by_category);
+    assert_eq!(std::fs::read(&out).unwrap(), std::fs::read(&whole).unwrap());
+    assert!(!journal.exists());
+}
