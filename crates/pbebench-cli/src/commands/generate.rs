@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 #[command(
     after_help = "Presets (paper §4.1): lite (1008 × 5 examples, lengths 2–5, 63 per category), \
 lite-published (lite as the published file was sampled: --pattern-draw published, --relations paper), lite-moreeg (240 × 50, lengths 1–5), full (1216 × 50, 64 per length 2–20), full-25-30 (128 × 50, lengths 25 and 30).\n\
-Vetted snapshots (issue 20): lite-vetted and full-vetted generate lite or full, then run `pbebench vet` \
+Vetted snapshots: lite-vetted and full-vetted generate lite or full, then run `pbebench vet` \
 on the result with its default panel (at most 12 examples for lite, 70 for full; --max-examples, \
 --panel): counterexamples are added until the visible examples pin the behaviour down, and instances \
 that cannot be pinned are replaced within their quota.\n\n\
