@@ -84,6 +84,7 @@ pub mod sample;
 pub mod scoring;
 pub mod solver_cmd;
 pub mod store;
+pub mod template;
 pub mod transcript;
 mod worker;
 mod writer;

@@ -1,5 +1,5 @@
-//! The runner's only door to prompts, scores and results: prompts come from pbebench's
-//! [`PromptTemplate`], every figure from pbebench's scoring path (SPEC §5), and
+//! The runner's door to scores and results (its prompts are [`crate::template`]'s): every
+//! figure comes from pbebench's scoring path (SPEC §5), and
 //! `results.json` is pbebench's [`Results`], so a run scores, prints and saves exactly as
 //! `pbebench score` would on the same responses. This module adds only what a run knows
 //! besides the answers: statuses, tokens, cost, latency ([`RunFigures`]).
@@ -7,61 +7,16 @@
 use crate::sample::{Prices, Sample, Status};
 use crate::store::{RunStore, StoreError};
 use pbebench::{
-    score_instance, Aggregate, BlockChoice, Instance, InstanceScore, Latency, PromptTemplate,
-    Responses, Results, RunFigures, ScoreOptions, TemplateLoadError, Tokens,
+    score_instance, Aggregate, BlockChoice, Instance, InstanceScore, Latency, Responses, Results,
+    RunFigures, ScoreOptions, Tokens,
 };
 use rayon::prelude::*;
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::collections::HashMap;
 use std::fmt;
-use std::path::Path;
 
 /// Which fenced block of a response is scored (`--block first|last`).
 pub type Block = BlockChoice;
-
-/// A run's prompt template: pbebench's [`PromptTemplate`] (its file, text and
-/// placeholders), and what the run's manifest says of it.
-#[derive(Debug, Clone)]
-pub struct Template(PromptTemplate);
-
-impl Template {
-    /// Loads and checks a built-in template by name (`authors`) or a template file
-    /// ([`PromptTemplate::named_or_file`]), or takes the default template when `None`.
-    pub fn load(spec: Option<&Path>) -> Result<Self, TemplateLoadError> {
-        spec.map_or_else(
-            || Ok(PromptTemplate::default()),
-            PromptTemplate::named_or_file,
-        )
-        .map(Template)
-    }
-
-    /// What looks wrong with the template ([`PromptTemplate::warnings`]), naming its file.
-    pub fn warnings(&self) -> Vec<String> {
-        let file = self.0.file().map_or_else(
-            || "the default template".to_owned(),
-            |f| f.display().to_string(),
-        );
-        self.0
-            .warnings()
-            .into_iter()
-            .map(|w| format!("--template {file}: {w}"))
-            .collect()
-    }
-
-    /// The prompt of one instance.
-    pub fn render(&self, instance: &Instance) -> String {
-        self.0.render(instance)
-    }
-
-    /// What identifies the template in a manifest: its file (if any) and the SHA-256 of
-    /// its text, since a changed template changes answers.
-    pub fn describe(&self) -> Value {
-        json!({
-            "file": self.0.file().map(|f| f.display().to_string()),
-            "sha256": pbebench_io::sha256_hex(self.0.text().as_bytes()),
-        })
-    }
-}
 
 /// True when the response passes (every example reproduced), scored by
 /// [`score_instance`] like any other response (without its behaviour grade, which a pass
@@ -308,20 +263,6 @@ mod tests {
     use super::*;
     use crate::sample::Usage;
     use pbebench::{score_dataset, summarize, Cascade, RelationMode, Rule};
-
-    #[test]
-    fn templates_load_by_name_or_file() {
-        let authors = Template::load(Some(Path::new("authors"))).unwrap();
-        assert_eq!(
-            authors.0.text(),
-            PromptTemplate::built_in("authors").unwrap().text()
-        );
-        assert_eq!(
-            Template::load(None).unwrap().0.text(),
-            PromptTemplate::default().text()
-        );
-        assert!(Template::load(Some(Path::new("no/such/template.txt"))).is_err());
-    }
 
     fn instance(i: usize) -> Instance {
         let cascade = Cascade::new(vec![Rule::new("a", "b").unwrap()]);

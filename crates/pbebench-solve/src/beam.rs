@@ -95,14 +95,16 @@ impl Solver for BeamSolver {
             search.stats.rounds += 1;
             search.stats.max_width = width;
             let round_start = Instant::now();
+            let scored_before = search.stats.candidates_scored;
             let round = search.beam(width);
-            // Repair may use as long as the beam round took (at least 20 ms): half the
-            // time goes to widening, half to repairing.
-            let repair_deadline = (Instant::now()
-                + round_start
-                    .elapsed()
-                    .max(std::time::Duration::from_millis(20)))
-            .min(deadline);
+            let allowance = RepairAllowance::after_round(
+                budget,
+                round_start,
+                deadline,
+                search.stats.candidates_scored,
+                search.stats.candidates_scored - scored_before,
+            );
+            let repair_deadline = allowance.deadline;
             match round {
                 Round::Found(rules) => return solved(&enc, rules, search.stats),
                 Round::Stopped => {
@@ -119,7 +121,7 @@ impl Solver for BeamSolver {
                     search.stats.hit_limit = true;
                     return true;
                 }
-                Instant::now() >= repair_deadline
+                allowance.spent(search.stats.candidates_scored)
             };
             let repair_from = |rules, scored: &mut u64, elite: &mut Option<Elite>| {
                 repair(
@@ -341,6 +343,55 @@ const NEAR_MISSES: usize = 8;
 const ILS_SEED: u64 = 0x5eed_1105;
 /// Hill-climbing steps per near miss.
 const REPAIR_STEPS: usize = 16;
+
+/// The fewest candidate evaluations a round's repair may use under a node cap (about
+/// what 20 ms of repair scores on this kind of machine).
+const MIN_REPAIR_EVALUATIONS: u64 = 20_000;
+
+/// How long the repair after a beam round may go on: as long as the round took (at least
+/// 20 ms), so that half the time goes to widening and half to repairing. Under a node cap
+/// (`Budget::max_nodes`) the allowance is counted in candidate evaluations instead (as
+/// many as the round scored, at least [`MIN_REPAIR_EVALUATIONS`]), so that the answer is
+/// a function of the problem and the budget, not of the machine's speed or load; the
+/// overall deadline still holds.
+struct RepairAllowance {
+    /// The deadline repair calls are given.
+    deadline: Instant,
+    /// Under a node cap: the evaluation count at which the allowance is spent.
+    evaluations: Option<u64>,
+}
+
+impl RepairAllowance {
+    fn after_round(
+        budget: &Budget,
+        round_start: Instant,
+        deadline: Instant,
+        scored: u64,
+        round_scored: u64,
+    ) -> Self {
+        if budget.max_nodes.is_some() {
+            return RepairAllowance {
+                deadline,
+                evaluations: Some(scored + round_scored.max(MIN_REPAIR_EVALUATIONS)),
+            };
+        }
+        let took = round_start
+            .elapsed()
+            .max(std::time::Duration::from_millis(20));
+        RepairAllowance {
+            deadline: (Instant::now() + took).min(deadline),
+            evaluations: None,
+        }
+    }
+
+    /// Whether the allowance is spent, `scored` evaluations in.
+    fn spent(&self, scored: u64) -> bool {
+        match self.evaluations {
+            Some(limit) => scored >= limit || Instant::now() >= self.deadline,
+            None => Instant::now() >= self.deadline,
+        }
+    }
+}
 
 impl Search<'_> {
     fn out_of_budget(&self) -> bool {

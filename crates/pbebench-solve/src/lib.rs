@@ -43,7 +43,7 @@ mod simplify;
 pub use active::{solve_probing, ActiveConfig, Probed};
 pub use beam::{BeamSolver, Ranking};
 pub use holdout::{cross_validate, held_out, HoldoutError, HoldoutRow, HoldoutSummary};
-pub use problem::{Problem, ProblemError};
+pub use problem::{CheckError, Problem, ProblemError};
 pub use run::{
     dataset_sha256, solve_dataset, InstanceStats, SolveJob, SolveProgress, SolveRunError, Solved,
 };
@@ -83,7 +83,7 @@ pub enum Status {
     /// The search finished without a cascade (it is incomplete, so this is not a proof).
     Exhausted,
     /// The search returned a cascade that failed verification (a solver bug); discarded.
-    Rejected(String),
+    Rejected(CheckError),
 }
 
 impl Status {

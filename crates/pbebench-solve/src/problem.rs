@@ -3,6 +3,65 @@
 use pbebench::{Cascade, Instance};
 use std::collections::HashMap;
 
+/// Why a cascade is not a valid answer to a problem ([`Problem::check`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CheckError {
+    /// More rules than the cap.
+    #[error("{rules} rules, more than the cap of {cap}")]
+    TooManyRules {
+        /// Rules in the cascade.
+        rules: usize,
+        /// The problem's rule cap.
+        cap: usize,
+    },
+    /// A side longer than `max_rule_len`.
+    #[error("rule {index} ({rule}) has a side longer than {cap}")]
+    SideTooLong {
+        /// Index of the rule.
+        index: usize,
+        /// The rule, as `replace(a, b)`.
+        rule: String,
+        /// The longest side allowed.
+        cap: usize,
+    },
+    /// A letter outside the problem's alphabet.
+    #[error("rule {index} ({rule}) uses {letter:?}, not in the alphabet")]
+    ForeignLetter {
+        /// Index of the rule.
+        index: usize,
+        /// The rule, as `replace(a, b)`.
+        rule: String,
+        /// The letter.
+        letter: char,
+    },
+    /// An empty pattern.
+    #[error("rule {index} has an empty pattern")]
+    EmptyPattern {
+        /// Index of the rule.
+        index: usize,
+    },
+    /// An intermediate string past [`Problem::length_bound`].
+    #[error("{}an intermediate string exceeds {max_len} characters", example.map_or(String::new(), |k| format!("example {k}: ")))]
+    TooLong {
+        /// The example, when one example is checked.
+        example: Option<usize>,
+        /// The bound.
+        max_len: usize,
+    },
+    /// An example not reproduced.
+    #[error("example {example}: maps {input:?} to {got:?}, not {expected:?}")]
+    Wrong {
+        /// Index of the example.
+        example: usize,
+        /// Its input.
+        input: String,
+        /// The cascade's output.
+        got: String,
+        /// The example's output.
+        expected: String,
+    },
+}
+
 /// Why a problem cannot be posed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ProblemError {
@@ -148,18 +207,23 @@ impl Problem {
     /// `max_rules` rules, non-empty patterns, sides of at most `max_rule_len` characters,
     /// only alphabet letters, and every input mapped to its output by the core
     /// `apply_bounded` (intermediate strings within [`Problem::length_bound`]).
-    pub fn check(&self, cascade: &Cascade) -> Result<(), String> {
+    pub fn check(&self, cascade: &Cascade) -> Result<(), CheckError> {
         self.check_limits(cascade)?;
         let bound = self.length_bound();
         for (k, (i, o)) in self.inputs.iter().zip(&self.outputs).enumerate() {
-            let got = cascade.apply_bounded(i, bound).map_err(|e| {
-                format!(
-                    "example {k}: an intermediate string exceeds {} characters",
-                    e.max_len
-                )
-            })?;
+            let got = cascade
+                .apply_bounded(i, bound)
+                .map_err(|e| CheckError::TooLong {
+                    example: Some(k),
+                    max_len: e.max_len,
+                })?;
             if &got != o {
-                return Err(format!("example {k}: maps {i:?} to {got:?}, not {o:?}"));
+                return Err(CheckError::Wrong {
+                    example: k,
+                    input: i.clone(),
+                    got,
+                    expected: o.clone(),
+                });
             }
         }
         Ok(())
@@ -168,13 +232,16 @@ impl Problem {
     /// The Edit_Sim on the examples of a cascade that need not reproduce them all, checked
     /// against the limits first. The cascade is applied with every intermediate string
     /// bounded by [`Problem::length_bound`]; beyond it, an error.
-    pub fn partial_edit_sim(&self, cascade: &Cascade) -> Result<f64, String> {
+    pub fn partial_edit_sim(&self, cascade: &Cascade) -> Result<f64, CheckError> {
         self.check_limits(cascade)?;
         let bound = self.length_bound();
         let predicted = (self.inputs.iter())
             .map(|i| cascade.apply_bounded(i, bound))
             .collect::<Result<Vec<String>, _>>()
-            .map_err(|e| format!("an intermediate string exceeds {} characters", e.max_len))?;
+            .map_err(|e| CheckError::TooLong {
+                example: None,
+                max_len: e.max_len,
+            })?;
         Ok(pbebench::metrics::edit_sim(
             &self.inputs,
             &self.outputs,
@@ -194,31 +261,35 @@ impl Problem {
     }
 
     /// Checks rule count, patterns, side lengths and letters (not the examples).
-    fn check_limits(&self, cascade: &Cascade) -> Result<(), String> {
+    fn check_limits(&self, cascade: &Cascade) -> Result<(), CheckError> {
         if cascade.len() > self.max_rules {
-            return Err(format!(
-                "{} rules, more than the cap of {}",
-                cascade.len(),
-                self.max_rules
-            ));
+            return Err(CheckError::TooManyRules {
+                rules: cascade.len(),
+                cap: self.max_rules,
+            });
         }
         for (k, rule) in cascade.rules().iter().enumerate() {
             for side in [rule.pattern(), rule.replacement()] {
                 if side.chars().count() > self.max_rule_len {
-                    return Err(format!(
-                        "rule {k} ({rule}) has a side longer than {}",
-                        self.max_rule_len
-                    ));
+                    return Err(CheckError::SideTooLong {
+                        index: k,
+                        rule: rule.to_string(),
+                        cap: self.max_rule_len,
+                    });
                 }
                 if let Some(c) = side
                     .chars()
                     .find(|c| self.alphabet.binary_search(c).is_err())
                 {
-                    return Err(format!("rule {k} ({rule}) uses {c:?}, not in the alphabet"));
+                    return Err(CheckError::ForeignLetter {
+                        index: k,
+                        rule: rule.to_string(),
+                        letter: c,
+                    });
                 }
             }
             if rule.pattern().is_empty() {
-                return Err(format!("rule {k} has an empty pattern"));
+                return Err(CheckError::EmptyPattern { index: k });
             }
         }
         Ok(())
@@ -282,7 +353,11 @@ mod tests {
             Rule::new("a", "z").unwrap(),
             Rule::new("z", "c").unwrap(),
         ]);
-        assert!(prob.check(&foreign).unwrap_err().contains("alphabet"));
+        assert!(prob
+            .check(&foreign)
+            .unwrap_err()
+            .to_string()
+            .contains("alphabet"));
         let many = Cascade::new(vec![Rule::new("a", "c").unwrap(); 4]);
         assert!(prob.check(&many).is_err());
         let wrong = Cascade::new(vec![Rule::new("b", "c").unwrap()]);

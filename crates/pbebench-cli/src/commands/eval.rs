@@ -239,7 +239,7 @@ fn config(args: Args) -> anyhow::Result<EvalConfig> {
                 template: {
                     // Said before any request is sent; a template that cannot be read is
                     // reported by the run itself.
-                    if let Ok(t) = pbebench_eval::scoring::Template::load(args.template.as_deref())
+                    if let Ok(t) = pbebench_eval::template::Template::load(args.template.as_deref())
                     {
                         for w in t.warnings() {
                             eprintln!("warning: {w}");

@@ -5,7 +5,7 @@ pub mod mock_server;
 
 pub use mock_server::{MockRequest, MockServer, Reply};
 use pbebench::{Cascade, Instance, RelationMode, Rule};
-use pbebench_eval::scoring::Template;
+use pbebench_eval::template::Template;
 use pbebench_eval::{Block, ChatParams, ChatSpec, EvalConfig, Prices, RetryPolicy, SolverSpec};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

@@ -205,8 +205,6 @@ fn ambiguous_instances_are_replaced_within_their_category() {
 fn the_output_does_not_depend_on_the_thread_count() {
     let (p, data) = lite(16, 2);
     let dir = tempfile::tempdir().unwrap();
-    // The shortcut baselines are deterministic; the built-in solver time-boxes its repair
-    // step (pbebench-solve), so its answers can vary with the machine's load.
     let mut o = options("shortcuts", 6);
     o.params = Some(p);
     o.seed = 5;
@@ -223,6 +221,22 @@ fn the_output_does_not_depend_on_the_thread_count() {
     assert!(a.replaced > 0, "the test exercises replacement: {a:?}");
     assert_eq!(std::fs::read(&one).unwrap(), std::fs::read(&two).unwrap());
     assert!(a.added > 0, "the test exercises repair: {a:?}");
+}
+
+/// The default panel, whose solvers are bounded by node budgets (their repair step counted
+/// in evaluations, not time), gives the same file on 1 and 2 threads, whatever the load.
+#[test]
+fn the_default_panel_is_deterministic_too() {
+    let (p, data) = lite(16, 3);
+    let dir = tempfile::tempdir().unwrap();
+    let mut o = options(crate::DEFAULT_PANEL, 8);
+    o.params = Some(p);
+    let one = dir.path().join("one.jsonl");
+    let two = dir.path().join("two.jsonl");
+    let a = run(&data, &o, &one, 1).unwrap();
+    run(&data, &o, &two, 2).unwrap();
+    assert!(a.added > 0, "the test exercises repair: {a:?}");
+    assert_eq!(std::fs::read(&one).unwrap(), std::fs::read(&two).unwrap());
 }
 
 /// Stops the run (by a panic, as a kill would, leaving the journal) after `after` slots.
