@@ -56,7 +56,7 @@ class Rewarder:
         """
 
 def generate(
-    preset: Literal["lite", "lite-moreeg", "full", "full-25-30"],
+    preset: Literal["lite", "lite-published", "lite-moreeg", "full", "full-25-30"],
     seed: int = 0,
     size: Optional[int] = None,
     **overrides: Any,
@@ -65,14 +65,15 @@ def generate(
     corresponding line of `pbebench generate --preset PRESET --seed SEED ...` (parsed with
     `json.loads`).
 
-    preset: "lite", "lite-moreeg", "full" or "full-25-30" (the paper's datasets).
+    preset: "lite", "lite-moreeg", "full" or "full-25-30" (the paper's datasets), or
+        "lite-published" (lite as the published file was sampled).
     seed: the dataset is a pure function of the parameters and the seed.
     size: number of instances (default: the preset's; "lite" needs a multiple of 16).
     overrides: any other `pbebench generate` option, with underscores: examples, alphabet
         ("lite", "full", "a-ku-z" or a list of letters), input_len / rule_len ((min, max),
         an int or "2..6"), cascade_len (list of ints, an int, "2..20" or "25,30"),
-        max_rules, patience, balance ("category", "length", "joint"), relations ("exact",
-        "paper"), heldout (held-out examples per instance), shard ((k, n) or "k/n") and
+        pattern_draw ("substring", "published"), max_rules, patience, balance ("category",
+        "length", "joint"), relations ("exact", "paper"), heldout (held-out examples per instance), shard ((k, n) or "k/n") and
         threads (0 = all cores; never changes the output).
 
     Instances are made in a background thread a few ahead of the consumer, so memory does

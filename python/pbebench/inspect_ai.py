@@ -62,7 +62,7 @@ except ImportError as error:  # pragma: no cover - exercised without the extra
 
 import pbebench as _pbebench
 
-PRESETS = ("lite", "lite-moreeg", "full", "full-25-30")
+PRESETS = ("lite", "lite-published", "lite-moreeg", "full", "full-25-30")
 """The presets ``dataset`` may name (the paper's datasets)."""
 
 MODES = ("static", "interactive")
@@ -90,7 +90,7 @@ def pbebench(
     """The PBEBench task.
 
     Args:
-        dataset: a preset ("lite", "lite-moreeg", "full", "full-25-30"), generated with
+        dataset: a preset ("lite", "lite-published", "lite-moreeg", "full", "full-25-30"), generated with
             ``seed``, ``size`` and ``heldout``; or a dataset file (JSONL, pbebench's
             schema or the authors' published format).
         mode: "static" (the model answers the prompt) or "interactive" (it probes the
@@ -561,5 +561,6 @@ def _preset_task(preset: str):
 
 lite = _preset_task("lite")
 lite_moreeg = _preset_task("lite-moreeg")
+lite_published = _preset_task("lite-published")
 full = _preset_task("full")
 full_25_30 = _preset_task("full-25-30")

@@ -21,12 +21,13 @@ use std::sync::Mutex;
 const BUFFER: usize = 64;
 
 /// The keyword arguments `generate` accepts besides `seed` and `size`, as on the command line.
-const OVERRIDES: [&str; 12] = [
+const OVERRIDES: [&str; 13] = [
     "examples",
     "alphabet",
     "input_len",
     "cascade_len",
     "rule_len",
+    "pattern_draw",
     "max_rules",
     "patience",
     "balance",
@@ -213,6 +214,7 @@ fn params(
             "patience" => o.patience = Some(count(&value, name.into())? as u64),
             "balance" => o.balance = Some(parsed(&string(&value, name.into())?, name)?),
             "relations" => o.relations = Some(parsed(&string(&value, name.into())?, name)?),
+            "pattern_draw" => o.pattern_draw = Some(parsed(&string(&value, name.into())?, name)?),
             "heldout" => o.heldout = Some(count(&value, name.into())?),
             "shard" => o.shard = Some(shard(&value)?),
             "threads" => threads = count(&value, name.into())?,

@@ -486,9 +486,10 @@ def test_score_and_reward_grade_behaviour_as_cpython_counts():
     texts = [GOLD, released(fits), released(same), None]
     s = pbebench.score(INSTANCE, texts)
     assert s["graded"] and s["recovered"] is True
-    # The input space: "abcdqx", lengths 1 ("q") to 4 ("abab", held out).
+    # The input space: "abcdqx", lengths 1 ("q") to 6: the presets' 2..6, widened to the
+    # inputs' 1..4 ("q" to "abab", held out).
     for text, cascade, sample in zip(texts, [INSTANCE["cascade"], fits, same, []], s["samples"]):
-        behaviour, first = _brute_behaviour(INSTANCE["cascade"], cascade, "abcdqx", 1, 4)
+        behaviour, first = _brute_behaviour(INSTANCE["cascade"], cascade, "abcdqx", 1, 6)
         assert sample["behaviour"] == float(behaviour)
         assert sample["recovered"] == (first is None)
         if sample["pass"] and first is not None:

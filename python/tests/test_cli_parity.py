@@ -46,6 +46,15 @@ def test_generate_with_overrides_matches_cli(cli):
     assert {i["relations_mode"] for i in ours} == {"paper"}
 
 
+def test_generate_with_the_published_sampler_matches_cli(cli):
+    ours = list(pbebench.generate("lite", seed=3, size=16, pattern_draw="published"))
+    out = cli("generate", "--preset", "lite", "--seed", 3, "--size", 16, "--pattern-draw", "published")
+    assert [compact(i) for i in ours] == out.splitlines()
+    preset = list(pbebench.generate("lite-published", seed=3, size=16))
+    out = cli("generate", "--preset", "lite-published", "--seed", 3, "--size", 16)
+    assert [compact(i) for i in preset] == out.splitlines()
+
+
 def test_generate_shards_and_threads_do_not_change_the_dataset(cli, instances):
     first = list(pbebench.generate(PRESET, seed=SEED, size=SIZE, heldout=HELDOUT, shard=(0, 2)))
     second = list(pbebench.generate(PRESET, seed=SEED, size=SIZE, heldout=HELDOUT, shard="1/2"))
