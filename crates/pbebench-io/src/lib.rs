@@ -14,6 +14,8 @@
 //! - a command's **files are checked before any work** ([`Files`]): an output that is one
 //!   of its inputs (or another output) is refused, comparing files rather than strings,
 //!   and every output must be creatable;
+//! - **journals** of long runs ([`open_journal`]) are appended a line per result and
+//!   resumed after an interruption, a last line cut short by a kill dropped;
 //! - **fingerprints** ([`sha256_file`], [`Sha256Writer`]) identify a dataset by its
 //!   contents, and [`safe_file_name`] makes a free-text label a file name.
 //!
@@ -38,10 +40,12 @@
 mod digest;
 mod files;
 mod input;
+mod journal;
 
 pub use digest::{sha256_file, sha256_hex, Sha256Writer};
 pub use files::{safe_file_name, Files, FilesError};
 pub use input::{open_input, read_input, read_input_string, Input};
+pub use journal::{open_journal, JournalOpenError};
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};

@@ -155,38 +155,16 @@ impl Journal {
         let Some(path) = path else {
             return Ok(journal);
         };
-        if fresh {
-            match std::fs::remove_file(&path) {
-                Err(e) if e.kind() != io::ErrorKind::NotFound => {
-                    return Err(io_error("remove", &path)(e))
-                }
-                _ => {}
-            }
-        }
-        let existing = match pbebench_io::read_input_string(&path) {
-            Ok(text) => Some(text),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => None,
-            Err(e) => return Err(io_error("read", &path)(e)),
-        };
-        let mut file = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&path)
-            .map_err(io_error("write", &path))?;
-        match existing.filter(|text| !text.trim().is_empty()) {
-            Some(text) => {
-                journal.done = read(&path, &text, header, slots)?;
-                if !text.ends_with('\n') {
-                    let kept = text.rfind('\n').map_or(0, |at| at + 1);
-                    file.set_len(kept as u64)
-                        .map_err(io_error("write", &path))?;
-                }
-            }
-            None => {
-                let line = serde_json::to_string(header).expect("headers serialise");
-                writeln!(file, "{line}").map_err(io_error("write", &path))?;
-            }
-        }
+        let line = serde_json::to_string(header).expect("headers serialise");
+        let (file, done) =
+            pbebench_io::open_journal(&path, fresh, &line, |text| read(&path, text, header, slots))
+                .map_err(|e| match e {
+                    pbebench_io::JournalOpenError::Io { action, source } => {
+                        io_error(action, &path)(source)
+                    }
+                    pbebench_io::JournalOpenError::Read(e) => e,
+                })?;
+        journal.done = done.unwrap_or_default();
         journal.path = Some(path);
         *journal.file.get_mut().unwrap_or_else(|e| e.into_inner()) = Some(file);
         Ok(journal)
