@@ -262,6 +262,8 @@ fn exponential_answers_are_bounded() {
     );
     assert!(!s.pass);
     assert_eq!(s.heldout_pass, Some(false));
+    // The reason: "aaaaaa", "abab" and "cab" blow past the bound; "ba" does too.
+    assert_eq!(s.samples[0].over_bound, 4);
     assert_eq!(s.samples[0].recovered, Some(false));
     assert!(s.samples[0].edit_sim < 0.0);
     assert_eq!(s.samples[0].score, 0.0);

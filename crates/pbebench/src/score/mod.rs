@@ -90,6 +90,16 @@ pub struct SampleScore {
     /// comparison, or no input space); `None` when it was, or was not attempted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub undecided: Option<String>,
+    /// Visible examples on which a string of the answer ran past the instance's length
+    /// bound ([`equiv::length_bound`]): not reproduced, at the bound's distance. This is
+    /// why an answer whose outputs grow without bound fails; absent (0) otherwise.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub over_bound: usize,
+}
+
+/// For serde: a zero count is left out.
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// The score of one instance over its samples: the chosen sample's figures plus the
@@ -213,10 +223,12 @@ impl<'a> Gold<'a> {
         let outputs = &self.instance.outputs;
         let predicted_len = predicted.len();
         let (mut reproduced, mut changed_reproduced, mut char_dist, mut word_dist) = (0, 0, 0, 0);
+        let mut over_bound = 0;
         for ((output, p), changed) in outputs.iter().zip(predicted).zip(&self.changed) {
             let Some(p) = p else {
                 char_dist += self.bound;
                 word_dist += 1;
+                over_bound += 1;
                 continue;
             };
             if p == output {
@@ -238,6 +250,7 @@ impl<'a> Gold<'a> {
                 self.changed.iter().filter(|c| **c).count(),
                 reproduced == outputs.len() && !outputs.is_empty(),
             ),
+            over_bound,
         }
     }
 
@@ -353,6 +366,7 @@ impl<'a> Gold<'a> {
                     .counterexample
                     .filter(|_| e.pass && grade.recovered == Some(false)),
                 undecided: grade.undecided,
+                over_bound: e.over_bound,
             })
             .collect()
     }
@@ -472,6 +486,7 @@ struct Evaluation {
     edit_sim_word: f64,
     reproduced: usize,
     score: f64,
+    over_bound: usize,
 }
 
 /// Scores one instance against its K responses: each is parsed under the instance's
