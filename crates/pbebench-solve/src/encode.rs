@@ -29,6 +29,23 @@ pub(crate) struct Encoded {
     pub max_len: usize,
 }
 
+#[cfg(test)]
+impl Encoded {
+    /// The rule `a → b` in this problem's letter codes (tests; every letter must be one of
+    /// the problem's).
+    pub(crate) fn sym_rule(&self, a: &str, b: &str) -> SymRule {
+        let sym = |s: &str| -> Sym {
+            s.chars()
+                .map(|c| self.letters.binary_search(&c).unwrap() as u8)
+                .collect()
+        };
+        SymRule {
+            a: sym(a),
+            b: sym(b),
+        }
+    }
+}
+
 impl Encoded {
     /// Encodes `problem` (which must have no contradiction).
     pub fn new(problem: &Problem) -> Self {

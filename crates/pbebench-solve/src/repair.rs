@@ -792,15 +792,7 @@ mod tests {
     }
 
     fn rule(enc: &Encoded, a: &str, b: &str) -> SymRule {
-        let sym = |s: &str| -> Sym {
-            s.chars()
-                .map(|c| enc.letters.binary_search(&c).unwrap() as u8)
-                .collect()
-        };
-        SymRule {
-            a: sym(a),
-            b: sym(b),
-        }
+        enc.sym_rule(a, b)
     }
 
     fn soon() -> Instant {
