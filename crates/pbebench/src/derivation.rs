@@ -83,8 +83,8 @@ impl Derivation {
         &self.relations[r]
     }
 
-    /// The final form of word `w` (`None`: over the bound).
-    fn output(&self, w: usize) -> Option<&str> {
+    /// The final form of word `w`, after the last rule (`None`: over the bound).
+    pub fn output(&self, w: usize) -> Option<&str> {
         match self.forms.last() {
             Some(row) => row[w].as_deref(),
             None => Some(self.words[w].as_str()),

@@ -46,6 +46,18 @@ fn the_demo_writes_every_artefact_and_says_where_to_look() {
     ] {
         assert!(out.join(file).is_file(), "{file} missing");
     }
+    // The report shows derivations (issue 24): the gold's and an answer's, side by side;
+    // the beam solver's first pick fits its examples without being the gold.
+    let page = std::fs::read_to_string(out.join("report/index.html")).unwrap();
+    assert!(page.contains("<h2>Derivations</h2>"), "no derivations");
+    assert!(
+        page.contains("<table class=\"derivation\">"),
+        "no derivation table"
+    );
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("report/report.json")).unwrap()).unwrap();
+    let shown = json["derivations"].as_array().unwrap();
+    assert!(!shown.is_empty() && shown.len() <= 3, "{shown:?}");
     // The runs are ordinary score outputs: `pbebench report` reads them back.
     let o = Command::new(env!("CARGO_BIN_EXE_pbebench"))
         .arg("report")

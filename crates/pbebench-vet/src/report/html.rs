@@ -80,6 +80,7 @@ pub(super) fn page(r: &Report) -> String {
         }
         h.push_str("</ul>\n");
     }
+    derivations(&mut h, &r.derivations);
     if !r.regressions.is_empty() {
         h.push_str("<h2>What makes an instance hard? Logistic regression</h2>\n<p>Pass (chosen answer) regressed on the gold cascade length and the four relation flags of the gold category, fitted by Newton's method (IRLS); standard errors from the inverse information, Wald z and two-sided normal p-values, as statsmodels' <code>Logit</code> reports them. Coefficients are log-odds per unit.</p>\n");
         for reg in &r.regressions {
@@ -112,6 +113,26 @@ pub(super) fn page(r: &Report) -> String {
     }
     h.push_str("</ul><p>Self-contained: no scripts, no network. Every figure is also saved as an SVG file beside this page, and the tables as report.json and leaderboard.md.</p></footer>\n</main>\n</body>\n</html>\n");
     h
+}
+
+/// The derivations section (nothing when there are none).
+fn derivations(h: &mut String, shown: &[super::ShownDerivation]) {
+    if shown.is_empty() {
+        return;
+    }
+    h.push_str("<h2>Derivations</h2>\n<p>A few instances as a historical linguist would write them (<code>pbebench derive --dataset D --id ID</code>): one row per rule, one column per word, each cell the form after that rule, the cells it changed highlighted, and each rule's feeding and bleeding relations named. The gold cascade comes first, then the answer; the expected row holds the gold's outputs and marks the answer's misses.</p>\n");
+    for d in shown {
+        let _ = writeln!(
+            h,
+            "<h3><code>{}</code> · {}: {}</h3>\n<p>Gold</p>\n{}<p>Answer of {}</p>\n{}",
+            escape(&d.instance_id),
+            escape(&d.label),
+            escape(d.verdict.text()),
+            d.gold.to_html(),
+            escape(&d.label),
+            d.answer.to_html(),
+        );
+    }
 }
 
 /// The leaderboard's headers: the results, their size, every figure of

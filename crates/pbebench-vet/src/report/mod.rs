@@ -2,9 +2,11 @@
 //! regression of pass on cascade length and the relation flags, and one self-contained
 //! `index.html` that holds them all (inline SVG and CSS; no script, no network).
 
+mod derivations;
 mod figures;
 mod html;
 
+pub use derivations::{ShownDerivation, Verdict, MAX_SHOWN};
 pub use figures::Figure;
 
 use crate::audit::AuditFindings;
@@ -98,6 +100,9 @@ pub struct Report {
     pub regressions: Vec<Regression>,
     /// Warnings shown at the top.
     pub warnings: Vec<String>,
+    /// A few instances' derivations by the gold and by an answer (needs the dataset and
+    /// per-instance results).
+    pub derivations: Vec<ShownDerivation>,
     /// Inputs, for the page's footer.
     pub sources: Vec<String>,
     input: ReportInput,
@@ -163,12 +168,14 @@ pub fn build(mut input: ReportInput) -> Report {
     if let Some((name, _)) = &input.dataset {
         sources.push(format!("dataset: {name}"));
     }
+    let derivations = derivations::pick(&input);
     Report {
         title: input.title.clone(),
         leaderboard,
         figures,
         regressions,
         warnings,
+        derivations,
         sources,
         input,
     }
@@ -275,6 +282,9 @@ impl Report {
             "regressions": self.regressions,
             "figures": self.figures.iter().map(|f| serde_json::json!({
                 "file": format!("{}.svg", f.file), "title": f.title, "caption": f.caption,
+            })).collect::<Vec<_>>(),
+            "derivations": self.derivations.iter().map(|d| serde_json::json!({
+                "instance_id": d.instance_id, "label": d.label, "verdict": d.verdict.text(),
             })).collect::<Vec<_>>(),
             "warnings": self.warnings,
             "sources": self.sources,
