@@ -233,6 +233,15 @@ pub const SOLVER_NAMES: &[&str] = &["beam", "beam-v1", "beam-distance", "beam-hu
 /// The solver used when none is named.
 pub const DEFAULT_SOLVER: &str = "beam";
 
+/// The revision of the registered solvers' answers: raise it whenever a change makes some
+/// solver (or [`solve_probing`]) answer differently for the same instance and budget. A
+/// `pbebench solve` journal records it, and one of another revision is not resumed, so
+/// that one output never mixes the answers of two versions of a solver of the same name.
+///
+/// Revision 2: `beam` became the description-length solver ([`PriorSolver`]; the earlier
+/// one is `beam-v1`), and a node-capped repair is counted in evaluations.
+pub const SOLVER_REVISION: u32 = 2;
+
 /// The registered solver called `name`, or `None`.
 pub fn solver_by_name(name: &str) -> Option<Box<dyn Solver>> {
     match name {

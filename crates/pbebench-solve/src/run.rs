@@ -324,6 +324,10 @@ struct JournalHeader {
     /// older versions, which are refused (their dataset cannot be told).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     dataset: Option<String>,
+    /// [`crate::SOLVER_REVISION`] of the solver that wrote it; absent from journals of
+    /// versions before revision 2, which are refused (their `beam` was another solver).
+    #[serde(default)]
+    revision: Option<u32>,
 }
 
 const JOURNAL_KIND: &str = "pbebench solve";
@@ -350,6 +354,7 @@ impl JournalHeader {
             max_nodes: job.budget.max_nodes,
             probe_budget: job.probe_budget,
             dataset: Some(dataset_sha256(instances)),
+            revision: Some(crate::SOLVER_REVISION),
         }
     }
 
@@ -361,8 +366,13 @@ impl JournalHeader {
         let probes = self
             .probe_budget
             .map_or(String::new(), |k| format!(" --probe-budget {k}"));
+        let revision = match self.revision {
+            Some(r) if r == crate::SOLVER_REVISION => String::new(),
+            Some(r) => format!(" (solver revision {r})"),
+            None => " (a solver revision before 2)".to_owned(),
+        };
         format!(
-            "--solver {} --time-limit {}{probes}{nodes}",
+            "--solver {} --time-limit {}{probes}{nodes}{revision}",
             self.solver, self.time_limit
         )
     }
@@ -373,11 +383,13 @@ impl JournalHeader {
             self.time_limit,
             self.max_nodes,
             self.probe_budget,
+            self.revision,
         ) == (
             &other.solver,
             other.time_limit,
             other.max_nodes,
             other.probe_budget,
+            other.revision,
         )
     }
 }
@@ -808,6 +820,7 @@ mod tests {
             max_nodes,
             probe_budget: None,
             dataset: Some("ab".into()),
+            revision: Some(crate::SOLVER_REVISION),
         };
         let text = serde_json::to_string(&header(Some(5))).unwrap() + "\n";
         let err = read_journal(Path::new("j"), &text, &header(None), &[]).unwrap_err();
@@ -820,7 +833,7 @@ mod tests {
         let plain = serde_json::to_string(&header(None)).unwrap();
         assert_eq!(
             plain,
-            r#"{"journal":"pbebench solve","solver":"beam","time_limit":2.0,"dataset":"ab"}"#
+            r#"{"journal":"pbebench solve","solver":"beam","time_limit":2.0,"dataset":"ab","revision":2}"#
         );
     }
 }

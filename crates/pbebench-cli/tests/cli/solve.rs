@@ -57,8 +57,10 @@ fn journal(path: &Path, data: &Path, entries: &[(&str, &str)], tail: &str) {
 
 /// [`journal`] with the dataset's hash given (`None`: an older journal, which names none).
 fn journal_naming(path: &Path, dataset: Option<&str>, entries: &[(&str, &str)], tail: &str) {
-    let mut header =
-        serde_json::json!({"journal": "pbebench solve", "solver": "beam", "time_limit": 2.0});
+    let mut header = serde_json::json!({
+        "journal": "pbebench solve", "solver": "beam", "time_limit": 2.0,
+        "revision": pbebench_solve::SOLVER_REVISION,
+    });
     if let Some(sha) = dataset {
         header["dataset"] = sha.into();
     }
@@ -145,6 +147,19 @@ fn another_runs_journal_is_refused() {
         "r.jsonl.partial: holds results of --solver beam --time-limit 2",
     );
     assert!(partial.exists() && !out.exists());
+    // The same parameters, written by an earlier version of the solver (no revision):
+    // its answers are another solver's.
+    let mut old = std::fs::read_to_string(&partial).unwrap();
+    old = old.replacen(
+        &format!(",\"revision\":{}", pbebench_solve::SOLVER_REVISION),
+        "",
+        1,
+    );
+    std::fs::write(&partial, old).unwrap();
+    assert_fatal(
+        &solve(&data, &out, &["--time-limit", "2"]),
+        "r.jsonl.partial: holds results of --solver beam --time-limit 2 (a solver revision before 2), not of --solver beam --time-limit 2;",
+    );
     // Another dataset.
     journal(&partial, &data, &[("not-here", "x")], "");
     let o = solve(&data, &out, &[]);
