@@ -10,6 +10,11 @@ use crate::relations::{RelationMode, Relations};
 use crate::rule::{Cascade, Rule};
 use std::fmt::{self, Write};
 
+/// The CSS of the HTML tables: changed cells highlighted, wrong expected outputs red.
+pub const HTML_STYLE: &str = ".derivation td,.derivation th{padding:2px 8px;\
+     font-family:monospace;text-align:left}.derivation .changed{background:#fde68a;\
+     font-weight:bold}.derivation .wrong{background:#fecaca}";
+
 /// The derivation of some words by a cascade (see the module documentation).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Derivation {
@@ -91,14 +96,15 @@ impl Derivation {
         }
     }
 
-    /// The table as a self-contained HTML fragment: a small `<style>`, then the `<table>`.
+    /// The table as a self-contained HTML fragment: a small `<style>` ([`HTML_STYLE`]),
+    /// then the `<table>` ([`Derivation::to_html_table`]).
     pub fn to_html(&self) -> String {
-        let mut h = String::from(
-            "<style>.derivation td,.derivation th{padding:2px 8px;font-family:monospace;\
-             text-align:left}.derivation .changed{background:#fde68a;font-weight:bold}\
-             .derivation .wrong{background:#fecaca}</style>\n<table class=\"derivation\">\n\
-             <tr><th>rule</th>",
-        );
+        format!("<style>{HTML_STYLE}</style>\n{}", self.to_html_table())
+    }
+
+    /// The `<table class="derivation">` alone, for a page that holds [`HTML_STYLE`] once.
+    pub fn to_html_table(&self) -> String {
+        let mut h = String::from("<table class=\"derivation\">\n<tr><th>rule</th>");
         for w in &self.words {
             let _ = write!(h, "<th>{}</th>", escape(w));
         }

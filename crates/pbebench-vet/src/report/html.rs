@@ -39,8 +39,9 @@ pub(super) fn page(r: &Report) -> String {
     let mut h = String::new();
     let _ = write!(
         h,
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>{t}</title>\n<style>{CSS}</style>\n</head>\n<body>\n<main>\n<h1>{t}</h1>\n<p class=\"sub\">pbebench {v} · {n} result set(s) · {f} figure(s)</p>\n",
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>{t}</title>\n<style>{CSS}{dstyle}</style>\n</head>\n<body>\n<main>\n<h1>{t}</h1>\n<p class=\"sub\">pbebench {v} · {n} result set(s) · {f} figure(s)</p>\n",
         t = escape(&r.title),
+        dstyle = pbebench::derivation::HTML_STYLE,
         v = env!("CARGO_PKG_VERSION"),
         n = r.leaderboard.len(),
         f = r.figures.len(),
@@ -128,9 +129,9 @@ fn derivations(h: &mut String, shown: &[super::ShownDerivation]) {
             escape(&d.instance_id),
             escape(&d.label),
             escape(d.verdict.text()),
-            d.gold.to_html(),
+            d.gold.to_html_table(),
             escape(&d.label),
-            d.answer.to_html(),
+            d.answer.to_html_table(),
         );
     }
 }
