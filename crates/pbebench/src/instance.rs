@@ -44,6 +44,46 @@ pub struct Instance {
 }
 
 impl Instance {
+    /// An instance made from a gold cascade and example inputs: the outputs are the
+    /// cascade's, the category its exact one; the limits are as tight as the gold allows
+    /// (`max_rules` its length, `max_rule_len` its longest side); no held-out examples.
+    /// Set other limits with struct update syntax.
+    pub fn from_gold<S: AsRef<str>>(
+        id: impl Into<String>,
+        inputs: &[S],
+        cascade: Cascade,
+        alphabet: impl Into<String>,
+    ) -> Instance {
+        let inputs: Vec<String> = inputs.iter().map(|s| s.as_ref().to_owned()).collect();
+        let longest_side = (cascade.rules().iter())
+            .map(|r| {
+                r.pattern()
+                    .chars()
+                    .count()
+                    .max(r.replacement().chars().count())
+            })
+            .max()
+            .unwrap_or(1);
+        Instance {
+            id: id.into(),
+            outputs: cascade.apply_all(&inputs),
+            inputs,
+            cascade_len: cascade.len(),
+            category: Some(crate::relations::category_of(
+                cascade.rules(),
+                RelationMode::Exact,
+            )),
+            max_rules: cascade.len().max(1),
+            max_rule_len: longest_side,
+            cascade: Some(cascade),
+            relations_mode: RelationMode::Exact,
+            alphabet: alphabet.into(),
+            heldout_inputs: Vec::new(),
+            heldout_outputs: Vec::new(),
+            interactions: Vec::new(),
+        }
+    }
+
     /// Everything that is wrong with this instance (empty when it is sound): mismatched
     /// lengths, a gold cascade that does not reproduce the outputs, limits it breaks.
     pub fn problems(&self) -> Vec<String> {
@@ -116,5 +156,26 @@ impl Instance {
                 changed
             })
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Rule;
+
+    /// The made instance is sound, with the gold's outputs, category and tightest limits.
+    #[test]
+    fn an_instance_from_a_gold_is_sound() {
+        let gold: Cascade = [("a", "bc"), ("c", "d")]
+            .iter()
+            .map(|(a, b)| Rule::new(*a, *b).unwrap())
+            .collect();
+        let inst = Instance::from_gold("x", &["ab", "cc"], gold, "abcd");
+        assert_eq!(inst.outputs, ["bdb", "dd"]);
+        assert_eq!((inst.max_rules, inst.max_rule_len, inst.cascade_len), (2, 2, 2));
+        // a -> bc feeds c -> d.
+        assert_eq!(inst.category.unwrap().to_string(), "1000");
+        assert!(inst.problems().is_empty(), "{:?}", inst.problems());
     }
 }

@@ -183,21 +183,10 @@ mod tests {
     }
 
     fn instance(id: &str, inputs: &[&str], gold: &[(&str, &str)]) -> Instance {
-        let cascade = rules(gold);
         Instance {
-            id: id.into(),
-            outputs: inputs.iter().map(|i| cascade.apply(i)).collect(),
-            inputs: inputs.iter().map(|s| s.to_string()).collect(),
-            cascade_len: cascade.len(),
-            cascade: Some(cascade),
-            category: None,
-            relations_mode: Default::default(),
             max_rules: 3,
             max_rule_len: 3,
-            alphabet: "abcd".into(),
-            heldout_inputs: Vec::new(),
-            heldout_outputs: Vec::new(),
-            interactions: Vec::new(),
+            ..Instance::from_gold(id, inputs, rules(gold), "abcd")
         }
     }
 
