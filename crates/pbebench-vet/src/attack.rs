@@ -421,8 +421,9 @@ pub enum Probe {
     },
     /// A passing answer behaves differently from the gold (the first one found).
     Ambiguous(Witness),
-    /// A shortcut baseline's answer is equivalent to the gold: a trivial solver recovers
-    /// the cascade.
+    /// A shortcut baseline's answer is equivalent to the gold, or reproduces every
+    /// visible example the gold changes (resolved by the fractional score): a trivial
+    /// solver recovers the cascade or its score.
     Trivial {
         /// The baseline.
         attacker: String,
@@ -458,6 +459,11 @@ pub fn probe(
                 .zip(&instance.outputs)
                 .all(|(i, o)| answer.apply_bounded(i, bound).is_ok_and(|got| &got == o));
             if !fits {
+                // A shortcut that reproduces every example the gold changes is "resolved"
+                // by the fractional score even when it breaks an unchanged example.
+                if attacker.is_baseline() && trivial.is_none() && resolves(instance, &answer) {
+                    trivial = Some(attacker.to_string());
+                }
                 continue;
             }
             passing += 1;
@@ -496,6 +502,18 @@ pub fn probe(
         Some(attacker) => Probe::Trivial { attacker },
         None => Probe::Identified { passing },
     }
+}
+
+/// Whether `answer` reproduces every visible example the gold changes (fractional score
+/// 1, the vetted metrics' "resolved"), within the comparison's length bound.
+fn resolves(instance: &Instance, answer: &Cascade) -> bool {
+    let bound = equiv::length_bound(instance);
+    let predicted: Vec<String> = instance
+        .inputs
+        .iter()
+        .map(|i| answer.apply_bounded(i, bound).unwrap_or_default())
+        .collect();
+    pbebench::metrics::fractional_score(&instance.inputs, &instance.outputs, &predicted) >= 1.0
 }
 
 #[cfg(test)]
@@ -608,6 +626,23 @@ mod tests {
         };
         assert_eq!(w.attacker, "splices@50");
         assert!(w.found.reproduces(&inst.inputs, &inst.outputs));
+    }
+
+    #[test]
+    fn a_shortcut_that_resolves_the_changed_examples_is_trivial() {
+        // The gold changes one of two examples; a memoriser-like answer that reproduces
+        // it breaks the unchanged "ab", so it does not fit, yet its fractional score is 1.
+        let mut inst = line_27();
+        inst.inputs = vec!["ab".into(), "abab".into()];
+        inst.cascade = Some(Cascade::new(vec![Rule::new("abab", "c").unwrap()]));
+        inst.outputs = vec!["ab".into(), "c".into()];
+        let memo = Cascade::new(vec![
+            Rule::new("ab", "x").unwrap(),
+            Rule::new("xx", "c").unwrap(),
+        ]);
+        assert!(!memo.reproduces(&inst.inputs, &inst.outputs));
+        assert!(resolves(&inst, &memo));
+        assert!(!resolves(&inst, &Cascade::identity()));
     }
 
     #[test]
