@@ -40,7 +40,7 @@ pub struct Args {
     #[arg(long, default_value = pbebench_solve::DEFAULT_SOLVER)]
     solver: String,
     /// Search nodes per solve of that check (bounds the cost; the solver's repair step is
-    /// also time-boxed, so counts near the budget may vary slightly between runs).
+    /// counted in evaluations under it, so the counts do not depend on the load).
     #[arg(long, value_name = "N", default_value_t = 600)]
     solver_nodes: u64,
     /// Wall-clock backstop per solve, in seconds.
@@ -53,7 +53,8 @@ pub struct Args {
     #[arg(long, value_name = "R", default_value_t = 0.95)]
     collapse: f64,
     /// Attackers of the identifiability check, comma-separated: neighbours (the gold's
-    /// cascades one edit away), SOLVER@NODES[:sSEED], identity, single-rule, memoriser,
+    /// cascades one edit away), splices[@NODES] (the gold with up to 3 consecutive rules
+    /// re-solved), SOLVER@NODES[:sSEED], identity, single-rule, memoriser,
     /// shortcuts (the three); "none" skips the check.
     #[arg(long, value_name = "LIST", default_value = pbebench_vet::DEFAULT_PANEL)]
     panel: String,

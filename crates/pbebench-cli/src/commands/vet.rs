@@ -30,12 +30,14 @@ recovers, is replaced by a fresh instance of the same quota from the generator (
 ids such as lite-s0-00012 of an unmodified preset); without generation parameters it is dropped. \
 Every line gets a `repair` field saying what was added and why.\n\n\
 Panel members: neighbours (the gold's cascades one edit away: a rule dropped, two swapped, a \
-side cut, a letter of context added), SOLVER@NODES[:sSEED] (the built-in solver with a node budget; \
+side cut, a letter of context added), splices[@NODES] (the gold with a window of up to 3 \
+consecutive rules replaced by what the built-in solver finds, at NODES search nodes (100), for \
+the visible examples' forms before and after the window, with the rule cap's slack), \
+SOLVER@NODES[:sSEED] (the built-in solver with a node budget; \
 a seed shows it the examples in another order), identity, single-rule, memoriser, shortcuts (the \
 three).\n\n\
-The run is deterministic for a seed whatever --threads, except that the built-in solver's repair \
-step is time-boxed, so a solver member may answer differently on a loaded machine. It is \
-resumable: each instance's result is appended to OUT.partial, and the same command resumes from \
+The run is deterministic for a seed whatever --threads (solver members run under node budgets, \
+their repair step counted in evaluations, not time). It is resumable: each instance's result is appended to OUT.partial, and the same command resumes from \
 it.\n\n\
 Example: pbebench vet --dataset lite.jsonl --out lite-vetted.jsonl --max-examples 12"
 )]

@@ -64,9 +64,9 @@ impl Default for AuditOptions {
 pub struct SolverCheck {
     /// Solver name (`pbebench_solve::solver_by_name`).
     pub name: String,
-    /// Search nodes per solve: bounds the audit's cost independently of the machine.
-    /// (The beam solver also time-boxes its repair step, so a solve near the budget can
-    /// end differently from run to run; counts may then move by an instance or two.)
+    /// Search nodes per solve: bounds the audit's cost independently of the machine (the
+    /// beam solver's repair step is counted in evaluations under it, so the counts do not
+    /// depend on the machine's load).
     pub max_nodes: u64,
     /// Wall-clock backstop per solve.
     pub time_limit: Duration,
