@@ -61,6 +61,11 @@ pub struct ActiveConfig {
     /// Rivals compared with the candidate per round at most (each comparison is exact and
     /// costs about a millisecond on the full preset).
     pub max_comparisons: usize,
+    /// Probe each pattern and each replacement of the candidate's rules alone.
+    pub isolate: bool,
+    /// Probes at most that together hold every pair of letters of the alphabet (0: none;
+    /// when more would be needed, none).
+    pub max_pair_probes: usize,
 }
 
 impl Default for ActiveConfig {
@@ -75,6 +80,8 @@ impl Default for ActiveConfig {
             focused_len: None,
             window: 3,
             max_comparisons: 300,
+            isolate: true,
+            max_pair_probes: 12,
         }
     }
 }
@@ -115,6 +122,7 @@ pub fn solve_probing(
     let mut need_solve = true;
     let mut quiet_focused = 0;
     let mut windows = windows_of(&task, config.window).into_iter();
+    let mut pairs = pair_cover(&task, config.max_pair_probes).into_iter();
     loop {
         if need_solve {
             let Some(left) = budget.time_limit.checked_sub(start.elapsed()) else {
@@ -150,11 +158,21 @@ pub fn solve_probing(
         let mut queries = space.as_ref().map_or_else(Vec::new, |space| {
             distinguishing(candidate, &task, (&inputs, &outputs), space, &known, config)
         });
+        if queries.is_empty() && config.isolate {
+            queries = isolating(candidate, &task, &known, config.batch);
+        }
         if queries.is_empty() {
             queries = windows
                 .by_ref()
                 .filter(|w| !known.contains(w))
                 .take(config.batch)
+                .collect();
+        }
+        if queries.is_empty() {
+            queries = pairs
+                .by_ref()
+                .filter(|w| !known.contains(w))
+                .take(config.focused_batch)
                 .collect();
         }
         let focused = queries.is_empty();
@@ -285,11 +303,13 @@ fn problem_of(task: &Task, inputs: Vec<String>, outputs: Vec<String>) -> Option<
 }
 
 /// Where candidates are told apart: the strings over the task's alphabet from one letter
-/// up to its longest visible input (at most the longest probe accepted). `None` without
-/// an alphabet.
+/// up to its longest visible input or the presets' longest input (6), whichever is
+/// longer (at most the longest probe accepted), so that it holds the space Recovered@1
+/// grades over ([`InputSpace::of`]). `None` without an alphabet.
 fn space_of(task: &Task) -> Option<InputSpace> {
     let longest = task.inputs.iter().map(|s| s.chars().count()).max()?;
     let max = longest
+        .max(equiv::PRESET_INPUT_LEN.1)
         .clamp(1, task.max_probe_len.max(1))
         .min(equiv::MAX_INPUT_LEN);
     InputSpace::new(task.alphabet.chars(), 1, max).ok()
@@ -430,6 +450,94 @@ fn windows_of(task: &Task, len: usize) -> Vec<String> {
             }
         }
     }
+    out
+}
+
+/// The patterns and the replacements of `candidate`'s rules, each alone, none known yet,
+/// at most `count`. Alone, a pattern shows whether the hidden cascade rewrites it as the
+/// candidate does without the example around it (a context the candidate's rule needs
+/// where the hidden one has none, or the reverse), and a replacement whether the hidden
+/// cascade rewrites it further, or a rule that stands in for two hidden ones whose order
+/// differs (`ggg → g` fitted where the hidden cascade has `ggx → x`: `ggg` alone tells).
+fn isolating(
+    candidate: &Cascade,
+    task: &Task,
+    known: &HashSet<String>,
+    count: usize,
+) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let fits = |s: &str| {
+        !s.is_empty()
+            && s.chars().count() <= task.max_probe_len
+            && s.chars().all(|c| task.alphabet.contains(c))
+    };
+    let rules = candidate.rules();
+    let strings = (rules.iter().map(Rule::pattern)).chain(rules.iter().map(Rule::replacement));
+    for s in strings {
+        if out.len() >= count {
+            break;
+        }
+        if fits(s) && !known.contains(s) && !out.iter().any(|o| o == s) {
+            out.push(s.to_string());
+        }
+    }
+    out
+}
+
+/// Inputs of the longest accepted length that together hold every pair of letters of the
+/// task's alphabet (a de Bruijn sequence of order 2 cut into pieces that overlap by one
+/// letter), when at most `max` of them do (Lite's 17 letters: 10 inputs of 32; the full
+/// preset's 52 letters would need 88: none). A rule of one or two letters whose pattern
+/// never shows in the visible inputs (it only matches what an earlier rule wrote) is met
+/// for sure, where random inputs meet it by chance.
+fn pair_cover(task: &Task, max: usize) -> Vec<String> {
+    let letters: Vec<char> = task.alphabet.chars().collect();
+    let len = task.max_probe_len;
+    if max == 0 || letters.is_empty() || len < 2 {
+        return Vec::new();
+    }
+    let mut seq: Vec<char> = de_bruijn(letters.len(), 2)
+        .into_iter()
+        .map(|i| letters[i])
+        .collect();
+    // Cyclic: the first letter again closes the last pair.
+    seq.push(seq[0]);
+    let pieces = (seq.len() - 1).div_ceil(len - 1);
+    if pieces > max {
+        return Vec::new();
+    }
+    (0..pieces)
+        .map(|p| {
+            let from = p * (len - 1);
+            seq[from..(from + len).min(seq.len())].iter().collect()
+        })
+        .collect()
+}
+
+/// A de Bruijn sequence over `k` symbols of order `n` (each of the kⁿ words of length `n`
+/// occurs once, cyclically): the concatenation of the Lyndon words whose length divides
+/// `n`, in lexicographic order.
+fn de_bruijn(k: usize, n: usize) -> Vec<usize> {
+    fn db(t: usize, p: usize, k: usize, n: usize, a: &mut Vec<usize>, out: &mut Vec<usize>) {
+        if t > n {
+            if n.is_multiple_of(p) {
+                out.extend_from_slice(&a[1..=p]);
+            }
+        } else {
+            a[t] = a[t - p];
+            db(t + 1, p, k, n, a, out);
+            for j in a[t - p] + 1..k {
+                a[t] = j;
+                db(t + 1, t, k, n, a, out);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    if k == 0 || n == 0 {
+        return out;
+    }
+    let mut a = vec![0; n + 1];
+    db(1, 1, k, n, &mut a, &mut out);
     out
 }
 
@@ -615,6 +723,96 @@ mod tests {
             &ActiveConfig::default(),
         );
         assert!(none.probes.is_empty() && none.outcome.is_solved());
+    }
+
+    fn cascade(rules: &[(&str, &str)]) -> Cascade {
+        rules
+            .iter()
+            .map(|(a, b)| Rule::new(*a, *b).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn de_bruijn_holds_every_word_once() {
+        for (k, n) in [(1, 2), (3, 2), (17, 2), (4, 3)] {
+            let seq = de_bruijn(k, n);
+            assert_eq!(seq.len(), k.pow(n as u32));
+            let cyclic: Vec<usize> = seq.iter().chain(&seq[..n - 1]).copied().collect();
+            let words: HashSet<&[usize]> = cyclic.windows(n).collect();
+            assert_eq!(words.len(), seq.len(), "k={k} n={n}");
+        }
+    }
+
+    /// Lite's 17 letters: every pair of letters in 10 inputs of at most 32 letters; the
+    /// full preset's 52 would need more than the cap: none.
+    #[test]
+    fn pair_cover_holds_every_pair_within_the_probe_length() {
+        let inst = instance(
+            "t",
+            &[("a", "b")],
+            &["ca"],
+            pbebench::dataset::LITE_ALPHABET,
+        );
+        let task = Oracle::new(&inst, 50).unwrap().task().clone();
+        let probes = pair_cover(&task, 12);
+        assert_eq!(probes.len(), 10);
+        assert!(probes
+            .iter()
+            .all(|p| p.chars().count() <= task.max_probe_len));
+        let pairs: HashSet<String> = probes
+            .iter()
+            .flat_map(|p| {
+                let c: Vec<char> = p.chars().collect();
+                c.windows(2).map(|w| w.iter().collect()).collect::<Vec<_>>()
+            })
+            .collect();
+        assert_eq!(pairs.len(), 17 * 17);
+        assert!(pair_cover(&task, 9).is_empty());
+    }
+
+    /// Gold `d → icg`, `cg → v`: the intermediate `cg` never shows in the visible
+    /// examples, and `d → iv` fits them. Some input of the pair cover holds `cg` and
+    /// tells the two apart; with it the probing solver recovers the gold.
+    #[test]
+    fn the_pair_cover_reveals_a_hidden_two_letter_intermediate() {
+        let gold = [("b", "eu"), ("d", "icg"), ("cg", "v")];
+        let inputs = ["fvbbdd", "cwi", "gvzf", "ekuz", "bhkjxg"];
+        let mut inst = instance("cg", &gold, &inputs, pbebench::dataset::LITE_ALPHABET);
+        inst.max_rules = 5;
+        let answer = cascade(&[("b", "eu"), ("d", "iv")]);
+        assert_eq!(answer.apply_all(&inst.inputs), inst.outputs);
+        let task = Oracle::new(&inst, 50).unwrap().task().clone();
+        let gold = inst.cascade.clone().unwrap();
+        let told = pair_cover(&task, 12)
+            .iter()
+            .filter(|p| gold.apply(p) != answer.apply(p))
+            .count();
+        assert!(told > 0);
+        let solver = solver_by_name("beam").unwrap();
+        let mut oracle = Oracle::new(&inst, 50).unwrap();
+        let cfg = ActiveConfig::default();
+        let probed = solve_probing(solver.as_ref(), &mut oracle, &budget(), &cfg);
+        let found = probed.outcome.cascade.unwrap();
+        assert_eq!(
+            equiv::recovered_and_behaviour(&inst, &found).0,
+            Some(true),
+            "{found:?}"
+        );
+    }
+
+    /// `ggg → g` fits where the gold has `ggx → x` (the visible `zggxh`): `ggg` alone
+    /// tells them apart, and the isolating probes hold it.
+    #[test]
+    fn isolating_probes_hold_each_pattern_and_replacement() {
+        let inst = instance("t", &[("a", "b")], &["ca"], "abcghx");
+        let task = Oracle::new(&inst, 50).unwrap().task().clone();
+        let candidate = cascade(&[("xh", "xx"), ("x", "ghc"), ("ggg", "g")]);
+        let known: HashSet<String> = ["x".to_string()].into();
+        let probes = isolating(&candidate, &task, &known, 8);
+        assert_eq!(probes, ["xh", "ggg", "xx", "ghc", "g"]);
+        assert_eq!(isolating(&candidate, &task, &known, 2), ["xh", "ggg"]);
+        let gold = cascade(&[("ggx", "x"), ("xh", "xx"), ("x", "ghc")]);
+        assert_ne!(gold.apply("ggg"), candidate.apply("ggg"));
     }
 
     #[test]
