@@ -120,6 +120,8 @@ pub fn solve_probing(
     let mut last_status = Status::Exhausted;
     let mut solves = 0;
     let mut need_solve = true;
+    // The candidate fails some known example (its re-solve ran out of time).
+    let mut stale = false;
     let mut quiet_focused = 0;
     let mut windows = windows_of(&task, config.window).into_iter();
     let mut pairs = pair_cover(&task, config.max_pair_probes).into_iter();
@@ -131,10 +133,18 @@ pub fn solve_probing(
             let Some(problem) = problem_of(&task, inputs.clone(), outputs.clone()) else {
                 break;
             };
+            // A re-solve with probes left gets half the time left: when it fails, the
+            // probes still to come may make the problem easier (a hidden intermediate
+            // met alone), and the next re-solve gets its chance.
+            let share = if answer.is_none() || oracle.budget_left() == 0 {
+                left
+            } else {
+                left / 2
+            };
             let outcome = solver.solve(
                 &problem,
                 &Budget {
-                    time_limit: left.max(Duration::from_millis(1)),
+                    time_limit: share.max(Duration::from_millis(1)),
                     max_nodes: budget.max_nodes,
                 },
             );
@@ -144,8 +154,11 @@ pub fn solve_probing(
             match outcome.cascade {
                 Some(found) if outcome.status == Status::Solved => {
                     answer = Some(simplest(found, &inputs, &outputs, start, budget.time_limit));
+                    stale = false;
                 }
-                // The harder problem was not solved: the previous candidate stays.
+                // The harder problem was not solved: the previous candidate stays, and
+                // is solved again after the next probes, if any are left.
+                _ if answer.is_some() && oracle.budget_left() > 0 => stale = true,
                 _ => break,
             }
         }
@@ -162,17 +175,17 @@ pub fn solve_probing(
             queries = isolating(candidate, &task, &known, config.batch);
         }
         if queries.is_empty() {
-            queries = windows
-                .by_ref()
-                .filter(|w| !known.contains(w))
-                .take(config.batch)
-                .collect();
-        }
-        if queries.is_empty() {
             queries = pairs
                 .by_ref()
                 .filter(|w| !known.contains(w))
                 .take(config.focused_batch)
+                .collect();
+        }
+        if queries.is_empty() {
+            queries = windows
+                .by_ref()
+                .filter(|w| !known.contains(w))
+                .take(config.batch)
                 .collect();
         }
         let focused = queries.is_empty();
@@ -196,7 +209,7 @@ pub fn solve_probing(
         if focused {
             quiet_focused = if surprised { 0 } else { quiet_focused + 1 };
         }
-        need_solve = surprised;
+        need_solve = surprised || stale;
         for (i, o) in queries.into_iter().zip(answers) {
             known.insert(i.clone());
             inputs.push(i);
