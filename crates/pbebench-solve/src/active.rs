@@ -172,7 +172,7 @@ pub fn solve_probing(
             distinguishing(candidate, &task, (&inputs, &outputs), space, &known, config)
         });
         if queries.is_empty() && config.isolate {
-            queries = isolating(candidate, &task, &known, config.batch);
+            queries = isolating(candidate, &task, &known, config.batch, false);
         }
         if queries.is_empty() {
             queries = pairs
@@ -180,6 +180,9 @@ pub fn solve_probing(
                 .filter(|w| !known.contains(w))
                 .take(config.focused_batch)
                 .collect();
+        }
+        if queries.is_empty() && config.isolate {
+            queries = isolating(candidate, &task, &known, config.batch, true);
         }
         if queries.is_empty() {
             queries = windows
@@ -472,11 +475,19 @@ fn windows_of(task: &Task, len: usize) -> Vec<String> {
 /// where the hidden one has none, or the reverse), and a replacement whether the hidden
 /// cascade rewrites it further, or a rule that stands in for two hidden ones whose order
 /// differs (`ggg → g` fitted where the hidden cascade has `ggx → x`: `ggg` alone tells).
+///
+/// With `parts`, the pieces of the patterns instead: each pattern without its first and
+/// without its last letter (of two letters at least). Where the candidate folded two
+/// hidden rules into one (`Xw → s`, `sb → u` answered by `Xwb → u`), the pattern of the
+/// first one is such a piece, and alone it shows the intermediate (`Xw` gives `s`).
+/// Then each pattern as the candidate's other rules rewrite it: once the candidate has
+/// learnt `Xw → s` and kept `Xwb → u`, `sb` shows the second hidden rule.
 fn isolating(
     candidate: &Cascade,
     task: &Task,
     known: &HashSet<String>,
     count: usize,
+    parts: bool,
 ) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let fits = |s: &str| {
@@ -485,7 +496,34 @@ fn isolating(
             && s.chars().all(|c| task.alphabet.contains(c))
     };
     let rules = candidate.rules();
-    let strings = (rules.iter().map(Rule::pattern)).chain(rules.iter().map(Rule::replacement));
+    let mut rewritten: Vec<String> = Vec::new();
+    if parts {
+        for k in 0..rules.len() {
+            let mut others = rules.to_vec();
+            let rule = others.remove(k);
+            let limit = 4 * task.max_probe_len;
+            if let Ok(s) = Cascade::new(others).apply_bounded(rule.pattern(), limit) {
+                if s != rule.pattern() {
+                    rewritten.push(s);
+                }
+            }
+        }
+    }
+    let strings: Vec<&str> = if parts {
+        (rules.iter().map(Rule::pattern))
+            .filter(|p| p.chars().count() >= 3)
+            .flat_map(|p| {
+                let first = p.chars().next().map_or(0, char::len_utf8);
+                let last = p.chars().next_back().map_or(0, char::len_utf8);
+                [&p[..p.len() - last], &p[first..]]
+            })
+            .chain(rewritten.iter().map(String::as_str))
+            .collect()
+    } else {
+        (rules.iter().map(Rule::pattern))
+            .chain(rules.iter().map(Rule::replacement))
+            .collect()
+    };
     for s in strings {
         if out.len() >= count {
             break;
@@ -499,10 +537,11 @@ fn isolating(
 
 /// Inputs of the longest accepted length that together hold every pair of letters of the
 /// task's alphabet (a de Bruijn sequence of order 2 cut into pieces that overlap by one
-/// letter), when at most `max` of them do (Lite's 17 letters: 10 inputs of 32; the full
-/// preset's 52 letters would need 88: none). A rule of one or two letters whose pattern
-/// never shows in the visible inputs (it only matches what an earlier rule wrote) is met
-/// for sure, where random inputs meet it by chance.
+/// letter), when at most `max` of them do (Lite's 17 letters: 10 inputs of 32); else
+/// inputs that hold every letter (the full preset's 52 letters, whose pairs would need 88
+/// inputs: 2). A rule of one or two letters (else of one) whose pattern never shows in
+/// the visible inputs (it only matches what an earlier rule wrote) is met for sure, where
+/// random inputs meet it by chance.
 fn pair_cover(task: &Task, max: usize) -> Vec<String> {
     let letters: Vec<char> = task.alphabet.chars().collect();
     let len = task.max_probe_len;
@@ -517,7 +556,8 @@ fn pair_cover(task: &Task, max: usize) -> Vec<String> {
     seq.push(seq[0]);
     let pieces = (seq.len() - 1).div_ceil(len - 1);
     if pieces > max {
-        return Vec::new();
+        // Every letter at least, in as few inputs.
+        return letters.chunks(len).map(|c| c.iter().collect()).collect();
     }
     (0..pieces)
         .map(|p| {
@@ -756,8 +796,8 @@ mod tests {
         }
     }
 
-    /// Lite's 17 letters: every pair of letters in 10 inputs of at most 32 letters; the
-    /// full preset's 52 would need more than the cap: none.
+    /// Lite's 17 letters: every pair of letters in 10 inputs of at most 32 letters; with
+    /// a cap below 10, every letter.
     #[test]
     fn pair_cover_holds_every_pair_within_the_probe_length() {
         let inst = instance(
@@ -780,7 +820,8 @@ mod tests {
             })
             .collect();
         assert_eq!(pairs.len(), 17 * 17);
-        assert!(pair_cover(&task, 9).is_empty());
+        let letters = pair_cover(&task, 9);
+        assert_eq!(letters, ["abcdefghijkuvwxyz"]);
     }
 
     /// Gold `d → icg`, `cg → v`: the intermediate `cg` never shows in the visible
@@ -821,11 +862,42 @@ mod tests {
         let task = Oracle::new(&inst, 50).unwrap().task().clone();
         let candidate = cascade(&[("xh", "xx"), ("x", "ghc"), ("ggg", "g")]);
         let known: HashSet<String> = ["x".to_string()].into();
-        let probes = isolating(&candidate, &task, &known, 8);
+        let probes = isolating(&candidate, &task, &known, 8, false);
         assert_eq!(probes, ["xh", "ggg", "xx", "ghc", "g"]);
-        assert_eq!(isolating(&candidate, &task, &known, 2), ["xh", "ggg"]);
+        assert_eq!(
+            isolating(&candidate, &task, &known, 2, false),
+            ["xh", "ggg"]
+        );
+        // The pieces of the patterns of three letters or more (`gg`, once), then the
+        // patterns the other rules rewrite (`xh` by `x → ghc`).
+        assert_eq!(
+            isolating(&candidate, &task, &known, 8, true),
+            ["gg", "ghch"]
+        );
         let gold = cascade(&[("ggx", "x"), ("xh", "xx"), ("x", "ghc")]);
         assert_ne!(gold.apply("ggg"), candidate.apply("ggg"));
+    }
+
+    /// Gold `Xw → s`, `sb → u`, answered by `Xwb → u`: the piece `Xw` of the answer's
+    /// pattern, alone, shows the intermediate `s`.
+    #[test]
+    fn a_piece_of_a_folded_pattern_shows_the_intermediate() {
+        let inst = instance("t", &[("a", "b")], &["ca"], "Xwbsu");
+        let task = Oracle::new(&inst, 50).unwrap().task().clone();
+        let candidate = cascade(&[("Xwb", "u")]);
+        let probes = isolating(&candidate, &task, &HashSet::new(), 8, true);
+        assert_eq!(probes, ["Xw", "wb"]);
+        let gold = cascade(&[("Xw", "s"), ("sb", "u")]);
+        assert_eq!(gold.apply("Xwb"), candidate.apply("Xwb"));
+        assert_eq!(
+            (gold.apply("Xw"), candidate.apply("Xw")),
+            ("s".into(), "Xw".into())
+        );
+        // Once `Xw → s` is learnt next to `Xwb → u`: `Xwb` rewritten by the rest, `sb`.
+        let learnt = cascade(&[("Xwb", "u"), ("Xw", "s")]);
+        let known: HashSet<String> = ["Xw".to_string(), "wb".to_string()].into();
+        assert_eq!(isolating(&learnt, &task, &known, 8, true), ["sb"]);
+        assert_ne!(gold.apply("sb"), learnt.apply("sb"));
     }
 
     #[test]
