@@ -13,29 +13,50 @@
 //!    well: C without one rule, with two neighbouring rules swapped, with a context letter
 //!    dropped from or added to one rule. Each rival that fits every known example is
 //!    compared with C exactly ([`equiv::Reference::compare`]) over the strings of the
-//!    task's alphabet up to its longest visible input; where they differ, the shortest
-//!    counterexample is an input whose hidden output tells them apart.
+//!    task's alphabet up to its longest visible input or 6 letters, whichever is longer
+//!    (the space Recovered@1 is graded over, [`InputSpace::of`]); where they differ, the
+//!    shortest counterexample is an input whose hidden output tells them apart.
 //! 3. Probe a batch of such inputs. When C got one of them wrong, go back to 1 with the
 //!    answers as examples; else rivals are ruled out and the search for more goes on.
-//! 4. When no rival is left, windows of the visible inputs that the hidden cascade
-//!    changes are probed alone (three letters each): each shows what the rules do to one
-//!    stretch without the rest of its input, which splits a change that C explains with
-//!    one long rule into the hidden rules that made it.
-//! 5. Then the budget left goes to focused inputs: random strings as long as the oracle
+//! 4. When no rival is left, each pattern and each replacement of C's rules is probed
+//!    alone: a context C's rule needs where the hidden rule has none shows, and so does a
+//!    replacement that the hidden cascade rewrites further.
+//! 5. Then inputs that hold every pair of letters of the alphabet (a de Bruijn sequence cut
+//!    into pieces of the longest accepted probe: 10 inputs on Lite's 17 letters), or every
+//!    letter where the pairs would take more than 12 inputs (2 on the full preset's 52).
+//!    A hidden rule of one or two letters whose pattern never shows in the visible inputs,
+//!    because it only matches what an earlier rule wrote (`d → icg`, `cg → v`, answered
+//!    by `d → iv`), is met for sure, where random inputs meet it by chance.
+//! 6. Then the pieces of C's patterns alone (each pattern without its first and without
+//!    its last letter) and each pattern as C's other rules rewrite it: where C folds two
+//!    hidden rules into one (`Xw → s`, `sb → u` answered by `Xwb → u`), `Xw` shows the
+//!    intermediate, and once `Xw → s` is learnt, `sb` the second rule.
+//! 7. Windows of the visible inputs that the hidden cascade changes are probed alone
+//!    (three letters each): each shows what the rules do to one stretch without the rest
+//!    of its input, which splits a change that C explains with one long rule into the
+//!    hidden rules that made it.
+//! 8. Then the budget left goes to focused inputs: random strings as long as the oracle
 //!    accepts (32 letters on the presets), each letter drawn from the letters of C's rules
-//!    or from the whole alphabet, half and half. One such string holds some thirty
-//!    windows of three letters at once, so a rule whose pattern never shows in the
-//!    visible inputs (it only matches what an earlier rule wrote) is met by chance.
-//!    [`ActiveConfig::focused_rounds`] can stop the loop after rounds that hold no
-//!    surprise, to save probes.
+//!    or from the whole alphabet, half and half. [`ActiveConfig::focused_rounds`] can stop
+//!    the loop after rounds that hold no surprise, to save probes.
+//!
+//! Steps 2, 4 and 6 start again with every new candidate; steps 5 and 7 go on where they
+//! were.
+//! A hidden intermediate of three letters that C never writes and that no visible input
+//! holds (`bzk → kjx`, `kjx → avh` answered by `bzk → avh`) stays out of reach: no probe
+//! built from C or the examples holds `kjx`, and 50 random inputs of 32 letters hold one
+//! given three-letter string with a chance of about a quarter on Lite.
 //!
 //! Each candidate is simplified before it is used: rules dropped while the rest still fits
 //! every known example (the hidden cascade wastes no rule, and answers that patch their
 //! own side effects generalise worse).
 //!
 //! The answer is the last candidate found: it fits every visible example and every probe
-//! made before it was found. When a re-solve fails (the time ran out on the harder
-//! problem), the previous candidate stays the answer.
+//! made before it was found. A re-solve made while probes are left gets half the time
+//! left; when it fails (the time ran out on the harder problem), the previous candidate
+//! stays, the probing goes on (later probes may make the problem easier, say by showing a
+//! hidden intermediate alone), and the problem is solved again after the next batch; the
+//! last re-solve, with no probe left, gets all the time left.
 
 use crate::{Budget, Problem, SolveOutcome, SolveStats, Solver, Status};
 use pbebench::equiv::{self, InputSpace, Limits};
@@ -69,9 +90,10 @@ pub struct ActiveConfig {
 }
 
 impl Default for ActiveConfig {
-    /// 8 distinguishing inputs (or windows) a round, at most 300 comparisons a round;
-    /// windows of 3 letters; then focused inputs 4 at a time, as long as the oracle
-    /// accepts, until the budget is spent.
+    /// 8 distinguishing inputs (or isolating ones, or windows) a round, at most 300
+    /// comparisons a round; the patterns and replacements alone; the pair cover (at most
+    /// 12 inputs, 4 a round); windows of 3 letters; then focused inputs 4 at a time, as
+    /// long as the oracle accepts, until the budget is spent.
     fn default() -> Self {
         ActiveConfig {
             batch: 8,
