@@ -13,29 +13,50 @@
 //!    well: C without one rule, with two neighbouring rules swapped, with a context letter
 //!    dropped from or added to one rule. Each rival that fits every known example is
 //!    compared with C exactly ([`equiv::Reference::compare`]) over the strings of the
-//!    task's alphabet up to its longest visible input; where they differ, the shortest
-//!    counterexample is an input whose hidden output tells them apart.
+//!    task's alphabet up to its longest visible input or 6 letters, whichever is longer
+//!    (the space Recovered@1 is graded over, [`InputSpace::of`]); where they differ, the
+//!    shortest counterexample is an input whose hidden output tells them apart.
 //! 3. Probe a batch of such inputs. When C got one of them wrong, go back to 1 with the
 //!    answers as examples; else rivals are ruled out and the search for more goes on.
-//! 4. When no rival is left, windows of the visible inputs that the hidden cascade
-//!    changes are probed alone (three letters each): each shows what the rules do to one
-//!    stretch without the rest of its input, which splits a change that C explains with
-//!    one long rule into the hidden rules that made it.
-//! 5. Then the budget left goes to focused inputs: random strings as long as the oracle
+//! 4. When no rival is left, each pattern and each replacement of C's rules is probed
+//!    alone: a context C's rule needs where the hidden rule has none shows, and so does a
+//!    replacement that the hidden cascade rewrites further.
+//! 5. Then inputs that hold every pair of letters of the alphabet (a de Bruijn sequence cut
+//!    into pieces of the longest accepted probe: 10 inputs on Lite's 17 letters), or every
+//!    letter where the pairs would take more than 12 inputs (2 on the full preset's 52).
+//!    A hidden rule of one or two letters whose pattern never shows in the visible inputs,
+//!    because it only matches what an earlier rule wrote (`d → icg`, `cg → v`, answered
+//!    by `d → iv`), is met for sure, where random inputs meet it by chance.
+//! 6. Then the pieces of C's patterns alone (each pattern without its first and without
+//!    its last letter) and each pattern as C's other rules rewrite it: where C folds two
+//!    hidden rules into one (`Xw → s`, `sb → u` answered by `Xwb → u`), `Xw` shows the
+//!    intermediate, and once `Xw → s` is learnt, `sb` the second rule.
+//! 7. Windows of the visible inputs that the hidden cascade changes are probed alone
+//!    (three letters each): each shows what the rules do to one stretch without the rest
+//!    of its input, which splits a change that C explains with one long rule into the
+//!    hidden rules that made it.
+//! 8. Then the budget left goes to focused inputs: random strings as long as the oracle
 //!    accepts (32 letters on the presets), each letter drawn from the letters of C's rules
-//!    or from the whole alphabet, half and half. One such string holds some thirty
-//!    windows of three letters at once, so a rule whose pattern never shows in the
-//!    visible inputs (it only matches what an earlier rule wrote) is met by chance.
-//!    [`ActiveConfig::focused_rounds`] can stop the loop after rounds that hold no
-//!    surprise, to save probes.
+//!    or from the whole alphabet, half and half. [`ActiveConfig::focused_rounds`] can stop
+//!    the loop after rounds that hold no surprise, to save probes.
+//!
+//! Steps 2, 4 and 6 start again with every new candidate; steps 5 and 7 go on where they
+//! were.
+//! A hidden intermediate of three letters that C never writes and that no visible input
+//! holds (`bzk → kjx`, `kjx → avh` answered by `bzk → avh`) stays out of reach: no probe
+//! built from C or the examples holds `kjx`, and 50 random inputs of 32 letters hold one
+//! given three-letter string with a chance of about a quarter on Lite.
 //!
 //! Each candidate is simplified before it is used: rules dropped while the rest still fits
 //! every known example (the hidden cascade wastes no rule, and answers that patch their
 //! own side effects generalise worse).
 //!
 //! The answer is the last candidate found: it fits every visible example and every probe
-//! made before it was found. When a re-solve fails (the time ran out on the harder
-//! problem), the previous candidate stays the answer.
+//! made before it was found. A re-solve made while probes are left gets half the time
+//! left; when it fails (the time ran out on the harder problem), the previous candidate
+//! stays, the probing goes on (later probes may make the problem easier, say by showing a
+//! hidden intermediate alone), and the problem is solved again after the next batch; the
+//! last re-solve, with no probe left, gets all the time left.
 
 use crate::{Budget, Problem, SolveOutcome, SolveStats, Solver, Status};
 use pbebench::equiv::{self, InputSpace, Limits};
@@ -61,12 +82,18 @@ pub struct ActiveConfig {
     /// Rivals compared with the candidate per round at most (each comparison is exact and
     /// costs about a millisecond on the full preset).
     pub max_comparisons: usize,
+    /// Probe each pattern and each replacement of the candidate's rules alone.
+    pub isolate: bool,
+    /// Probes at most that together hold every pair of letters of the alphabet (0: none;
+    /// when more would be needed, none).
+    pub max_pair_probes: usize,
 }
 
 impl Default for ActiveConfig {
-    /// 8 distinguishing inputs (or windows) a round, at most 300 comparisons a round;
-    /// windows of 3 letters; then focused inputs 4 at a time, as long as the oracle
-    /// accepts, until the budget is spent.
+    /// 8 distinguishing inputs (or isolating ones, or windows) a round, at most 300
+    /// comparisons a round; the patterns and replacements alone; the pair cover (at most
+    /// 12 inputs, 4 a round); windows of 3 letters; then focused inputs 4 at a time, as
+    /// long as the oracle accepts, until the budget is spent.
     fn default() -> Self {
         ActiveConfig {
             batch: 8,
@@ -75,6 +102,8 @@ impl Default for ActiveConfig {
             focused_len: None,
             window: 3,
             max_comparisons: 300,
+            isolate: true,
+            max_pair_probes: 12,
         }
     }
 }
@@ -113,8 +142,11 @@ pub fn solve_probing(
     let mut last_status = Status::Exhausted;
     let mut solves = 0;
     let mut need_solve = true;
+    // The candidate fails some known example (its re-solve ran out of time).
+    let mut stale = false;
     let mut quiet_focused = 0;
     let mut windows = windows_of(&task, config.window).into_iter();
+    let mut pairs = pair_cover(&task, config.max_pair_probes).into_iter();
     loop {
         if need_solve {
             let Some(left) = budget.time_limit.checked_sub(start.elapsed()) else {
@@ -123,10 +155,18 @@ pub fn solve_probing(
             let Some(problem) = problem_of(&task, inputs.clone(), outputs.clone()) else {
                 break;
             };
+            // A re-solve with probes left gets half the time left: when it fails, the
+            // probes still to come may make the problem easier (a hidden intermediate
+            // met alone), and the next re-solve gets its chance.
+            let share = if answer.is_none() || oracle.budget_left() == 0 {
+                left
+            } else {
+                left / 2
+            };
             let outcome = solver.solve(
                 &problem,
                 &Budget {
-                    time_limit: left.max(Duration::from_millis(1)),
+                    time_limit: share.max(Duration::from_millis(1)),
                     max_nodes: budget.max_nodes,
                 },
             );
@@ -136,8 +176,11 @@ pub fn solve_probing(
             match outcome.cascade {
                 Some(found) if outcome.status == Status::Solved => {
                     answer = Some(simplest(found, &inputs, &outputs, start, budget.time_limit));
+                    stale = false;
                 }
-                // The harder problem was not solved: the previous candidate stays.
+                // The harder problem was not solved: the previous candidate stays, and
+                // is solved again after the next probes, if any are left.
+                _ if answer.is_some() && oracle.budget_left() > 0 => stale = true,
                 _ => break,
             }
         }
@@ -150,6 +193,19 @@ pub fn solve_probing(
         let mut queries = space.as_ref().map_or_else(Vec::new, |space| {
             distinguishing(candidate, &task, (&inputs, &outputs), space, &known, config)
         });
+        if queries.is_empty() && config.isolate {
+            queries = isolating(candidate, &task, &known, config.batch, false);
+        }
+        if queries.is_empty() {
+            queries = pairs
+                .by_ref()
+                .filter(|w| !known.contains(w))
+                .take(config.focused_batch)
+                .collect();
+        }
+        if queries.is_empty() && config.isolate {
+            queries = isolating(candidate, &task, &known, config.batch, true);
+        }
         if queries.is_empty() {
             queries = windows
                 .by_ref()
@@ -178,7 +234,7 @@ pub fn solve_probing(
         if focused {
             quiet_focused = if surprised { 0 } else { quiet_focused + 1 };
         }
-        need_solve = surprised;
+        need_solve = surprised || stale;
         for (i, o) in queries.into_iter().zip(answers) {
             known.insert(i.clone());
             inputs.push(i);
@@ -285,11 +341,13 @@ fn problem_of(task: &Task, inputs: Vec<String>, outputs: Vec<String>) -> Option<
 }
 
 /// Where candidates are told apart: the strings over the task's alphabet from one letter
-/// up to its longest visible input (at most the longest probe accepted). `None` without
-/// an alphabet.
+/// up to its longest visible input or the presets' longest input (6), whichever is
+/// longer (at most the longest probe accepted), so that it holds the space Recovered@1
+/// grades over ([`InputSpace::of`]). `None` without an alphabet.
 fn space_of(task: &Task) -> Option<InputSpace> {
     let longest = task.inputs.iter().map(|s| s.chars().count()).max()?;
     let max = longest
+        .max(equiv::PRESET_INPUT_LEN.1)
         .clamp(1, task.max_probe_len.max(1))
         .min(equiv::MAX_INPUT_LEN);
     InputSpace::new(task.alphabet.chars(), 1, max).ok()
@@ -430,6 +488,131 @@ fn windows_of(task: &Task, len: usize) -> Vec<String> {
             }
         }
     }
+    out
+}
+
+/// The patterns and the replacements of `candidate`'s rules, each alone, none known yet,
+/// at most `count`. Alone, a pattern shows whether the hidden cascade rewrites it as the
+/// candidate does without the example around it (a context the candidate's rule needs
+/// where the hidden one has none, or the reverse), and a replacement whether the hidden
+/// cascade rewrites it further, or a rule that stands in for two hidden ones whose order
+/// differs (`ggg → g` fitted where the hidden cascade has `ggx → x`: `ggg` alone tells).
+///
+/// With `parts`, the pieces of the patterns instead: each pattern without its first and
+/// without its last letter (of two letters at least). Where the candidate folded two
+/// hidden rules into one (`Xw → s`, `sb → u` answered by `Xwb → u`), the pattern of the
+/// first one is such a piece, and alone it shows the intermediate (`Xw` gives `s`).
+/// Then each pattern as the candidate's other rules rewrite it: once the candidate has
+/// learnt `Xw → s` and kept `Xwb → u`, `sb` shows the second hidden rule.
+fn isolating(
+    candidate: &Cascade,
+    task: &Task,
+    known: &HashSet<String>,
+    count: usize,
+    parts: bool,
+) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let fits = |s: &str| {
+        !s.is_empty()
+            && s.chars().count() <= task.max_probe_len
+            && s.chars().all(|c| task.alphabet.contains(c))
+    };
+    let rules = candidate.rules();
+    let mut rewritten: Vec<String> = Vec::new();
+    if parts {
+        for k in 0..rules.len() {
+            let mut others = rules.to_vec();
+            let rule = others.remove(k);
+            let limit = 4 * task.max_probe_len;
+            if let Ok(s) = Cascade::new(others).apply_bounded(rule.pattern(), limit) {
+                if s != rule.pattern() {
+                    rewritten.push(s);
+                }
+            }
+        }
+    }
+    let strings: Vec<&str> = if parts {
+        (rules.iter().map(Rule::pattern))
+            .filter(|p| p.chars().count() >= 3)
+            .flat_map(|p| {
+                let first = p.chars().next().map_or(0, char::len_utf8);
+                let last = p.chars().next_back().map_or(0, char::len_utf8);
+                [&p[..p.len() - last], &p[first..]]
+            })
+            .chain(rewritten.iter().map(String::as_str))
+            .collect()
+    } else {
+        (rules.iter().map(Rule::pattern))
+            .chain(rules.iter().map(Rule::replacement))
+            .collect()
+    };
+    for s in strings {
+        if out.len() >= count {
+            break;
+        }
+        if fits(s) && !known.contains(s) && !out.iter().any(|o| o == s) {
+            out.push(s.to_string());
+        }
+    }
+    out
+}
+
+/// Inputs of the longest accepted length that together hold every pair of letters of the
+/// task's alphabet (a de Bruijn sequence of order 2 cut into pieces that overlap by one
+/// letter), when at most `max` of them do (Lite's 17 letters: 10 inputs of 32); else
+/// inputs that hold every letter (the full preset's 52 letters, whose pairs would need 88
+/// inputs: 2). A rule of one or two letters (else of one) whose pattern never shows in
+/// the visible inputs (it only matches what an earlier rule wrote) is met for sure, where
+/// random inputs meet it by chance.
+fn pair_cover(task: &Task, max: usize) -> Vec<String> {
+    let letters: Vec<char> = task.alphabet.chars().collect();
+    let len = task.max_probe_len;
+    if max == 0 || letters.is_empty() || len < 2 {
+        return Vec::new();
+    }
+    let mut seq: Vec<char> = de_bruijn(letters.len(), 2)
+        .into_iter()
+        .map(|i| letters[i])
+        .collect();
+    // Cyclic: the first letter again closes the last pair.
+    seq.push(seq[0]);
+    let pieces = (seq.len() - 1).div_ceil(len - 1);
+    if pieces > max {
+        // Every letter at least, in as few inputs.
+        return letters.chunks(len).map(|c| c.iter().collect()).collect();
+    }
+    (0..pieces)
+        .map(|p| {
+            let from = p * (len - 1);
+            seq[from..(from + len).min(seq.len())].iter().collect()
+        })
+        .collect()
+}
+
+/// A de Bruijn sequence over `k` symbols of order `n` (each of the kⁿ words of length `n`
+/// occurs once, cyclically): the concatenation of the Lyndon words whose length divides
+/// `n`, in lexicographic order.
+fn de_bruijn(k: usize, n: usize) -> Vec<usize> {
+    fn db(t: usize, p: usize, k: usize, n: usize, a: &mut Vec<usize>, out: &mut Vec<usize>) {
+        if t > n {
+            if n.is_multiple_of(p) {
+                out.extend_from_slice(&a[1..=p]);
+            }
+        } else {
+            a[t] = a[t - p];
+            db(t + 1, p, k, n, a, out);
+            for j in a[t - p] + 1..k {
+                a[t] = j;
+                db(t + 1, t, k, n, a, out);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    if k == 0 || n == 0 {
+        return out;
+    }
+    let mut a = vec![0; n + 1];
+    db(1, 1, k, n, &mut a, &mut out);
     out
 }
 
@@ -615,6 +798,128 @@ mod tests {
             &ActiveConfig::default(),
         );
         assert!(none.probes.is_empty() && none.outcome.is_solved());
+    }
+
+    fn cascade(rules: &[(&str, &str)]) -> Cascade {
+        rules
+            .iter()
+            .map(|(a, b)| Rule::new(*a, *b).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn de_bruijn_holds_every_word_once() {
+        for (k, n) in [(1, 2), (3, 2), (17, 2), (4, 3)] {
+            let seq = de_bruijn(k, n);
+            assert_eq!(seq.len(), k.pow(n as u32));
+            let cyclic: Vec<usize> = seq.iter().chain(&seq[..n - 1]).copied().collect();
+            let words: HashSet<&[usize]> = cyclic.windows(n).collect();
+            assert_eq!(words.len(), seq.len(), "k={k} n={n}");
+        }
+    }
+
+    /// Lite's 17 letters: every pair of letters in 10 inputs of at most 32 letters; with
+    /// a cap below 10, every letter.
+    #[test]
+    fn pair_cover_holds_every_pair_within_the_probe_length() {
+        let inst = instance(
+            "t",
+            &[("a", "b")],
+            &["ca"],
+            pbebench::dataset::LITE_ALPHABET,
+        );
+        let task = Oracle::new(&inst, 50).unwrap().task().clone();
+        let probes = pair_cover(&task, 12);
+        assert_eq!(probes.len(), 10);
+        assert!(probes
+            .iter()
+            .all(|p| p.chars().count() <= task.max_probe_len));
+        let pairs: HashSet<String> = probes
+            .iter()
+            .flat_map(|p| {
+                let c: Vec<char> = p.chars().collect();
+                c.windows(2).map(|w| w.iter().collect()).collect::<Vec<_>>()
+            })
+            .collect();
+        assert_eq!(pairs.len(), 17 * 17);
+        let letters = pair_cover(&task, 9);
+        assert_eq!(letters, ["abcdefghijkuvwxyz"]);
+    }
+
+    /// Gold `d → icg`, `cg → v`: the intermediate `cg` never shows in the visible
+    /// examples, and `d → iv` fits them. Some input of the pair cover holds `cg` and
+    /// tells the two apart; with it the probing solver recovers the gold.
+    #[test]
+    fn the_pair_cover_reveals_a_hidden_two_letter_intermediate() {
+        let gold = [("b", "eu"), ("d", "icg"), ("cg", "v")];
+        let inputs = ["fvbbdd", "cwi", "gvzf", "ekuz", "bhkjxg"];
+        let mut inst = instance("cg", &gold, &inputs, pbebench::dataset::LITE_ALPHABET);
+        inst.max_rules = 5;
+        let answer = cascade(&[("b", "eu"), ("d", "iv")]);
+        assert_eq!(answer.apply_all(&inst.inputs), inst.outputs);
+        let task = Oracle::new(&inst, 50).unwrap().task().clone();
+        let gold = inst.cascade.clone().unwrap();
+        let told = pair_cover(&task, 12)
+            .iter()
+            .filter(|p| gold.apply(p) != answer.apply(p))
+            .count();
+        assert!(told > 0);
+        let solver = solver_by_name("beam").unwrap();
+        let mut oracle = Oracle::new(&inst, 50).unwrap();
+        let cfg = ActiveConfig::default();
+        let probed = solve_probing(solver.as_ref(), &mut oracle, &budget(), &cfg);
+        let found = probed.outcome.cascade.unwrap();
+        assert_eq!(
+            equiv::recovered_and_behaviour(&inst, &found).0,
+            Some(true),
+            "{found:?}"
+        );
+    }
+
+    /// `ggg → g` fits where the gold has `ggx → x` (the visible `zggxh`): `ggg` alone
+    /// tells them apart, and the isolating probes hold it.
+    #[test]
+    fn isolating_probes_hold_each_pattern_and_replacement() {
+        let inst = instance("t", &[("a", "b")], &["ca"], "abcghx");
+        let task = Oracle::new(&inst, 50).unwrap().task().clone();
+        let candidate = cascade(&[("xh", "xx"), ("x", "ghc"), ("ggg", "g")]);
+        let known: HashSet<String> = ["x".to_string()].into();
+        let probes = isolating(&candidate, &task, &known, 8, false);
+        assert_eq!(probes, ["xh", "ggg", "xx", "ghc", "g"]);
+        assert_eq!(
+            isolating(&candidate, &task, &known, 2, false),
+            ["xh", "ggg"]
+        );
+        // The pieces of the patterns of three letters or more (`gg`, once), then the
+        // patterns the other rules rewrite (`xh` by `x → ghc`).
+        assert_eq!(
+            isolating(&candidate, &task, &known, 8, true),
+            ["gg", "ghch"]
+        );
+        let gold = cascade(&[("ggx", "x"), ("xh", "xx"), ("x", "ghc")]);
+        assert_ne!(gold.apply("ggg"), candidate.apply("ggg"));
+    }
+
+    /// Gold `Xw → s`, `sb → u`, answered by `Xwb → u`: the piece `Xw` of the answer's
+    /// pattern, alone, shows the intermediate `s`.
+    #[test]
+    fn a_piece_of_a_folded_pattern_shows_the_intermediate() {
+        let inst = instance("t", &[("a", "b")], &["ca"], "Xwbsu");
+        let task = Oracle::new(&inst, 50).unwrap().task().clone();
+        let candidate = cascade(&[("Xwb", "u")]);
+        let probes = isolating(&candidate, &task, &HashSet::new(), 8, true);
+        assert_eq!(probes, ["Xw", "wb"]);
+        let gold = cascade(&[("Xw", "s"), ("sb", "u")]);
+        assert_eq!(gold.apply("Xwb"), candidate.apply("Xwb"));
+        assert_eq!(
+            (gold.apply("Xw"), candidate.apply("Xw")),
+            ("s".into(), "Xw".into())
+        );
+        // Once `Xw → s` is learnt next to `Xwb → u`: `Xwb` rewritten by the rest, `sb`.
+        let learnt = cascade(&[("Xwb", "u"), ("Xw", "s")]);
+        let known: HashSet<String> = ["Xw".to_string(), "wb".to_string()].into();
+        assert_eq!(isolating(&learnt, &task, &known, 8, true), ["sb"]);
+        assert_ne!(gold.apply("sb"), learnt.apply("sb"));
     }
 
     #[test]
