@@ -239,8 +239,10 @@ pub const DEFAULT_SOLVER: &str = "beam";
 /// that one output never mixes the answers of two versions of a solver of the same name.
 ///
 /// Revision 2: `beam` became the description-length solver ([`PriorSolver`]; the earlier
-/// one is `beam-v1`), and a node-capped repair is counted in evaluations.
-pub const SOLVER_REVISION: u32 = 2;
+/// one is `beam-v1`), and a node-capped repair is counted in evaluations. Revision 3:
+/// [`solve_probing`] probes each rule alone, letter pairs (or letters) and the pieces of
+/// folded patterns, and goes on after a re-solve that runs out of time.
+pub const SOLVER_REVISION: u32 = 3;
 
 /// The registered solver called `name`, or `None`.
 pub fn solver_by_name(name: &str) -> Option<Box<dyn Solver>> {

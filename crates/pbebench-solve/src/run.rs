@@ -833,7 +833,7 @@ mod tests {
         let plain = serde_json::to_string(&header(None)).unwrap();
         assert_eq!(
             plain,
-            r#"{"journal":"pbebench solve","solver":"beam","time_limit":2.0,"dataset":"ab","revision":2}"#
+            r#"{"journal":"pbebench solve","solver":"beam","time_limit":2.0,"dataset":"ab","revision":3}"#
         );
     }
 }

@@ -173,7 +173,10 @@ mod tests {
             .collect();
         let inst = Instance::from_gold("x", &["ab", "cc"], gold, "abcd");
         assert_eq!(inst.outputs, ["bdb", "dd"]);
-        assert_eq!((inst.max_rules, inst.max_rule_len, inst.cascade_len), (2, 2, 2));
+        assert_eq!(
+            (inst.max_rules, inst.max_rule_len, inst.cascade_len),
+            (2, 2, 2)
+        );
         // a -> bc feeds c -> d.
         assert_eq!(inst.category.unwrap().to_string(), "1000");
         assert!(inst.problems().is_empty(), "{:?}", inst.problems());

@@ -67,6 +67,10 @@ pub(super) struct JournalHeader {
     seed: u64,
     /// The generation parameters replacements are drawn with, as JSON (`None`: none).
     params: Option<serde_json::Value>,
+    /// `pbebench_solve::SOLVER_REVISION` of the panel's solver (`None`: a journal written
+    /// before it was recorded), so that one snapshot never mixes two solvers' attacks.
+    #[serde(default)]
+    solver_revision: Option<u32>,
 }
 
 impl JournalHeader {
@@ -82,12 +86,13 @@ impl JournalHeader {
             max_examples: options.max_examples,
             seed: options.seed,
             params: params.map(|p| serde_json::to_value(p).expect("parameters serialise")),
+            solver_revision: Some(pbebench_solve::SOLVER_REVISION),
         }
     }
 
     fn describe(&self) -> String {
         format!(
-            "the dataset with sha256 {}… and --panel {} --max-examples {} --seed {}{}",
+            "the dataset with sha256 {}… and --panel {} --max-examples {} --seed {}{} (solver revision {})",
             &self.dataset[..self.dataset.len().min(12)],
             self.panel,
             self.max_examples,
@@ -96,7 +101,9 @@ impl JournalHeader {
                 " (with replacements)"
             } else {
                 ""
-            }
+            },
+            self.solver_revision
+                .map_or_else(|| "before 2".to_owned(), |r| r.to_string())
         )
     }
 }

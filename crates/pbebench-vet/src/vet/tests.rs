@@ -290,6 +290,14 @@ fn an_interrupted_run_resumes_from_its_journal() {
         e.to_string().contains("v.jsonl.partial: holds a run of"),
         "{e}"
     );
+    // The same options, attacked by another revision of the solver: refused too.
+    let revision = format!(",\"solver_revision\":{}", pbebench_solve::SOLVER_REVISION);
+    let cut = std::fs::read_to_string(&journal).unwrap();
+    assert!(cut.lines().next().unwrap().contains(&revision));
+    std::fs::write(&journal, cut.replacen(&revision, "", 1)).unwrap();
+    let e = run(&data, &o, &out, 1).unwrap_err();
+    assert!(e.to_string().contains("(solver revision before 2)"), "{e}");
+    std::fs::write(&journal, cut).unwrap();
     let resumed = run(&data, &o, &out, 2).unwrap();
     assert_eq!(resumed.resumed, 5);
     assert_eq!(figures(&resumed), figures(&expected));
