@@ -81,9 +81,18 @@ static PENDING: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new(
 struct Pending(PathBuf);
 
 impl Pending {
-    fn new(path: &Path) -> Self {
-        pending().push(path.to_path_buf());
-        Pending(path.to_path_buf())
+    /// Creates the temporary file with `create` and lists it, holding the list's lock
+    /// throughout: a signal handler that calls [`remove_uncommitted`] meanwhile waits for
+    /// the file to be listed, so no signal can fall between its creation and its listing
+    /// and leave it behind.
+    fn create(
+        create: impl FnOnce() -> io::Result<tempfile::NamedTempFile>,
+    ) -> io::Result<(tempfile::NamedTempFile, Self)> {
+        let mut list = pending();
+        let tmp = create()?;
+        list.push(tmp.path().to_path_buf());
+        let listed = Pending(tmp.path().to_path_buf());
+        Ok((tmp, listed))
     }
 }
 
@@ -151,14 +160,14 @@ impl AtomicFile {
             // Created with 0666 the umask still applies, as for any new file.
             builder.permissions(std::fs::Permissions::from_mode(0o666));
         }
-        let tmp = builder.tempfile_in(dir)?;
+        let (tmp, listed) = Pending::create(|| builder.tempfile_in(dir))?;
         if let Some(meta) = existing.filter(|m| m.is_file()) {
             tmp.as_file().set_permissions(meta.permissions())?;
         }
         Ok(AtomicFile {
             target: Target::Renamed {
                 path,
-                _pending: Pending::new(tmp.path()),
+                _pending: listed,
                 writer: BufWriter::with_capacity(WRITE_BUFFER, tmp),
             },
         })
