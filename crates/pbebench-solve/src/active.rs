@@ -801,10 +801,7 @@ mod tests {
     }
 
     fn cascade(rules: &[(&str, &str)]) -> Cascade {
-        rules
-            .iter()
-            .map(|(a, b)| Rule::new(*a, *b).unwrap())
-            .collect()
+        Cascade::from_pairs(rules).unwrap()
     }
 
     #[test]

@@ -252,10 +252,7 @@ mod tests {
     use super::*;
 
     fn cascade(rules: &[(&str, &str)]) -> Cascade {
-        rules
-            .iter()
-            .map(|(a, b)| Rule::new(*a, *b).unwrap())
-            .collect()
+        Cascade::from_pairs(rules).unwrap()
     }
 
     fn words(ws: &[&str]) -> Vec<String> {

@@ -357,6 +357,16 @@ impl Cascade {
         Cascade { rules }
     }
 
+    /// A cascade of `(pattern, replacement)` pairs, in order; fails on an empty pattern.
+    ///
+    /// ```
+    /// let c = pbebench::Cascade::from_pairs(&[("ab", "b"), ("b", "cc")]).unwrap();
+    /// assert_eq!(c.apply("aab"), "acc");
+    /// ```
+    pub fn from_pairs(pairs: &[(&str, &str)]) -> Result<Self, RuleError> {
+        pairs.iter().map(|&(a, b)| Rule::new(a, b)).collect()
+    }
+
     /// The empty cascade, which maps every string to itself.
     pub fn identity() -> Self {
         Cascade::default()

@@ -2,7 +2,7 @@
 //! (`InputSpace::of`, `equiv::against_gold`), on hand-computed values.
 
 use pbebench::equiv::{self, InputSpace, Ratio};
-use pbebench::{Cascade, Instance, RelationMode, Rule};
+use pbebench::{Cascade, Instance, RelationMode};
 
 fn instance(inputs: &[&str], heldout: &[&str], gold: Option<Cascade>) -> Instance {
     let strings = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
@@ -29,10 +29,7 @@ fn instance(inputs: &[&str], heldout: &[&str], gold: Option<Cascade>) -> Instanc
 }
 
 fn cascade(rules: &[(&str, &str)]) -> Cascade {
-    rules
-        .iter()
-        .map(|(a, b)| Rule::new(*a, *b).unwrap())
-        .collect()
+    Cascade::from_pairs(rules).unwrap()
 }
 
 #[test]

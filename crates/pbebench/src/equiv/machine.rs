@@ -461,16 +461,12 @@ impl Chain<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rule::Rule;
 
     /// Every letter the tests' inputs use.
     const ALL: [char; 10] = ['a', 'b', 'c', 'd', 'x', 'y', 'z', 'ʔ', 'ː', 'é'];
 
     fn cascade(rules: &[(&str, &str)]) -> Cascade {
-        rules
-            .iter()
-            .map(|&(a, b)| Rule::new(a, b).unwrap())
-            .collect()
+        Cascade::from_pairs(rules).unwrap()
     }
 
     /// Runs `s` through the machine letter by letter, then flushes.

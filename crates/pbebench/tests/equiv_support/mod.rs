@@ -95,10 +95,7 @@ pub fn engine(a: &Cascade, b: &Cascade, space: &InputSpace) -> (Brute, Compariso
 
 /// A cascade from `(pattern, replacement)` pairs.
 pub fn cascade(rules: &[(&str, &str)]) -> Cascade {
-    rules
-        .iter()
-        .map(|&(a, b)| Rule::new(a, b).unwrap())
-        .collect()
+    Cascade::from_pairs(rules).unwrap()
 }
 
 /// A random string of `len` letters of `letters`.
