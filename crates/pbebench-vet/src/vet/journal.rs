@@ -103,7 +103,7 @@ impl JournalHeader {
                 ""
             },
             self.solver_revision
-                .map_or_else(|| "before 2".to_owned(), |r| r.to_string())
+                .map_or_else(|| "not recorded".to_owned(), |r| r.to_string())
         )
     }
 }
