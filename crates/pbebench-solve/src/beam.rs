@@ -19,6 +19,7 @@ use crate::prior;
 use crate::propose::propose;
 use crate::repair::{perturb, repair, squeeze, Elite};
 use crate::{Budget, Partial, Problem, SolveOutcome, SolveStats, Solver, Status};
+use pbebench::Cascade;
 use std::hash::Hasher;
 use std::time::Instant;
 
@@ -65,6 +66,40 @@ impl Solver for BeamSolver {
             Ranking::Distance => "beam-distance",
             Ranking::Hunks => "beam-hunks",
         }
+    }
+
+    /// Local repair of `start` ([`repair`], with kicks) for a third of the time; the
+    /// search from scratch for the rest, when that finds no fit.
+    fn search_from(
+        &self,
+        problem: &Problem,
+        start: &Cascade,
+        budget: &Budget,
+        deadline: Instant,
+    ) -> SolveOutcome {
+        let enc = Encoded::new(problem);
+        if let Some(rules) = enc.encode_rules(start) {
+            let now = Instant::now();
+            let until = now + deadline.saturating_duration_since(now) / 3;
+            let mut stats = SolveStats::default();
+            let mut elite = None;
+            let mended = repair(
+                &enc,
+                rules,
+                enc.max_rules,
+                until,
+                REPAIR_STEPS,
+                &mut stats.candidates_scored,
+                &mut elite,
+            );
+            if let Some(rules) = mended {
+                return solved(&enc, rules, stats);
+            }
+            let mut outcome = self.search(problem, budget, deadline);
+            outcome.stats.candidates_scored += stats.candidates_scored;
+            return outcome;
+        }
+        self.search(problem, budget, deadline)
     }
 
     fn search(&self, problem: &Problem, budget: &Budget, deadline: Instant) -> SolveOutcome {

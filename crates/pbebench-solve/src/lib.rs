@@ -180,48 +180,80 @@ pub trait Solver: Send + Sync {
     /// once, and any cascade the search returns is verified (examples, rule count, side
     /// lengths, alphabet) before it is reported.
     fn solve(&self, problem: &Problem, budget: &Budget) -> SolveOutcome {
-        let start = Instant::now();
-        if let Some(reason) = problem.contradiction() {
-            return SolveOutcome {
-                status: Status::Unsolvable(reason),
-                cascade: None,
-                partial: None,
-                stats: SolveStats {
-                    elapsed: start.elapsed(),
-                    ..SolveStats::default()
-                },
-            };
-        }
-        // The search looks at the clock between steps and then unwinds its state, which
-        // takes tens of milliseconds on a loaded machine: it stops a little early so that
-        // the whole solve ends within the limit.
-        let margin = (budget.time_limit / 20).min(Duration::from_millis(250));
-        let deadline = start + budget.time_limit - margin;
-        let mut outcome = self.search(problem, budget, deadline);
-        if let Some(cascade) = &outcome.cascade {
-            match problem.check(cascade) {
-                Ok(()) => outcome.status = Status::Solved,
-                Err(why) => {
-                    outcome.status = Status::Rejected(why);
-                    outcome.cascade = None;
-                }
-            }
-        } else if outcome.status == Status::Solved {
-            outcome.status = Status::Exhausted;
-        }
-        // A partial answer is checked by the core too, and kept only when it is within
-        // the limits and better than doing nothing.
-        let partial = outcome.partial.take().filter(|_| !outcome.is_solved());
-        outcome.partial = partial.and_then(|p| {
-            let edit_sim = problem.partial_edit_sim(&p.cascade).ok()?;
-            (edit_sim > 0.0).then_some(Partial {
-                cascade: p.cascade,
-                edit_sim,
-            })
-        });
-        outcome.stats.elapsed = start.elapsed();
-        outcome
+        verified(problem, budget, |deadline| {
+            self.search(problem, budget, deadline)
+        })
     }
+
+    /// The search, started from `start`: a cascade that fitted some of the examples
+    /// (the candidate of an earlier, smaller problem). The default ignores it.
+    fn search_from(
+        &self,
+        problem: &Problem,
+        start: &Cascade,
+        budget: &Budget,
+        deadline: Instant,
+    ) -> SolveOutcome {
+        let _ = start;
+        self.search(problem, budget, deadline)
+    }
+
+    /// [`Solver::solve`] with [`Solver::search_from`]: verified the same way.
+    fn solve_from(&self, problem: &Problem, start: &Cascade, budget: &Budget) -> SolveOutcome {
+        verified(problem, budget, |deadline| {
+            self.search_from(problem, start, budget, deadline)
+        })
+    }
+}
+
+/// Runs `search` with a deadline within `budget` and verifies what it returns, as
+/// [`Solver::solve`] describes.
+fn verified(
+    problem: &Problem,
+    budget: &Budget,
+    search: impl FnOnce(Instant) -> SolveOutcome,
+) -> SolveOutcome {
+    let start = Instant::now();
+    if let Some(reason) = problem.contradiction() {
+        return SolveOutcome {
+            status: Status::Unsolvable(reason),
+            cascade: None,
+            partial: None,
+            stats: SolveStats {
+                elapsed: start.elapsed(),
+                ..SolveStats::default()
+            },
+        };
+    }
+    // The search looks at the clock between steps and then unwinds its state, which
+    // takes tens of milliseconds on a loaded machine: it stops a little early so that
+    // the whole solve ends within the limit.
+    let margin = (budget.time_limit / 20).min(Duration::from_millis(250));
+    let deadline = start + budget.time_limit - margin;
+    let mut outcome = search(deadline);
+    if let Some(cascade) = &outcome.cascade {
+        match problem.check(cascade) {
+            Ok(()) => outcome.status = Status::Solved,
+            Err(why) => {
+                outcome.status = Status::Rejected(why);
+                outcome.cascade = None;
+            }
+        }
+    } else if outcome.status == Status::Solved {
+        outcome.status = Status::Exhausted;
+    }
+    // A partial answer is checked by the core too, and kept only when it is within the
+    // limits and better than doing nothing.
+    let partial = outcome.partial.take().filter(|_| !outcome.is_solved());
+    outcome.partial = partial.and_then(|p| {
+        let edit_sim = problem.partial_edit_sim(&p.cascade).ok()?;
+        (edit_sim > 0.0).then_some(Partial {
+            cascade: p.cascade,
+            edit_sim,
+        })
+    });
+    outcome.stats.elapsed = start.elapsed();
+    outcome
 }
 
 /// Names of the registered solvers; the first is the default. `beam` is [`PriorSolver`]
@@ -241,8 +273,10 @@ pub const DEFAULT_SOLVER: &str = "beam";
 /// Revision 2: `beam` became the description-length solver ([`PriorSolver`]; the earlier
 /// one is `beam-v1`), and a node-capped repair is counted in evaluations. Revision 3:
 /// [`solve_probing`] probes each rule alone, letter pairs (or letters) and the pieces of
-/// folded patterns, and goes on after a re-solve that runs out of time.
-pub const SOLVER_REVISION: u32 = 3;
+/// folded patterns, and goes on after a re-solve that runs out of time. Revision 4:
+/// [`solve_probing`] packs short queries into long probes, mends a surprised candidate
+/// and re-solves from it ([`Solver::solve_from`]).
+pub const SOLVER_REVISION: u32 = 4;
 
 /// The registered solver called `name`, or `None`.
 pub fn solver_by_name(name: &str) -> Option<Box<dyn Solver>> {

@@ -831,9 +831,10 @@ mod tests {
              to start over"
         );
         let plain = serde_json::to_string(&header(None)).unwrap();
-        assert_eq!(
-            plain,
-            r#"{"journal":"pbebench solve","solver":"beam","time_limit":2.0,"dataset":"ab","revision":3}"#
+        let expected = format!(
+            r#"{{"journal":"pbebench solve","solver":"beam","time_limit":2.0,"dataset":"ab","revision":{}}}"#,
+            crate::SOLVER_REVISION
         );
+        assert_eq!(plain, expected);
     }
 }

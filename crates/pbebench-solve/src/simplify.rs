@@ -16,6 +16,7 @@ use crate::encode::{apply_into, Encoded, Sym, SymRule};
 use crate::prior::cost;
 use crate::repair::candidates_for;
 use crate::{Budget, Problem, SolveOutcome, Solver};
+use pbebench::Cascade;
 use std::time::Instant;
 
 /// The default solver: finds a cascade that fits with the beam search of [`BeamSolver`]
@@ -52,7 +53,32 @@ impl Solver for PriorSolver {
     }
 
     fn search(&self, problem: &Problem, budget: &Budget, deadline: Instant) -> SolveOutcome {
-        let mut outcome = self.base.search(problem, budget, deadline);
+        let outcome = self.base.search(problem, budget, deadline);
+        self.most_probable(problem, outcome, deadline)
+    }
+
+    /// The base's [`Solver::search_from`], then the most probable fit as in `search`.
+    fn search_from(
+        &self,
+        problem: &Problem,
+        start: &Cascade,
+        budget: &Budget,
+        deadline: Instant,
+    ) -> SolveOutcome {
+        let outcome = self.base.search_from(problem, start, budget, deadline);
+        self.most_probable(problem, outcome, deadline)
+    }
+}
+
+impl PriorSolver {
+    /// From the fit `outcome` holds, if any: more fits from beams ranked by the prior,
+    /// each simplified, and the least costly of all as the answer.
+    fn most_probable(
+        &self,
+        problem: &Problem,
+        mut outcome: SolveOutcome,
+        deadline: Instant,
+    ) -> SolveOutcome {
         let enc = Encoded::new(problem);
         let Some(first) = (outcome.cascade.as_ref()).and_then(|c| enc.encode_rules(c)) else {
             return outcome;
