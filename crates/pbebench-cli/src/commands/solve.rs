@@ -31,8 +31,10 @@ its choice (interactive mode, SPEC §7), through the same sealed oracle as `pbeb
 --interactive`: it solves the visible examples, builds rival cascades that fit them as well, \
 probes the shortest inputs on which they differ from its answer, then each pattern and \
 replacement of its rules alone, every pair of letters (every letter on large alphabets), \
-pieces of its patterns, stretches of the visible inputs and random inputs, and solves again with the answers as examples whenever one \
-surprises it, until the budget is spent. Every probe and its output is in the statistics line of its instance \
+pieces of its patterns, stretches of the visible inputs and random stretches; short \
+queries go several to a probe, joined by a letter its rules leave alone. Whenever an answer \
+surprises it, it mends its answer with the rule a probe showed, or solves again from it with \
+the answers as examples, until the budget is spent. Every probe and its output is in the statistics line of its instance \
 (`probes`, `probes_used`), as are `recovered` and `behaviour` (exact, over the instance's \
 input space) whenever the instance has a gold cascade. The time limit then holds for the \
 whole loop of an instance."
