@@ -370,25 +370,18 @@ pub fn solve_probing(
             // A packed probe is also known as its pieces, each with its part of the output,
             // when the output splits as the input does (the probe whole stays, in case a
             // hidden rule touches the separator after all).
-            match sep.and_then(|sep| split(&i, &o, sep)) {
-                Some(pieces) => {
-                    for (i, o) in pieces {
-                        if !inputs.contains(&i) {
-                            inputs.push(i);
-                            outputs.push(o);
-                            solved_with.push(true);
-                        }
-                    }
-                    inputs.push(i);
-                    outputs.push(o);
-                    solved_with.push(false);
-                }
-                None => {
+            let pieces = sep.and_then(|sep| split(&i, &o, sep));
+            let whole_given = pieces.is_none();
+            for (i, o) in pieces.into_iter().flatten() {
+                if !inputs.contains(&i) {
                     inputs.push(i);
                     outputs.push(o);
                     solved_with.push(true);
                 }
             }
+            inputs.push(i);
+            outputs.push(o);
+            solved_with.push(whole_given);
         }
     }
     stats.elapsed = start.elapsed();
