@@ -38,9 +38,11 @@
 //!    of its input, which splits a change that C explains with one long rule into the
 //!    hidden rules that made it.
 //! 8. Then the budget left goes to focused inputs: random strings, each letter drawn from
-//!    the letters of C's rules or from the whole alphabet, half and half. Packed (below),
-//!    they are stretches as long as the longest visible input, several to a probe; else
-//!    whole probes as long as the oracle accepts (32 letters on the presets).
+//!    the letters of C's rules or from the whole alphabet, half and half, and among those
+//!    from the letters that make a pair with the one before that no probe held yet.
+//!    Packed (below), they are stretches as long as the longest visible input, several to
+//!    a probe; else whole probes as long as the oracle accepts (32 letters on the
+//!    presets).
 //!    [`ActiveConfig::focused_rounds`] can stop the loop after rounds that hold no
 //!    surprise, to save probes.
 //!
@@ -49,7 +51,8 @@
 //! A hidden intermediate of three letters that C never writes and that no visible input
 //! holds (`bzk → kjx`, `kjx → avh` answered by `bzk → avh`) stays out of reach: no probe
 //! built from C or the examples holds `kjx`, and 50 random inputs of 32 letters hold one
-//! given three-letter string with a chance of about a quarter on Lite.
+//! given three-letter string with a chance of about a quarter on Lite. Such latent
+//! intermediates bound what any prober can recover: `benches/solve/ceiling.py`.
 //!
 //! Short queries (the inputs of steps 2, 4, 6, 7 and 8) are **packed**: joined by a
 //! separator letter that no rule of C touches ([`separator`]; preferably one no example
@@ -901,7 +904,11 @@ fn de_bruijn(k: usize, n: usize) -> Vec<usize> {
 
 /// Up to `count` new inputs of `len` letters (at most the longest the oracle accepts),
 /// each letter drawn from the letters of `candidate`'s rules (half the time, when it has
-/// any) or from the whole alphabet.
+/// any) or from the whole alphabet; among those, from the letters that make a pair with
+/// the letter before it that no known or drawn input holds yet, when there are any. A
+/// hidden intermediate of two letters that nothing observable names (`cg → Xl`, then
+/// `Xl → NX`) is met only by an input that holds it, so the inputs hold as many new pairs
+/// as they can.
 fn focused_inputs(
     candidate: &Cascade,
     task: &Task,
@@ -920,27 +927,44 @@ fn focused_inputs(
         .collect();
     used.sort_unstable();
     used.dedup();
+    let mut held: HashSet<(char, char)> = known.iter().flat_map(|s| letter_pairs(s)).collect();
     let len = len.clamp(1, task.max_probe_len.max(1));
     let mut out: Vec<String> = Vec::new();
     for _ in 0..count * 8 {
         if out.len() >= count {
             break;
         }
-        let s: String = (0..len)
-            .map(|_| {
-                let from = if !used.is_empty() && rng.below(2) == 0 {
-                    &used
-                } else {
-                    &alphabet
-                };
-                from[rng.below(from.len() as u64) as usize]
-            })
-            .collect();
+        let mut s = String::new();
+        let mut last: Option<char> = None;
+        let mut mine: Vec<(char, char)> = Vec::new();
+        for _ in 0..len {
+            let from = if !used.is_empty() && rng.below(2) == 0 {
+                &used
+            } else {
+                &alphabet
+            };
+            let new: Vec<char> = last.map_or_else(Vec::new, |last| {
+                (from.iter().copied())
+                    .filter(|&c| !held.contains(&(last, c)) && !mine.contains(&(last, c)))
+                    .collect()
+            });
+            let pool = if new.is_empty() { from } else { &new };
+            let c = pool[rng.below(pool.len() as u64) as usize];
+            mine.extend(last.map(|last| (last, c)));
+            s.push(c);
+            last = Some(c);
+        }
         if !known.contains(&s) && !out.contains(&s) {
+            held.extend(mine);
             out.push(s);
         }
     }
     out
+}
+
+/// The pairs of neighbouring letters of `s`, in order.
+fn letter_pairs(s: &str) -> impl Iterator<Item = (char, char)> + '_ {
+    s.chars().zip(s.chars().skip(1))
 }
 
 fn add_stats(total: &mut SolveStats, one: &SolveStats) {
@@ -1121,6 +1145,28 @@ mod tests {
         assert_eq!(pairs.len(), 17 * 17);
         let letters = pair_cover(&task, 9);
         assert_eq!(letters, ["abcdefghijkuvwxyz"]);
+    }
+
+    /// Every letter of a focused input makes a pair with the letter before it that no
+    /// input held yet (the known ones, the ones drawn before, the input itself so far),
+    /// unless every pair starting with the letter before is held already.
+    #[test]
+    fn focused_inputs_hold_new_pairs_while_there_are_any() {
+        let inst = instance("fp", &[("ab", "c")], &["ab", "ba"], "abcd");
+        let task = Oracle::new(&inst, 50).unwrap().task().clone();
+        let known: HashSet<String> = ["aab".to_string(), "ccd".to_string()].into();
+        let mut rng = SplitMix(7);
+        // No rule letters, so every letter is drawn from the whole alphabet.
+        let drawn = focused_inputs(&cascade(&[]), &task, &known, 6, 4, &mut rng);
+        assert_eq!(drawn.len(), 6);
+        let mut held: HashSet<(char, char)> = known.iter().flat_map(|s| letter_pairs(s)).collect();
+        for s in &drawn {
+            for (a, b) in letter_pairs(s) {
+                let any_new = "abcd".chars().any(|c| !held.contains(&(a, c)));
+                assert!(!held.contains(&(a, b)) || !any_new, "{s} in {drawn:?}");
+                held.insert((a, b));
+            }
+        }
     }
 
     /// Gold `d → icg`, `cg → v`: the intermediate `cg` never shows in the visible

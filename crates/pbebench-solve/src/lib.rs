@@ -275,8 +275,9 @@ pub const DEFAULT_SOLVER: &str = "beam";
 /// [`solve_probing`] probes each rule alone, letter pairs (or letters) and the pieces of
 /// folded patterns, and goes on after a re-solve that runs out of time. Revision 4:
 /// [`solve_probing`] packs short queries into long probes, mends a surprised candidate
-/// and re-solves from it ([`Solver::solve_from`]).
-pub const SOLVER_REVISION: u32 = 4;
+/// and re-solves from it ([`Solver::solve_from`]). Revision 5: [`solve_probing`]'s
+/// random stretches hold letter pairs no probe held yet, where they can.
+pub const SOLVER_REVISION: u32 = 5;
 
 /// The registered solver called `name`, or `None`.
 pub fn solver_by_name(name: &str) -> Option<Box<dyn Solver>> {
