@@ -30,9 +30,17 @@ import json
 import sys
 
 
+# Longest intermediate string a cascade may write before the instance is refused: a
+# file whose rules grow a string without bound is bad input, not a reason to run out of
+# memory.
+MAX_STRING = 1_000_000
+
+
 def run(rules, s):
     for a, b in rules:
         s = s.replace(a, b)
+        if len(s) > MAX_STRING:
+            raise ValueError(f"a cascade writes a string of over {MAX_STRING} characters")
     return s
 
 
@@ -72,42 +80,53 @@ def main():
         "probes of up to max(32, twice the instance's longest visible input))",
     )
     args = ap.parse_args()
+    if args.k < 0 or args.probe_len < 1:
+        ap.error("--k must be at least 0 and --probe-len at least 1")
     by_len = collections.defaultdict(list)
     try:
-        lines = open(args.dataset, encoding="utf-8").read().splitlines()
-    except OSError as e:
+        with open(args.dataset, encoding="utf-8") as f:
+            for n, line in enumerate(f, 1):
+                if not line.strip():
+                    continue
+                try:
+                    length, row = ceiling_of(json.loads(line), args)
+                except (ValueError, KeyError, TypeError, AttributeError) as e:
+                    sys.exit(
+                        f"ceiling.py: {args.dataset}:{n}: not an instance with a gold "
+                        f"cascade, alphabet and inputs ({e!r})"
+                    )
+                by_len[length].append(row)
+    except (OSError, UnicodeDecodeError) as e:
         sys.exit(f"ceiling.py: cannot read {args.dataset}: {e}")
-    for n, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            inst = json.loads(line)
-            if not inst.get("cascade"):
-                raise KeyError("cascade")
-        except (ValueError, KeyError) as e:
-            sys.exit(f"ceiling.py: {args.dataset}:{n}: not an instance with a gold cascade ({e})")
-        sigma = len(inst["alphabet"])
-        chance = 1.0
-        found = latent(inst)
-        for p in found:
-            longest = max(args.probe_len, 2 * max(len(x) for x in inst["inputs"]))
-            held = args.k * max(0, longest - len(p) + 1)
-            chance *= min(1.0, held / sigma ** len(p))
-        by_len[inst["cascade_len"]].append((chance, found))
     print("| length | n | with a latent intermediate | ceiling |")
     print("|---|---|---|---|")
     every = []
     for length in sorted(by_len):
-        rows = by_len[length]
-        every += rows
-        share = sum(1 for _, f in rows if f) / len(rows)
-        ceiling = sum(c for c, _ in rows) / len(rows)
-        print(f"| {length} | {len(rows)} | {100 * share:.0f}% | {100 * ceiling:.1f}% |")
+        every += by_len[length]
+        print(table_row(str(length), by_len[length], "{:.1f}%"))
     if every:
-        share = sum(1 for _, f in every if f) / len(every)
-        ceiling = sum(c for c, _ in every) / len(every)
-        print(f"| all | {len(every)} | {100 * share:.0f}% | **{100 * ceiling:.1f}%** |")
+        print(table_row("all", every, "**{:.1f}%**"))
 
+
+def ceiling_of(inst, args):
+    """The instance's cascade length and (chance of recovery at best, latent strings)."""
+    if not inst["cascade"] or not inst["alphabet"] or not inst["inputs"]:
+        raise ValueError("empty cascade, alphabet or inputs")
+    sigma = len(inst["alphabet"])
+    longest = max(args.probe_len, 2 * max(len(x) for x in inst["inputs"]))
+    found = latent(inst)
+    chance = 1.0
+    for p in found:
+        held = args.k * max(0, longest - len(p) + 1)
+        chance *= min(1.0, held / sigma ** len(p))
+    return int(inst["cascade_len"]), (chance, found)
+
+
+def table_row(label, rows, ceiling_format):
+    """A Markdown row: the share of `rows` with a latent intermediate, and their ceiling."""
+    share = sum(1 for _, found in rows if found) / len(rows)
+    ceiling = sum(chance for chance, _ in rows) / len(rows)
+    return f"| {label} | {len(rows)} | {100 * share:.0f}% | {ceiling_format.format(100 * ceiling)} |"
 
 if __name__ == "__main__":
     main()
