@@ -30,9 +30,14 @@
 //!    because it only matches what an earlier rule wrote (`d → icg`, `cg → v`, answered
 //!    by `d → iv`), is met for sure, where random inputs meet it by chance.
 //! 6. Then the pieces of C's patterns alone (each pattern without its first and without
-//!    its last letter) and each pattern as C's other rules rewrite it: where C folds two
-//!    hidden rules into one (`Xw → s`, `sb → u` answered by `Xwb → u`), `Xw` shows the
-//!    intermediate, and once `Xw → s` is learnt, `sb` the second rule.
+//!    its last letter) and each form a pattern passes through as C's other rules rewrite
+//!    it, one rule at a time: where C folds two hidden rules into one (`Xw → s`,
+//!    `sb → u` answered by `Xwb → u`), `Xw` shows the intermediate, and once `Xw → s` is
+//!    learnt, `sb` the second rule. Then the pieces of those forms, and the patterns and
+//!    forms with one of C's rewrites undone (a replacement put back to its pattern):
+//!    where the hidden rule matches a string C never writes (gold `h → vJ`, `rvJ → Af`,
+//!    `J → VK`, answered by `rh → Af`, `h → vVK`), `rh` becomes `rvVK`, and undone,
+//!    `rvJ` ([`traces`]).
 //! 7. Windows of the visible inputs that the hidden cascade changes are probed alone
 //!    (three letters each): each shows what the rules do to one stretch without the rest
 //!    of its input, which splits a change that C explains with one long rule into the
@@ -804,28 +809,22 @@ fn isolating(
             && s.chars().all(|c| task.alphabet.contains(c))
     };
     let rules = candidate.rules();
-    let mut rewritten: Vec<String> = Vec::new();
-    if parts {
-        for k in 0..rules.len() {
-            let mut others = rules.to_vec();
-            let rule = others.remove(k);
-            let limit = 4 * task.max_probe_len;
-            if let Ok(s) = Cascade::new(others).apply_bounded(rule.pattern(), limit) {
-                if s != rule.pattern() {
-                    rewritten.push(s);
-                }
-            }
-        }
-    }
+    let (forms, undone) = if parts {
+        traces(rules, task.max_probe_len)
+    } else {
+        (Vec::new(), Vec::new())
+    };
     let strings: Vec<&str> = if parts {
         (rules.iter().map(Rule::pattern))
             .filter(|p| p.chars().count() >= 3)
-            .flat_map(|p| {
-                let first = p.chars().next().map_or(0, char::len_utf8);
-                let last = p.chars().next_back().map_or(0, char::len_utf8);
-                [&p[..p.len() - last], &p[first..]]
-            })
-            .chain(rewritten.iter().map(String::as_str))
+            .flat_map(pieces)
+            .chain(forms.iter().map(String::as_str))
+            .chain(
+                (forms.iter())
+                    .filter(|f| f.chars().count() >= 3)
+                    .flat_map(|f| pieces(f)),
+            )
+            .chain(undone.iter().map(String::as_str))
             .collect()
     } else {
         (rules.iter().map(Rule::pattern))
@@ -841,6 +840,57 @@ fn isolating(
         }
     }
     out
+}
+
+/// `p` without its last letter and without its first.
+fn pieces(p: &str) -> [&str; 2] {
+    let first = p.chars().next().map_or(0, char::len_utf8);
+    let last = p.chars().next_back().map_or(0, char::len_utf8);
+    [&p[..p.len() - last], &p[first..]]
+}
+
+/// Each rule's pattern as the other rules of `rules` rewrite it, one rule at a time: every
+/// form it passes through (at most `max_len` letters), in order; then each such form, and
+/// each pattern, with one rule's replacement in it put back to that rule's pattern (the
+/// rewriting undone).
+///
+/// Where the candidate answers two hidden rules with one that holds a context (gold
+/// `jX → f`, `Of → MH`, answered by `OjR → MH` next to `R → X`, `jX → f`), an
+/// intermediate form (`OjX`, then `Of`) holds the hidden rule's pattern; where the hidden
+/// rule matches a string the candidate never writes (gold `h → vJ`, `rvJ → Af`, `J → VK`,
+/// answered by `rh → Af`, `h → vVK`), undoing a rewrite does (`rvVK` to `rvJ`).
+fn traces(rules: &[Rule], max_len: usize) -> (Vec<String>, Vec<String>) {
+    let mut forms: Vec<String> = Vec::new();
+    for (k, rule) in rules.iter().enumerate() {
+        let mut s = rule.pattern().to_string();
+        for (j, other) in rules.iter().enumerate() {
+            if j == k {
+                continue;
+            }
+            let next = other.apply(&s);
+            if next == s {
+                continue;
+            }
+            if next.is_empty() || next.chars().count() > max_len {
+                break;
+            }
+            forms.push(next.clone());
+            s = next;
+        }
+    }
+    let mut undone: Vec<String> = Vec::new();
+    let patterns = rules.iter().map(|r| r.pattern().to_string());
+    for f in patterns.chain(forms.iter().cloned()) {
+        for r in rules {
+            if !r.replacement().is_empty() && r.replacement() != r.pattern() {
+                let u = f.replace(r.replacement(), r.pattern());
+                if u != f && u.chars().count() <= max_len {
+                    undone.push(u);
+                }
+            }
+        }
+    }
+    (forms, undone)
 }
 
 /// Inputs of the longest accepted length that together hold every pair of letters of the
@@ -1284,10 +1334,12 @@ mod tests {
             ["xh", "ggg"]
         );
         // The pieces of the patterns of three letters or more (`gg`, once), then the
-        // patterns the other rules rewrite (`xh` by `x → ghc`).
+        // forms of the patterns the other rules rewrite (`xh` by `x → ghc`) and their
+        // pieces, then the patterns and forms with a rewrite undone (`ggg` with each `g`
+        // put back to `ggg`, `ghch` with `ghc` put back to `x`, then `g` to `ggg`).
         assert_eq!(
             isolating(&candidate, &task, &known, 8, true),
-            ["gg", "ghch"]
+            ["gg", "ghch", "ghc", "hch", "ggggggggg", "xh", "ggghch"]
         );
         let gold = cascade(&[("ggx", "x"), ("xh", "xx"), ("x", "ghc")]);
         assert_ne!(gold.apply("ggg"), candidate.apply("ggg"));
@@ -1311,8 +1363,34 @@ mod tests {
         // Once `Xw → s` is learnt next to `Xwb → u`: `Xwb` rewritten by the rest, `sb`.
         let learnt = cascade(&[("Xwb", "u"), ("Xw", "s")]);
         let known: HashSet<String> = ["Xw".to_string(), "wb".to_string()].into();
-        assert_eq!(isolating(&learnt, &task, &known, 8, true), ["sb"]);
+        // (Then `sb` with `Xw → s` undone: `Xwb` again, unknown to this test.)
+        assert_eq!(isolating(&learnt, &task, &known, 8, true), ["sb", "Xwb"]);
         assert_ne!(gold.apply("sb"), learnt.apply("sb"));
+    }
+
+    /// Two misses of the full preset (length 20 and 18): an intermediate form of a
+    /// pattern, and a form with a rewrite undone, hold the hidden rule's pattern, and the
+    /// hidden cascade rewrites them otherwise than the candidate.
+    #[test]
+    fn traced_and_undone_forms_hold_a_hidden_pattern() {
+        let inst = instance("t", &[("a", "b")], &["ca"], "OjRXfMHrhvJAVK");
+        let task = Oracle::new(&inst, 50).unwrap().task().clone();
+        let none = HashSet::new();
+        // Gold `R → X`, `jX → f`, `Of → MH`, answered by `OjR → MH` first: `OjR`
+        // passes through `OjX` and `Of`.
+        let gold = cascade(&[("R", "X"), ("jX", "f"), ("Of", "MH")]);
+        let candidate = cascade(&[("OjR", "MH"), ("R", "X"), ("jX", "f")]);
+        let probes = isolating(&candidate, &task, &none, 32, true);
+        assert!(probes.iter().any(|p| p == "Of"), "{probes:?}");
+        assert_ne!(gold.apply("Of"), candidate.apply("Of"));
+        // Gold `h → vJ`, `rvJ → Af`, `J → VK`, answered by `rh → Af`, `J → VK`,
+        // `h → vVK`: `rh` becomes `rvVK`, and with `J → VK` undone, `rvJ`.
+        let gold = cascade(&[("h", "vJ"), ("rvJ", "Af"), ("J", "VK")]);
+        let candidate = cascade(&[("rh", "Af"), ("J", "VK"), ("h", "vVK")]);
+        assert_eq!(gold.apply("rh"), candidate.apply("rh"));
+        let probes = isolating(&candidate, &task, &none, 32, true);
+        assert!(probes.iter().any(|p| p == "rvJ"), "{probes:?}");
+        assert_ne!(gold.apply("rvJ"), candidate.apply("rvJ"));
     }
 
     #[test]

@@ -276,8 +276,10 @@ pub const DEFAULT_SOLVER: &str = "beam";
 /// folded patterns, and goes on after a re-solve that runs out of time. Revision 4:
 /// [`solve_probing`] packs short queries into long probes, mends a surprised candidate
 /// and re-solves from it ([`Solver::solve_from`]). Revision 5: [`solve_probing`]'s
-/// random stretches hold letter pairs no probe held yet, where they can.
-pub const SOLVER_REVISION: u32 = 5;
+/// random stretches hold letter pairs no probe held yet, where they can. Revision 6:
+/// [`solve_probing`] also probes every form a pattern passes through as the candidate's
+/// other rules rewrite it, their pieces, and these forms with one rewrite undone.
+pub const SOLVER_REVISION: u32 = 6;
 
 /// The registered solver called `name`, or `None`.
 pub fn solver_by_name(name: &str) -> Option<Box<dyn Solver>> {
