@@ -851,8 +851,8 @@ fn pieces(p: &str) -> [&str; 2] {
 
 /// Each rule's pattern as the other rules of `rules` rewrite it, one rule at a time: every
 /// form it passes through (at most `max_len` letters), in order; then each such form, and
-/// each pattern, with one rule's replacement in it put back to that rule's pattern (the
-/// rewriting undone).
+/// each pattern, with one rule's rewriting undone (that rule's replacement, wherever it
+/// occurs, put back to its pattern), one string for each rule whose replacement occurs.
 ///
 /// Where the candidate answers two hidden rules with one that holds a context (gold
 /// `jX → f`, `Of → MH`, answered by `OjR → MH` next to `R → X`, `jX → f`), an
@@ -1335,8 +1335,9 @@ mod tests {
         );
         // The pieces of the patterns of three letters or more (`gg`, once), then the
         // forms of the patterns the other rules rewrite (`xh` by `x → ghc`) and their
-        // pieces, then the patterns and forms with a rewrite undone (`ggg` with each `g`
-        // put back to `ggg`, `ghch` with `ghc` put back to `x`, then `g` to `ggg`).
+        // pieces, then the patterns and forms with one rewrite undone (`ggg` with each `g`
+        // put back to `ggg`; `ghch` with `ghc` put back to `x`, and apart from that, with
+        // each `g` put back to `ggg`).
         assert_eq!(
             isolating(&candidate, &task, &known, 8, true),
             ["gg", "ghch", "ghc", "hch", "ggggggggg", "xh", "ggghch"]
@@ -1376,10 +1377,11 @@ mod tests {
         let inst = instance("t", &[("a", "b")], &["ca"], "OjRXfMHrhvJAVK");
         let task = Oracle::new(&inst, 50).unwrap().task().clone();
         let none = HashSet::new();
-        // Gold `R → X`, `jX → f`, `Of → MH`, answered by `OjR → MH` first: `OjR`
-        // passes through `OjX` and `Of`.
-        let gold = cascade(&[("R", "X"), ("jX", "f"), ("Of", "MH")]);
-        let candidate = cascade(&[("OjR", "MH"), ("R", "X"), ("jX", "f")]);
+        // Gold `R → X`, `jX → f`, `Of → MH`, `f → ""`, answered by `OjR → MH` first:
+        // `OjR` passes through `OjX` and `Of` before it ends as `O` (which no undone
+        // rewrite turns back into `Of`: deletions are not undone).
+        let gold = cascade(&[("R", "X"), ("jX", "f"), ("Of", "MH"), ("f", "")]);
+        let candidate = cascade(&[("OjR", "MH"), ("R", "X"), ("jX", "f"), ("f", "")]);
         let probes = isolating(&candidate, &task, &none, 32, true);
         assert!(probes.iter().any(|p| p == "Of"), "{probes:?}");
         assert_ne!(gold.apply("Of"), candidate.apply("Of"));
