@@ -879,8 +879,8 @@ fn traces(rules: &[Rule], max_len: usize) -> (Vec<String>, Vec<String>) {
         }
     }
     let mut undone: Vec<String> = Vec::new();
-    let patterns = rules.iter().map(|r| r.pattern().to_string());
-    for f in patterns.chain(forms.iter().cloned()) {
+    let patterns = rules.iter().map(Rule::pattern);
+    for f in patterns.chain(forms.iter().map(String::as_str)) {
         for r in rules {
             if !r.replacement().is_empty() && r.replacement() != r.pattern() {
                 let u = f.replace(r.replacement(), r.pattern());
