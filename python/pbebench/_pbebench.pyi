@@ -297,13 +297,15 @@ class Oracle:
 
     instance: a dict in pbebench's instance schema with a gold cascade.
     probe_budget: the probe inputs a solver may run in all.
+    max_probe_len: the longest probe input accepted (1 to 4096; `pbebench eval
+        --max-probe-len`).
 
-    Probe inputs may have up to max(32, 2 × the longest visible input) characters, and every
-    intermediate string is bounded (length_bound), so a cascade that grows without bound
-    fails instead of exhausting memory. Raises ValueError for an instance without a gold
-    cascade (real data cannot be probed).
+    Probe inputs may have up to max(max_probe_len, 2 × the longest visible input)
+    characters, and every intermediate string is bounded (length_bound), so a cascade that
+    grows without bound fails instead of exhausting memory. Raises ValueError for an
+    instance without a gold cascade (real data cannot be probed).
     """
-    def __init__(self, instance: Mapping[str, Any], probe_budget: int) -> None: ...
+    def __init__(self, instance: Mapping[str, Any], probe_budget: int, max_probe_len: int = 32) -> None: ...
     @property
     def task(self) -> Dict[str, Any]:
         """What a solver may see: {"id", "inputs", "outputs", "max_rules", "max_rule_len",

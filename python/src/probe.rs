@@ -29,11 +29,13 @@ create_exception!(
 ///
 /// instance: a dict in pbebench's instance schema with a gold cascade.
 /// probe_budget: the probe inputs a solver may run in all.
+/// max_probe_len: the longest probe input accepted (1 to 4096; `pbebench eval
+///     --max-probe-len`).
 ///
-/// Probe inputs may have up to max(32, 2 × the longest visible input) characters, and every
-/// intermediate string is bounded (length_bound), so a cascade that grows without bound
-/// fails instead of exhausting memory. Raises ValueError for an instance without a gold
-/// cascade (real data cannot be probed).
+/// Probe inputs may have up to max(max_probe_len, 2 × the longest visible input)
+/// characters, and every intermediate string is bounded (length_bound), so a cascade that
+/// grows without bound fails instead of exhausting memory. Raises ValueError for an
+/// instance without a gold cascade (real data cannot be probed).
 #[pyclass(module = "pbebench", name = "Oracle")]
 pub struct PyOracle {
     oracle: Oracle,
@@ -43,10 +45,12 @@ pub struct PyOracle {
 #[pymethods]
 impl PyOracle {
     #[new]
-    fn new(instance: &Bound<'_, PyAny>, probe_budget: i128) -> PyResult<Self> {
+    #[pyo3(signature = (instance, probe_budget, max_probe_len = 32))]
+    fn new(instance: &Bound<'_, PyAny>, probe_budget: i128, max_probe_len: i128) -> PyResult<Self> {
         let instance = convert::instance(instance, "instance".into())?;
         let budget = convert::non_negative(probe_budget, "probe_budget")?;
-        let oracle = Oracle::new(&instance, budget)
+        let len = convert::non_negative(max_probe_len, "max_probe_len")?;
+        let oracle = Oracle::with_probe_len(&instance, budget, len)
             .map_err(|e| PyValueError::new_err(format!("instance: {e}")))?;
         Ok(PyOracle { oracle, instance })
     }

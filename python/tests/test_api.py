@@ -247,6 +247,20 @@ def test_score_chooses_the_best_sample_and_checks_heldout():
     assert pbebench.score(INSTANCE, [GOLD, fence("[('ab', 'd')]")], block="first")["pass"]
 
 
+def test_oracle_takes_the_probe_length_of_eval_max_probe_len():
+    assert pbebench.Oracle(INSTANCE, 2).task["max_probe_len"] == 32
+    oracle = pbebench.Oracle(INSTANCE, 2, max_probe_len=40)
+    assert oracle.task["max_probe_len"] == 40
+    assert oracle.run_hidden(["ab" * 20]) == ["d" * 20]
+    with pytest.raises(pbebench.ProbeRefused, match="at most 40 are accepted"):
+        oracle.run_hidden(["a" * 41])
+    for bad in (0, 4097):
+        with pytest.raises(ValueError, match="out of range"):
+            pbebench.Oracle(INSTANCE, 2, max_probe_len=bad)
+    with pytest.raises(ValueError, match="non-negative"):
+        pbebench.Oracle(INSTANCE, 2, max_probe_len=-1)
+
+
 def test_prompt_shows_only_the_visible_examples():
     text = pbebench.prompt(INSTANCE)
     assert "'xab'" in text and "abab" not in text and "{inputs}" not in text

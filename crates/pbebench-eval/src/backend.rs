@@ -119,6 +119,10 @@ impl Backend {
                 "max_episode_tokens": spec.max_episode_tokens,
                 "tool_protocol": spec.tool_protocol.to_string(),
             });
+            // Only when set, so that runs made before the option resume.
+            if let Some(n) = spec.probe_len {
+                params["interactive"]["max_probe_len"] = json!(n);
+            }
             if let Value::Object(m) = &mut params {
                 m.remove("prompt_template"); // the interactive prompt is built in
             }

@@ -385,6 +385,46 @@ fn a_solver_program_speaks_json_lines() {
     assert!(stored_rows(&run2).iter().all(|r| r.2 == "failed"));
 }
 
+/// `--max-probe-len`: the program is told the length, and a probe that long is run; the
+/// default oracle refuses it and counts nothing.
+#[test]
+fn the_probe_length_is_the_runs_choice() {
+    let dir = tempfile::tempdir().unwrap();
+    let insts = instances(2);
+    let dataset = write_dataset(dir.path(), &insts);
+    // Probes one input as long as the task says it may be, then submits nothing.
+    let program = "import json, sys\n\
+        t = json.loads(sys.stdin.readline())['task']\n\
+        print(json.dumps({'probe': [t['alphabet'][0] * 100]}), flush=True)\n\
+        print(t['max_probe_len'], json.loads(sys.stdin.readline()), file=sys.stderr)\n\
+        print(json.dumps({'submit': []}), flush=True)\n";
+    let script = dir.path().join("long_probe.py");
+    std::fs::write(&script, program).unwrap();
+    let episodes = |probe_len: Option<usize>, name: &str| {
+        let mut config = interactive_config(&dataset, &dir.path().join(name), &[]);
+        config.solver = SolverSpec::Command(SolverCommand {
+            command: format!("python3 {}", script.display()),
+            timeout: Duration::from_secs(30),
+        });
+        config.interactive.as_mut().unwrap().probe_len = probe_len;
+        let out = evaluate(&config).unwrap();
+        assert!(out.complete(), "{}", out.results);
+        let store = RunStore::open_existing(&dir.path().join(name)).unwrap();
+        let answer = store.manifest().unwrap().unwrap().answer;
+        (
+            out.interactive.unwrap().episodes,
+            answer["interactive"].clone(),
+        )
+    };
+    let (long, params) = episodes(Some(100), "long");
+    assert!(long.iter().all(|e| e.probes_used == 1), "{long:?}");
+    assert_eq!(params["max_probe_len"], 100, "{params}");
+    // The default is not written, so that runs made before the option continue.
+    let (short, params) = episodes(None, "short");
+    assert!(short.iter().all(|e| e.probes_used == 0), "{short:?}");
+    assert!(params.get("max_probe_len").is_none(), "{params}");
+}
+
 // ---------------------------------------------------------------------------------------
 // kill -9 mid-episode
 

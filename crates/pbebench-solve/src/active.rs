@@ -25,7 +25,10 @@
 //!    replacement that the hidden cascade rewrites further.
 //! 5. Then inputs that hold every pair of letters of the alphabet (a de Bruijn sequence cut
 //!    into pieces of the longest accepted probe: 10 inputs on Lite's 17 letters), or every
-//!    letter where the pairs would take more than 12 inputs (2 on the full preset's 52).
+//!    letter where the pairs would take more than 16 inputs (2 on the full preset's 52).
+//!    Where the oracle takes long probes (`--max-probe-len`), the pieces are short and
+//!    packed instead (the full preset's pairs in 14 probes of 256 letters), so that a
+//!    surprising piece makes a short example ([`pair_cover`]).
 //!    A hidden rule of one or two letters whose pattern never shows in the visible inputs,
 //!    because it only matches what an earlier rule wrote (`d → icg`, `cg → v`, answered
 //!    by `d → iv`), is met for sure, where random inputs meet it by chance.
@@ -119,7 +122,7 @@ pub struct ActiveConfig {
     /// Probe each pattern and each replacement of the candidate's rules alone.
     pub isolate: bool,
     /// Probes at most that together hold every pair of letters of the alphabet (0: none;
-    /// when more would be needed, none).
+    /// when more would be needed, probes that hold every letter) ([`pair_cover`]).
     pub max_pair_probes: usize,
     /// Short queries (distinguishing inputs, patterns, replacements, pieces, windows) put
     /// together into probes as long as the oracle accepts, joined by a separator letter
@@ -135,8 +138,9 @@ pub struct ActiveConfig {
 impl Default for ActiveConfig {
     /// 8 distinguishing inputs (or isolating ones, or windows) a round, at most 300
     /// comparisons a round; the patterns and replacements alone; the pair cover (at most
-    /// 12 inputs, 4 a round); windows of 3 letters; then focused inputs 4 at a time, as
-    /// long as the oracle accepts, until the budget is spent.
+    /// 16 inputs, 4 a round, or 2 a round when packed); windows of 3 letters; then
+    /// focused inputs 4 at a time, as long as the oracle accepts, until the budget is
+    /// spent.
     fn default() -> Self {
         ActiveConfig {
             batch: 8,
@@ -146,7 +150,7 @@ impl Default for ActiveConfig {
             window: 3,
             max_comparisons: 300,
             isolate: true,
-            max_pair_probes: 12,
+            max_pair_probes: 16,
             pack: true,
             mend: true,
             warm_start: true,
@@ -302,9 +306,16 @@ pub fn solve_probing(
             queries = isolating(candidate, &task, &known, want, false);
         }
         if queries.is_empty() {
-            queries = (pairs.iter())
+            // Short pieces go as many to a round as the packed probes hold; they wait for a
+            // round with a separator.
+            let take = match (pairs.packed, sep) {
+                (false, _) => config.focused_batch,
+                (true, Some(_)) => usize::MAX,
+                (true, None) => 0,
+            };
+            queries = (pairs.pieces.iter())
                 .filter(|w| !known.contains(*w))
-                .take(config.focused_batch)
+                .take(take)
                 .cloned()
                 .collect();
         }
@@ -893,18 +904,40 @@ fn traces(rules: &[Rule], max_len: usize) -> (Vec<String>, Vec<String>) {
     (forms, undone)
 }
 
-/// Inputs of the longest accepted length that together hold every pair of letters of the
-/// task's alphabet (a de Bruijn sequence of order 2 cut into pieces that overlap by one
-/// letter), when at most `max` of them do (Lite's 17 letters: 10 inputs of 32); else
-/// inputs that hold every letter (the full preset's 52 letters, whose pairs would need 88
-/// inputs: 2). A rule of one or two letters (else of one) whose pattern never shows in
-/// the visible inputs (it only matches what an earlier rule wrote) is met for sure, where
-/// random inputs meet it by chance.
-fn pair_cover(task: &Task, max: usize) -> Vec<String> {
+/// Letters per piece of a packed pair cover ([`pair_cover`]).
+const PAIR_PIECE_LEN: usize = 8;
+
+/// Inputs that together hold every pair of letters of the task's alphabet: a de Bruijn
+/// sequence of order 2 cut into pieces that overlap by one letter.
+struct PairCover {
+    /// The inputs, in order.
+    pieces: Vec<String>,
+    /// The pieces are short, to be packed several to a probe.
+    packed: bool,
+}
+
+/// The pair cover of the task's alphabet in at most `max` probes:
+///
+/// * where the oracle accepts probes that hold four pieces of [`PAIR_PIECE_LEN`] letters
+///   or more, short pieces to be packed (the full preset's 52 letters with probes of 256:
+///   387 pieces in 14 probes). A surprising piece is a short example, where a whole probe
+///   of 256 letters, every rule acting on it at once, made the re-solves slow;
+/// * else pieces of the longest accepted length (Lite's 17 letters: 10 inputs of 32);
+/// * else inputs that hold every letter (the full preset's 52 letters with probes of 32,
+///   whose pairs would need 88 inputs: 2).
+///
+/// A rule of one or two letters (else of one) whose pattern never shows in the visible
+/// inputs (it only matches what an earlier rule wrote) is met for sure, where random
+/// inputs meet it by chance.
+fn pair_cover(task: &Task, max: usize) -> PairCover {
+    let none = PairCover {
+        pieces: Vec::new(),
+        packed: false,
+    };
     let letters: Vec<char> = task.alphabet.chars().collect();
     let len = task.max_probe_len;
     if max == 0 || letters.is_empty() || len < 2 {
-        return Vec::new();
+        return none;
     }
     let mut seq: Vec<char> = de_bruijn(letters.len(), 2)
         .into_iter()
@@ -912,17 +945,37 @@ fn pair_cover(task: &Task, max: usize) -> Vec<String> {
         .collect();
     // Cyclic: the first letter again closes the last pair.
     seq.push(seq[0]);
-    let pieces = (seq.len() - 1).div_ceil(len - 1);
-    if pieces > max {
-        // Every letter at least, in as few inputs.
-        return letters.chunks(len).map(|c| c.iter().collect()).collect();
+    let cut = |piece: usize| -> Vec<String> {
+        let pieces = (seq.len() - 1).div_ceil(piece - 1);
+        (0..pieces)
+            .map(|p| {
+                let from = p * (piece - 1);
+                seq[from..(from + piece).min(seq.len())].iter().collect()
+            })
+            .collect()
+    };
+    // Pieces joined by a separator: PAIR_PIECE_LEN + 1 letters each.
+    let per_probe = (len + 1) / (PAIR_PIECE_LEN + 1);
+    if per_probe >= 4 {
+        let pieces = cut(PAIR_PIECE_LEN);
+        if pieces.len().div_ceil(per_probe) <= max {
+            return PairCover {
+                pieces,
+                packed: true,
+            };
+        }
     }
-    (0..pieces)
-        .map(|p| {
-            let from = p * (len - 1);
-            seq[from..(from + len).min(seq.len())].iter().collect()
-        })
-        .collect()
+    if (seq.len() - 1).div_ceil(len - 1) <= max {
+        return PairCover {
+            pieces: cut(len),
+            packed: false,
+        };
+    }
+    // Every letter at least, in as few inputs.
+    PairCover {
+        pieces: letters.chunks(len).map(|c| c.iter().collect()).collect(),
+        packed: false,
+    }
 }
 
 /// A de Bruijn sequence over `k` symbols of order `n` (each of the kⁿ words of length `n`
@@ -1180,7 +1233,9 @@ mod tests {
             pbebench::dataset::LITE_ALPHABET,
         );
         let task = Oracle::new(&inst, 50).unwrap().task().clone();
-        let probes = pair_cover(&task, 12);
+        let cover = pair_cover(&task, 12);
+        assert!(!cover.packed);
+        let probes = cover.pieces;
         assert_eq!(probes.len(), 10);
         assert!(probes
             .iter()
@@ -1194,7 +1249,49 @@ mod tests {
             .collect();
         assert_eq!(pairs.len(), 17 * 17);
         let letters = pair_cover(&task, 9);
-        assert_eq!(letters, ["abcdefghijkuvwxyz"]);
+        assert_eq!(letters.pieces, ["abcdefghijkuvwxyz"]);
+        assert!(!letters.packed);
+    }
+
+    /// The pairs of `pieces`, each piece's own (none across pieces).
+    fn pairs_of(pieces: &[String]) -> HashSet<(char, char)> {
+        pieces.iter().flat_map(|p| letter_pairs(p)).collect()
+    }
+
+    /// The full preset's 52 letters: with probes of 32, every letter in 2 inputs; with
+    /// probes of 256, every pair in 387 pieces of 8 letters, which pack 28 to a probe
+    /// (14 probes); allowed only 12 probes, 11 whole pieces of 256 letters.
+    #[test]
+    fn long_probes_cover_the_pairs_in_short_packed_pieces() {
+        let alphabet = pbebench::dataset::FULL_ALPHABET;
+        let inst = instance("t", &[("a", "b")], &["ca"], alphabet);
+        let every_pair = alphabet.chars().count().pow(2);
+        let short = Oracle::new(&inst, 50).unwrap().task().clone();
+        let letters = pair_cover(&short, 16);
+        assert_eq!(letters.pieces.len(), 2);
+        assert_eq!(letters.pieces.concat(), alphabet);
+
+        let long = Oracle::with_probe_len(&inst, 50, 256)
+            .unwrap()
+            .task()
+            .clone();
+        let cover = pair_cover(&long, 16);
+        assert!(cover.packed);
+        assert_eq!(cover.pieces.len(), 387);
+        assert!(cover
+            .pieces
+            .iter()
+            .all(|p| p.chars().count() <= PAIR_PIECE_LEN));
+        assert_eq!(pairs_of(&cover.pieces).len(), every_pair);
+        // Packed as a round packs them, 28 to a probe of at most 256 letters.
+        let (probes, asked) = pack(&cover.pieces, '-', 256, usize::MAX);
+        assert_eq!((probes.len(), asked.len()), (14, 387));
+        assert!(probes.iter().all(|p| p.chars().count() <= 256));
+
+        let whole = pair_cover(&long, 12);
+        assert!(!whole.packed);
+        assert_eq!(whole.pieces.len(), 11);
+        assert_eq!(pairs_of(&whole.pieces).len(), every_pair);
     }
 
     /// Every letter of a focused input makes a pair with the letter before it that no
@@ -1233,6 +1330,7 @@ mod tests {
         let task = Oracle::new(&inst, 50).unwrap().task().clone();
         let gold = inst.cascade.clone().unwrap();
         let told = pair_cover(&task, 12)
+            .pieces
             .iter()
             .filter(|p| gold.apply(p) != answer.apply(p))
             .count();
@@ -1427,10 +1525,10 @@ mod tests {
         ];
         let solver = solver_by_name("beam").unwrap();
         let dir = tempfile::tempdir().unwrap();
-        let run = |threads: usize| {
+        let run = |threads: usize, probe_len: Option<usize>| {
             let (out, stats) = (
-                dir.path().join(format!("r{threads}.jsonl")),
-                dir.path().join(format!("s{threads}.jsonl")),
+                dir.path().join(format!("r{threads}-{probe_len:?}.jsonl")),
+                dir.path().join(format!("s{threads}-{probe_len:?}.jsonl")),
             );
             let job = SolveJob {
                 solver: solver.as_ref(),
@@ -1440,6 +1538,7 @@ mod tests {
                 stats: Some(&stats),
                 fresh: true,
                 probe_budget: Some(6),
+                probe_len,
             };
             solve_dataset(&insts, &job, &Quiet).unwrap();
             let stats: Vec<serde_json::Value> = std::fs::read_to_string(&stats)
@@ -1449,9 +1548,25 @@ mod tests {
                 .collect();
             (std::fs::read_to_string(&out).unwrap(), stats)
         };
-        let (one, stats_one) = run(1);
-        let (two, stats_two) = run(2);
+        let (one, stats_one) = run(1, None);
+        let (two, stats_two) = run(2, None);
         assert_eq!(one, two);
+        // Longer probes: as deterministic, and the packed rounds use the length.
+        let (long_one, long_stats) = run(1, Some(200));
+        let (long_two, long_stats_two) = run(2, Some(200));
+        assert_eq!(long_one, long_two);
+        for (a, b) in long_stats.iter().zip(&long_stats_two) {
+            assert_eq!(a["probes"], b["probes"]);
+        }
+        let longest = |stats: &[serde_json::Value]| {
+            (stats.iter())
+                .flat_map(|s| s["probes"].as_array().unwrap())
+                .map(|p| p["input"].as_str().unwrap().chars().count())
+                .max()
+                .unwrap()
+        };
+        assert!(longest(&stats_one) <= 32);
+        assert!(longest(&long_stats) > 32);
         for (a, b) in stats_one.iter().zip(&stats_two) {
             assert_eq!(a["probes"], b["probes"]);
             assert_eq!(a["probes_used"], 6);
@@ -1470,6 +1585,7 @@ mod tests {
             stats: None,
             fresh: true,
             probe_budget: Some(6),
+            probe_len: None,
         };
         let err = solve_dataset(&real, &job, &Quiet).unwrap_err();
         assert!(

@@ -45,6 +45,9 @@ pub struct SolveJob<'a> {
     /// Probe each instance's hidden cascade up to this many inputs
     /// ([`crate::solve_probing`]); `None`: solve from the visible examples only.
     pub probe_budget: Option<usize>,
+    /// With a probe budget: the oracle's probe length ([`Oracle::with_probe_len`]);
+    /// `None`: its default ([`pbebench::probe::DEFAULT_PROBE_LEN`]).
+    pub probe_len: Option<usize>,
 }
 
 /// What a [`solve_dataset`] run found.
@@ -192,7 +195,10 @@ pub fn solve_dataset(
     let mut oracles = match job.probe_budget {
         Some(k) => Some(
             (instances.iter())
-                .map(|inst| Oracle::new(inst, k).map(Some))
+                .map(|inst| {
+                    let len = job.probe_len.unwrap_or(pbebench::probe::DEFAULT_PROBE_LEN);
+                    Oracle::with_probe_len(inst, k, len).map(Some)
+                })
                 .collect::<Result<Vec<Option<Oracle>>, _>>()?,
         ),
         None => None,
@@ -320,6 +326,9 @@ struct JournalHeader {
     /// The probe budget, when the run probes (absent otherwise).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     probe_budget: Option<usize>,
+    /// The probe length, when not the default (absent otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    probe_len: Option<usize>,
     /// The SHA-256 of the instances solved ([`dataset_sha256`]); absent from journals of
     /// older versions, which are refused (their dataset cannot be told).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -353,6 +362,7 @@ impl JournalHeader {
             time_limit: job.budget.time_limit.as_secs_f64(),
             max_nodes: job.budget.max_nodes,
             probe_budget: job.probe_budget,
+            probe_len: job.probe_budget.and(job.probe_len),
             dataset: Some(dataset_sha256(instances)),
             revision: Some(crate::SOLVER_REVISION),
         }
@@ -366,13 +376,16 @@ impl JournalHeader {
         let probes = self
             .probe_budget
             .map_or(String::new(), |k| format!(" --probe-budget {k}"));
+        let probe_len = self
+            .probe_len
+            .map_or(String::new(), |n| format!(" --max-probe-len {n}"));
         let revision = match self.revision {
             Some(r) if r == crate::SOLVER_REVISION => String::new(),
             Some(r) => format!(" (solver revision {r})"),
             None => " (a solver revision before 2)".to_owned(),
         };
         format!(
-            "--solver {} --time-limit {}{probes}{nodes}{revision}",
+            "--solver {} --time-limit {}{probes}{probe_len}{nodes}{revision}",
             self.solver, self.time_limit
         )
     }
@@ -383,12 +396,14 @@ impl JournalHeader {
             self.time_limit,
             self.max_nodes,
             self.probe_budget,
+            self.probe_len,
             self.revision,
         ) == (
             &other.solver,
             other.time_limit,
             other.max_nodes,
             other.probe_budget,
+            other.probe_len,
             other.revision,
         )
     }
@@ -686,6 +701,7 @@ mod tests {
             stats: Some(&dir.join("stats.jsonl")),
             fresh: false,
             probe_budget: None,
+            probe_len: None,
         };
         solve_dataset(&instances(text), &job, &Quiet)
     }
@@ -819,6 +835,7 @@ mod tests {
             time_limit: 2.0,
             max_nodes,
             probe_budget: None,
+            probe_len: None,
             dataset: Some("ab".into()),
             revision: Some(crate::SOLVER_REVISION),
         };
@@ -836,5 +853,21 @@ mod tests {
             crate::SOLVER_REVISION
         );
         assert_eq!(plain, expected);
+        // The probe length is part of a probing job; absent, it is the default.
+        let probing = |probe_len| JournalHeader {
+            probe_budget: Some(50),
+            probe_len,
+            ..header(None)
+        };
+        let text = serde_json::to_string(&probing(Some(256))).unwrap() + "\n";
+        let err = read_journal(Path::new("j"), &text, &probing(None), &[]).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "j: holds results of --solver beam --time-limit 2 --probe-budget 50 \
+             --max-probe-len 256, not of --solver beam --time-limit 2 --probe-budget 50; \
+             rerun with those, or delete it, or pass --fresh, to start over"
+        );
+        let text = serde_json::to_string(&probing(None)).unwrap() + "\n";
+        assert!(read_journal(Path::new("j"), &text, &probing(None), &[]).is_ok());
     }
 }

@@ -20,8 +20,12 @@ use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
 use std::fmt;
 
-/// The shortest longest-probe an oracle accepts, in characters.
-const MIN_PROBE_LEN: usize = 32;
+/// The shortest longest-probe an oracle accepts by default, in characters
+/// ([`Oracle::new`]; `--max-probe-len` sets another).
+pub const DEFAULT_PROBE_LEN: usize = 32;
+/// The most [`Oracle::with_probe_len`] accepts as its probe length, in characters: a
+/// probe that long already holds every pair of 64 letters.
+pub const MAX_PROBE_LEN: usize = 4096;
 /// The smallest bound on intermediate strings, in bytes.
 const MIN_LENGTH_BOUND: usize = 4096;
 
@@ -63,6 +67,9 @@ pub enum OracleError {
     /// Real data has no hidden cascade to probe.
     #[error("instance {0} has no gold cascade, so it cannot be probed (interactive mode needs generated instances)")]
     NoGold(String),
+    /// The probe length asked for is out of range.
+    #[error("a probe length of {0} is out of range: give 1 to {MAX_PROBE_LEN} characters")]
+    ProbeLen(usize),
 }
 
 /// Why [`Oracle::run_hidden`] answered nothing; the message is meant for the solver. No
@@ -180,6 +187,19 @@ impl Oracle {
     /// intermediate strings (of the gold or a candidate) up to
     /// `max(4096, 64 × the longest visible string or probe)` bytes.
     pub fn new(instance: &Instance, probe_budget: usize) -> Result<Self, OracleError> {
+        Self::with_probe_len(instance, probe_budget, DEFAULT_PROBE_LEN)
+    }
+
+    /// As [`Oracle::new`], with probe inputs of up to `max(probe_len, 2 × the longest
+    /// visible input)` characters. `probe_len` must be 1 to [`MAX_PROBE_LEN`].
+    pub fn with_probe_len(
+        instance: &Instance,
+        probe_budget: usize,
+        probe_len: usize,
+    ) -> Result<Self, OracleError> {
+        if !(1..=MAX_PROBE_LEN).contains(&probe_len) {
+            return Err(OracleError::ProbeLen(probe_len));
+        }
         let gold = instance
             .cascade
             .clone()
@@ -190,7 +210,7 @@ impl Oracle {
             .map(|s| s.chars().count())
             .max()
             .unwrap_or(0);
-        let max_probe_len = MIN_PROBE_LEN.max(2 * longest_input);
+        let max_probe_len = probe_len.max(2 * longest_input);
         let longest = instance
             .inputs
             .iter()
@@ -586,6 +606,28 @@ mod tests {
             Oracle::new(&no_gold, 3),
             Err(OracleError::NoGold(_))
         ));
+    }
+
+    #[test]
+    fn the_probe_length_is_chosen_within_bounds() {
+        let inst = instance();
+        let longest = inst.inputs.iter().map(|s| s.chars().count()).max().unwrap();
+        assert_eq!(Oracle::new(&inst, 1).unwrap().task().max_probe_len, 32);
+        let mut o = Oracle::with_probe_len(&inst, 2, 100).unwrap();
+        assert_eq!(o.task().max_probe_len, 100);
+        assert_eq!(o.run_hidden(&["a".repeat(100)]).unwrap().len(), 1);
+        assert!(matches!(
+            o.run_hidden(&["a".repeat(101)]),
+            Err(Refusal::TooLong { .. })
+        ));
+        // Never shorter than twice the longest visible input.
+        let short = Oracle::with_probe_len(&inst, 1, 1).unwrap();
+        assert_eq!(short.task().max_probe_len, 2 * longest);
+        for bad in [0, MAX_PROBE_LEN + 1] {
+            let e = Oracle::with_probe_len(&inst, 1, bad).unwrap_err();
+            assert_eq!(e, OracleError::ProbeLen(bad));
+            assert!(e.to_string().contains("out of range"), "{e}");
+        }
     }
 
     #[test]

@@ -143,6 +143,12 @@ pub struct Args {
     #[arg(long, default_value_t = 40, value_name = "N", requires = "interactive")]
     probe_budget: usize,
 
+    /// The longest probe input accepted, in letters (or twice the longest visible input,
+    /// when longer; with --interactive) [default: 32]
+    #[arg(long, value_name = "N", requires = "interactive",
+          value_parser = clap::value_parser!(u64).range(1..=pbebench::probe::MAX_PROBE_LEN as u64))]
+    max_probe_len: Option<u64>,
+
     /// Turns per episode: model replies, or program messages (with --interactive).
     #[arg(long, default_value_t = 30, value_name = "N", requires = "interactive")]
     max_turns: u32,
@@ -278,6 +284,7 @@ fn config(args: Args) -> anyhow::Result<EvalConfig> {
             max_turns: args.max_turns,
             max_episode_tokens: args.max_episode_tokens,
             tool_protocol: args.tool_protocol,
+            probe_len: args.max_probe_len.map(|n| n as usize),
         }),
     })
 }

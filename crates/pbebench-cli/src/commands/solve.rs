@@ -30,8 +30,9 @@ With --probe-budget K the solver may run each instance's hidden cascade on up to
 its choice (interactive mode, SPEC §7), through the same sealed oracle as `pbebench eval \
 --interactive`: it solves the visible examples, builds rival cascades that fit them as well, \
 probes the shortest inputs on which they differ from its answer, then each pattern and \
-replacement of its rules alone, every pair of letters (every letter on large alphabets), \
-pieces of its patterns, stretches of the visible inputs and random stretches; short \
+replacement of its rules alone, every pair of letters (every letter on large alphabets, \
+unless --max-probe-len lets short pieces that hold every pair go many to a probe: 256 for the \
+full preset's 52 letters), pieces of its patterns, stretches of the visible inputs and random stretches; short \
 queries go several to a probe, joined by a letter its rules leave alone. Whenever an answer \
 surprises it, it mends its answer with the rule a probe showed, or solves again from it with \
 the answers as examples, until the budget is spent. Every probe and its output is in the statistics line of its instance \
@@ -68,6 +69,12 @@ pub struct Args {
     /// needs instances with a gold cascade.
     #[arg(long, value_name = "K")]
     probe_budget: Option<usize>,
+    /// With --probe-budget: the hidden cascade takes probe inputs of up to N letters (or
+    /// twice the longest visible input, when longer). Longer probes let the solver hold
+    /// every pair of letters, which finds hidden two-letter intermediates [default: 32]
+    #[arg(long, value_name = "N", requires = "probe_budget",
+          value_parser = clap::value_parser!(u64).range(1..=pbebench::probe::MAX_PROBE_LEN as u64))]
+    max_probe_len: Option<u64>,
     /// Cross-validate instead (real word lists): hold out this share of each instance's
     /// words (spread evenly, the same every run), solve on the rest, and print Edit_Sim and
     /// exact matches on the held-out words, against the identity and against the fit of
@@ -122,6 +129,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         stats: args.stats.as_deref(),
         fresh: args.fresh,
         probe_budget: args.probe_budget,
+        probe_len: args.max_probe_len.map(|n| n as usize),
     };
     let bar = Bar::new(instances.len());
     let status = {
@@ -285,6 +293,7 @@ mod tests {
             stats: Some(dir.join("stats.jsonl")),
             fresh: false,
             probe_budget: None,
+            max_probe_len: None,
             holdout: None,
             status_every: Duration::from_secs(30),
         }

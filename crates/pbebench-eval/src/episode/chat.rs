@@ -34,7 +34,7 @@ pub(crate) struct ChatEpisodes<'a> {
 
 /// The conversation's first message.
 fn first_messages(instance: &Instance, spec: &InteractiveSpec) -> Vec<Value> {
-    let oracle = pbebench::probe::Oracle::new(instance, spec.probe_budget);
+    let oracle = spec.oracle(instance);
     let text = match oracle {
         Ok(o) => prompt::render(o.task(), spec),
         Err(e) => e.to_string(),

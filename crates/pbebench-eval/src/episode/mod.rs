@@ -39,6 +39,17 @@ pub struct InteractiveSpec {
     pub max_episode_tokens: Option<u64>,
     /// How a model calls the tools (`--tool-protocol`).
     pub tool_protocol: ToolProtocol,
+    /// The longest probe input, when not the oracle's default (`--max-probe-len`,
+    /// [`Oracle::with_probe_len`]).
+    pub probe_len: Option<usize>,
+}
+
+impl InteractiveSpec {
+    /// The oracle of `instance` under these parameters.
+    pub(crate) fn oracle(&self, instance: &Instance) -> Result<Oracle, OracleError> {
+        let len = self.probe_len.unwrap_or(pbebench::probe::DEFAULT_PROBE_LEN);
+        Oracle::with_probe_len(instance, self.probe_budget, len)
+    }
 }
 
 /// How a model calls the tools.
@@ -119,7 +130,7 @@ impl Episode {
     /// A new episode on `instance`.
     pub(crate) fn new(instance: &Instance, spec: InteractiveSpec) -> Result<Self, OracleError> {
         Ok(Episode {
-            oracle: Oracle::new(instance, spec.probe_budget)?,
+            oracle: spec.oracle(instance)?,
             spec,
             turns: 0,
             usage: Usage::default(),
@@ -283,6 +294,7 @@ mod tests {
             max_turns: 4,
             max_episode_tokens: Some(100),
             tool_protocol: ToolProtocol::Tools,
+            probe_len: None,
         }
     }
 

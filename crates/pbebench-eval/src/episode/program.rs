@@ -30,7 +30,7 @@ const MAX_LINE: usize = 1 << 20;
 
 /// The first line written to the program.
 pub(crate) fn first_line(instance: &Instance, spec: &InteractiveSpec) -> String {
-    match pbebench::probe::Oracle::new(instance, spec.probe_budget) {
+    match spec.oracle(instance) {
         Ok(o) => json!({"task": o.task(), "max_turns": spec.max_turns}).to_string(),
         Err(e) => json!({"error": e.to_string()}).to_string(),
     }
