@@ -12,7 +12,7 @@ sees names p, and only a probe that holds p tells them apart.
 
 The generator draws replacement letters uniformly (SPEC, "Sampling"), so p is a
 uniform string of its length as far as a prober can know. K probes of at most L
-letters (pbebench's oracle: L = max(32, twice the longest visible input))
+letters (pbebench's oracle: L = max(--max-probe-len, twice the longest visible input))
 hold at most K*(L-len(p)+1) of the |alphabet|**len(p) strings of that length,
 which bounds the chance of holding p for any choice of probes. An instance with latent
 intermediates p1, p2, ... is recovered with a chance of at most the product of those
@@ -76,8 +76,9 @@ def main():
         "--probe-len",
         type=int,
         default=32,
-        help="the shortest cap on a probe's length (default 32: pbebench's oracle takes "
-        "probes of up to max(32, twice the instance's longest visible input))",
+        help="the shortest cap on a probe's length, as `pbebench solve --max-probe-len` "
+        "(default 32: pbebench's oracle takes probes of up to max(32, twice the "
+        "instance's longest visible input))",
     )
     args = ap.parse_args()
     if args.k < 0 or args.probe_len < 1:

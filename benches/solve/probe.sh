@@ -11,7 +11,8 @@
 #
 # Knobs (environment): N_LITE (default 64) Lite instances, N instances per full length
 # (default 8), LENGTHS (default "2 4 6 8 10 12 14 16 18 20"), K probes (default 50),
-# TIME_LIMIT seconds per instance (default 10), THREADS (default 1).
+# TIME_LIMIT seconds per instance (default 10), THREADS (default 1), PROBE_LEN letters per
+# probe (`--max-probe-len`; default: the oracle's own, 32).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${1:-benches/solve/out-probe}
@@ -21,6 +22,7 @@ K=${K:-50}
 TIME_LIMIT=${TIME_LIMIT:-10}
 THREADS=${THREADS:-1}
 LENGTHS=${LENGTHS:-"2 4 6 8 10 12 14 16 18 20"}
+PROBE_LEN=${PROBE_LEN:-}
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-target}
 mkdir -p "$OUT"
 
@@ -28,14 +30,18 @@ cargo build --release -q -p pbebench-cli
 # A private copy, so rebuilding during a long run cannot change the binary under it.
 cp "$CARGO_TARGET_DIR/release/pbebench" "$OUT/pbebench"
 BIN=$OUT/pbebench
-echo "machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); K=$K; time limit ${TIME_LIMIT}s; threads $THREADS"
+echo "machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); K=$K; time limit ${TIME_LIMIT}s; threads $THREADS; probe length ${PROBE_LEN:-default}"
+PROBE_ARGS=(--probe-budget "$K")
+if [ -n "$PROBE_LEN" ]; then
+  PROBE_ARGS+=(--max-probe-len "$PROBE_LEN")
+fi
 
 ARGS=()
 solve_both() { # label dataset
   "$BIN" solve --dataset "$2" --time-limit "$TIME_LIMIT" --threads "$THREADS" --fresh \
     --out "$OUT/$1.static.responses.jsonl" --stats-json "$OUT/$1.static.stats.jsonl"
   "$BIN" solve --dataset "$2" --time-limit "$TIME_LIMIT" --threads "$THREADS" --fresh \
-    --probe-budget "$K" \
+    "${PROBE_ARGS[@]}" \
     --out "$OUT/$1.probe.responses.jsonl" --stats-json "$OUT/$1.probe.stats.jsonl"
   ARGS+=("$1")
 }
