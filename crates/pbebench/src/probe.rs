@@ -23,8 +23,9 @@ use std::fmt;
 /// The shortest longest-probe an oracle accepts by default, in characters
 /// ([`Oracle::new`]; `--max-probe-len` sets another).
 pub const DEFAULT_PROBE_LEN: usize = 32;
-/// The most [`Oracle::with_probe_len`] accepts as its probe length, in characters: a
-/// probe that long already holds every pair of 64 letters.
+/// The most [`Oracle::with_probe_len`] accepts as its probe length, in characters: 128
+/// times the default, and room for every pair of the full preset's 52 letters (2,705
+/// letters) in one probe.
 pub const MAX_PROBE_LEN: usize = 4096;
 /// The smallest bound on intermediate strings, in bytes.
 const MIN_LENGTH_BOUND: usize = 4096;
