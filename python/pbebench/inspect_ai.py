@@ -71,6 +71,7 @@ MODES = ("static", "interactive")
 # The defaults of `pbebench eval --interactive`.
 PROBE_BUDGET = 40
 MAX_TURNS = 30
+MAX_PROBE_LEN = 32
 
 _EPISODE = "pbebench_episode"
 
@@ -85,6 +86,7 @@ def pbebench(
     template: str = "default",
     probe_budget: int = PROBE_BUDGET,
     max_turns: int = MAX_TURNS,
+    max_probe_len: int = MAX_PROBE_LEN,
     epochs: int = 1,
 ) -> Task:
     """The PBEBench task.
@@ -102,6 +104,8 @@ def pbebench(
             byte for byte) or a template file (see ``pbebench prompt --help``).
         probe_budget: interactive mode's probe inputs per episode.
         max_turns: interactive mode's model replies per episode.
+        max_probe_len: interactive mode's longest probe input, in characters (never under
+            twice the longest example input; ``pbebench eval --max-probe-len``).
         epochs: samples per instance (K); ``--epochs`` overrides it.
     """
     if mode not in MODES:
@@ -115,10 +119,10 @@ def pbebench(
         if probe_budget < 0 or max_turns < 1:
             raise ValueError("probe_budget must be ≥ 0 and max_turns ≥ 1")
         samples = [
-            to_sample(inst, interactive_prompt(inst, probe_budget, max_turns))
+            to_sample(inst, interactive_prompt(inst, probe_budget, max_turns, max_probe_len))
             for inst in instances
         ]
-        solver_ = probe(probe_budget=probe_budget, max_turns=max_turns)
+        solver_ = probe(probe_budget=probe_budget, max_turns=max_turns, max_probe_len=max_probe_len)
     return Task(
         dataset=MemoryDataset(samples, name=str(dataset)),
         solver=solver_,
@@ -174,9 +178,11 @@ def to_sample(instance: dict[str, Any], prompt: str) -> Sample:
     )
 
 
-def interactive_prompt(instance: dict[str, Any], probe_budget: int, max_turns: int) -> str:
+def interactive_prompt(
+    instance: dict[str, Any], probe_budget: int, max_turns: int, max_probe_len: int = MAX_PROBE_LEN
+) -> str:
     """The first message of an episode: the task, the tools, the budget and the limits."""
-    task = _pbebench.Oracle(instance, probe_budget).task
+    task = _pbebench.Oracle(instance, probe_budget, max_probe_len).task
     return (
         "Each output string below was produced from the input string above it by a hidden "
         "program: a sequence of rewrite rules applied one after another. Every rule is a call "
@@ -215,8 +221,14 @@ class Episode:
     """One interactive episode: the core's oracle, and which cascade counts at the end (the
     last submitted, else the last tested, else the last ```python block written)."""
 
-    def __init__(self, instance: dict[str, Any], probe_budget: int, max_turns: int):
-        self.oracle = _pbebench.Oracle(instance, probe_budget)
+    def __init__(
+        self,
+        instance: dict[str, Any],
+        probe_budget: int,
+        max_turns: int,
+        max_probe_len: int = MAX_PROBE_LEN,
+    ):
+        self.oracle = _pbebench.Oracle(instance, probe_budget, max_probe_len)
         self.max_turns = max_turns
         self.turns = 0
         self.ended: str | None = None
@@ -357,11 +369,13 @@ def _tools(episode: Episode) -> tuple[list[ToolDef], ToolDef]:
 
 
 @solver
-def probe(probe_budget: int = PROBE_BUDGET, max_turns: int = MAX_TURNS):
+def probe(
+    probe_budget: int = PROBE_BUDGET, max_turns: int = MAX_TURNS, max_probe_len: int = MAX_PROBE_LEN
+):
     """Interactive mode: inspect's ``react()`` agent with the episode's tools."""
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        episode = Episode(state.metadata["instance"], probe_budget, max_turns)
+        episode = Episode(state.metadata["instance"], probe_budget, max_turns, max_probe_len)
         tools, submit_tool = _tools(episode)
 
         async def on_continue(agent_state: AgentState) -> bool:

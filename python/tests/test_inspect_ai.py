@@ -297,6 +297,18 @@ def test_asking_past_the_budget_ends_the_episode(lite16, tmp_path):
         assert sum(1 for m in sample.messages if m.role == "assistant") == 3
 
 
+def test_the_probe_length_is_the_tasks_choice(lite16, tmp_path):
+    def script(inst, turn, messages):
+        long = inst["alphabet"][0] * 64
+        return [call("run_hidden", inputs=[long]), call("submit", cascade=rules(inst["cascade"]))][turn]
+
+    for max_probe_len, probes in ((64, 1), (32, 0)):
+        log = interactive(lite16, tmp_path / str(max_probe_len), script, limit=2, max_probe_len=max_probe_len)
+        for sample in log.samples:
+            assert f"have at most {max_probe_len} characters" in sample.messages[0].text
+            assert sample.store["pbebench_episode"]["probes_used"] == probes
+
+
 def test_a_plain_answer_ends_the_episode_with_its_code_block(lite16, tmp_path):
     def script(inst, turn, messages):
         return text("I think it is\n" + released(inst["cascade"]))
