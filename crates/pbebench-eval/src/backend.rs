@@ -119,8 +119,9 @@ impl Backend {
                 "max_episode_tokens": spec.max_episode_tokens,
                 "tool_protocol": spec.tool_protocol.to_string(),
             });
-            // Only when set, so that runs made before the option resume.
-            if let Some(n) = spec.probe_len {
+            // Only when not the default, so that runs made before the option resume.
+            let set = (spec.probe_len).filter(|&n| n != pbebench::probe::DEFAULT_PROBE_LEN);
+            if let Some(n) = set {
                 params["interactive"]["max_probe_len"] = json!(n);
             }
             if let Value::Object(m) = &mut params {

@@ -420,9 +420,11 @@ fn the_probe_length_is_the_runs_choice() {
     assert!(long.iter().all(|e| e.probes_used == 1), "{long:?}");
     assert_eq!(params["max_probe_len"], 100, "{params}");
     // The default is not written, so that runs made before the option continue.
-    let (short, params) = episodes(None, "short");
-    assert!(short.iter().all(|e| e.probes_used == 0), "{short:?}");
-    assert!(params.get("max_probe_len").is_none(), "{params}");
+    for (probe_len, name) in [(None, "unset"), (Some(32), "default")] {
+        let (short, params) = episodes(probe_len, name);
+        assert!(short.iter().all(|e| e.probes_used == 0), "{short:?}");
+        assert!(params.get("max_probe_len").is_none(), "{params}");
+    }
 }
 
 // ---------------------------------------------------------------------------------------

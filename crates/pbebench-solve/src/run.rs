@@ -362,7 +362,9 @@ impl JournalHeader {
             time_limit: job.budget.time_limit.as_secs_f64(),
             max_nodes: job.budget.max_nodes,
             probe_budget: job.probe_budget,
-            probe_len: job.probe_budget.and(job.probe_len),
+            // The default is written as no length, however it was given.
+            probe_len: (job.probe_budget.and(job.probe_len))
+                .filter(|&n| n != pbebench::probe::DEFAULT_PROBE_LEN),
             dataset: Some(dataset_sha256(instances)),
             revision: Some(crate::SOLVER_REVISION),
         }
@@ -869,5 +871,25 @@ mod tests {
         );
         let text = serde_json::to_string(&probing(None)).unwrap() + "\n";
         assert!(read_journal(Path::new("j"), &text, &probing(None), &[]).is_ok());
+        // A job given the default length writes what one given none writes; a job that
+        // does not probe writes no length.
+        let solver = solver_by_name("beam").unwrap();
+        let of = |probe_budget, probe_len| {
+            let job = SolveJob {
+                solver: solver.as_ref(),
+                budget: Budget::time(Duration::from_secs(2)),
+                threads: 1,
+                out: Path::new("out.jsonl"),
+                stats: None,
+                fresh: false,
+                probe_budget,
+                probe_len,
+            };
+            JournalHeader::of(&job, &[]).probe_len
+        };
+        assert_eq!(of(Some(50), Some(32)), None);
+        assert_eq!(of(Some(50), None), None);
+        assert_eq!(of(Some(50), Some(256)), Some(256));
+        assert_eq!(of(None, Some(256)), None);
     }
 }
