@@ -3,7 +3,9 @@
 //! the budget rules of `pbebench eval --interactive` by the same code.
 
 use crate::convert::{self, to_py, Name};
-use pbebench::probe::{visible_pass, Oracle, Refusal, UnprobedHeldOut};
+use pbebench::probe::{
+    visible_pass, Oracle, OracleError, Refusal, UnprobedHeldOut, DEFAULT_PROBE_LEN,
+};
 use pbebench::{parse_block, Cascade, Instance, Rule};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -45,13 +47,18 @@ pub struct PyOracle {
 #[pymethods]
 impl PyOracle {
     #[new]
-    #[pyo3(signature = (instance, probe_budget, max_probe_len = 32))]
+    #[pyo3(signature = (instance, probe_budget, max_probe_len = DEFAULT_PROBE_LEN as i128))]
     fn new(instance: &Bound<'_, PyAny>, probe_budget: i128, max_probe_len: i128) -> PyResult<Self> {
         let instance = convert::instance(instance, "instance".into())?;
         let budget = convert::non_negative(probe_budget, "probe_budget")?;
         let len = convert::non_negative(max_probe_len, "max_probe_len")?;
-        let oracle = Oracle::with_probe_len(&instance, budget, len)
-            .map_err(|e| PyValueError::new_err(format!("instance: {e}")))?;
+        let oracle = Oracle::with_probe_len(&instance, budget, len).map_err(|e| {
+            let name = match e {
+                OracleError::ProbeLen(_) => "max_probe_len",
+                OracleError::NoGold(_) => "instance",
+            };
+            PyValueError::new_err(format!("{name}: {e}"))
+        })?;
         Ok(PyOracle { oracle, instance })
     }
 

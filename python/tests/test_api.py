@@ -255,7 +255,7 @@ def test_oracle_takes_the_probe_length_of_eval_max_probe_len():
     with pytest.raises(pbebench.ProbeRefused, match="at most 40 are accepted"):
         oracle.run_hidden(["a" * 41])
     for bad in (0, 4097):
-        with pytest.raises(ValueError, match="out of range"):
+        with pytest.raises(ValueError, match="^max_probe_len: a probe length of .* is out of range"):
             pbebench.Oracle(INSTANCE, 2, max_probe_len=bad)
     with pytest.raises(ValueError, match="non-negative"):
         pbebench.Oracle(INSTANCE, 2, max_probe_len=-1)
