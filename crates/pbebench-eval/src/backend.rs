@@ -120,9 +120,8 @@ impl Backend {
                 "tool_protocol": spec.tool_protocol.to_string(),
             });
             // Only when not the default, so that runs made before the option resume.
-            let set = (spec.probe_len).filter(|&n| n != pbebench::probe::DEFAULT_PROBE_LEN);
-            if let Some(n) = set {
-                params["interactive"]["max_probe_len"] = json!(n);
+            if spec.probe_len != pbebench::probe::DEFAULT_PROBE_LEN {
+                params["interactive"]["max_probe_len"] = json!(spec.probe_len);
             }
             if let Value::Object(m) = &mut params {
                 m.remove("prompt_template"); // the interactive prompt is built in

@@ -400,7 +400,7 @@ fn the_probe_length_is_the_runs_choice() {
         print(json.dumps({'submit': []}), flush=True)\n";
     let script = dir.path().join("long_probe.py");
     std::fs::write(&script, program).unwrap();
-    let episodes = |probe_len: Option<usize>, name: &str| {
+    let episodes = |probe_len: usize, name: &str| {
         let mut config = interactive_config(&dataset, &dir.path().join(name), &[]);
         config.solver = SolverSpec::Command(SolverCommand {
             command: format!("python3 {}", script.display()),
@@ -416,15 +416,13 @@ fn the_probe_length_is_the_runs_choice() {
             answer["interactive"].clone(),
         )
     };
-    let (long, params) = episodes(Some(100), "long");
+    let (long, params) = episodes(100, "long");
     assert!(long.iter().all(|e| e.probes_used == 1), "{long:?}");
     assert_eq!(params["max_probe_len"], 100, "{params}");
     // The default is not written, so that runs made before the option continue.
-    for (probe_len, name) in [(None, "unset"), (Some(32), "default")] {
-        let (short, params) = episodes(probe_len, name);
-        assert!(short.iter().all(|e| e.probes_used == 0), "{short:?}");
-        assert!(params.get("max_probe_len").is_none(), "{params}");
-    }
+    let (short, params) = episodes(pbebench::probe::DEFAULT_PROBE_LEN, "default");
+    assert!(short.iter().all(|e| e.probes_used == 0), "{short:?}");
+    assert!(params.get("max_probe_len").is_none(), "{params}");
 }
 
 // ---------------------------------------------------------------------------------------

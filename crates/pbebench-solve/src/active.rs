@@ -1525,10 +1525,10 @@ mod tests {
         ];
         let solver = solver_by_name("beam").unwrap();
         let dir = tempfile::tempdir().unwrap();
-        let run = |threads: usize, probe_len: Option<usize>| {
+        let run = |threads: usize, probe_len: usize| {
             let (out, stats) = (
-                dir.path().join(format!("r{threads}-{probe_len:?}.jsonl")),
-                dir.path().join(format!("s{threads}-{probe_len:?}.jsonl")),
+                dir.path().join(format!("r{threads}-{probe_len}.jsonl")),
+                dir.path().join(format!("s{threads}-{probe_len}.jsonl")),
             );
             let job = SolveJob {
                 solver: solver.as_ref(),
@@ -1548,12 +1548,12 @@ mod tests {
                 .collect();
             (std::fs::read_to_string(&out).unwrap(), stats)
         };
-        let (one, stats_one) = run(1, None);
-        let (two, stats_two) = run(2, None);
+        let (one, stats_one) = run(1, pbebench::probe::DEFAULT_PROBE_LEN);
+        let (two, stats_two) = run(2, pbebench::probe::DEFAULT_PROBE_LEN);
         assert_eq!(one, two);
         // Longer probes: as deterministic, and the packed rounds use the length.
-        let (long_one, long_stats) = run(1, Some(200));
-        let (long_two, long_stats_two) = run(2, Some(200));
+        let (long_one, long_stats) = run(1, 200);
+        let (long_two, long_stats_two) = run(2, 200);
         assert_eq!(long_one, long_two);
         for (a, b) in long_stats.iter().zip(&long_stats_two) {
             assert_eq!(a["probes"], b["probes"]);
@@ -1585,7 +1585,7 @@ mod tests {
             stats: None,
             fresh: true,
             probe_budget: Some(6),
-            probe_len: None,
+            probe_len: pbebench::probe::DEFAULT_PROBE_LEN,
         };
         let err = solve_dataset(&real, &job, &Quiet).unwrap_err();
         assert!(

@@ -45,9 +45,9 @@ pub struct SolveJob<'a> {
     /// Probe each instance's hidden cascade up to this many inputs
     /// ([`crate::solve_probing`]); `None`: solve from the visible examples only.
     pub probe_budget: Option<usize>,
-    /// With a probe budget: the oracle's probe length ([`Oracle::with_probe_len`]);
-    /// `None`: its default ([`pbebench::probe::DEFAULT_PROBE_LEN`]).
-    pub probe_len: Option<usize>,
+    /// With a probe budget: the oracle's probe length ([`Oracle::with_probe_len`]), by
+    /// default [`pbebench::probe::DEFAULT_PROBE_LEN`].
+    pub probe_len: usize,
 }
 
 /// What a [`solve_dataset`] run found.
@@ -195,10 +195,7 @@ pub fn solve_dataset(
     let mut oracles = match job.probe_budget {
         Some(k) => Some(
             (instances.iter())
-                .map(|inst| {
-                    let len = job.probe_len.unwrap_or(pbebench::probe::DEFAULT_PROBE_LEN);
-                    Oracle::with_probe_len(inst, k, len).map(Some)
-                })
+                .map(|inst| Oracle::with_probe_len(inst, k, job.probe_len).map(Some))
                 .collect::<Result<Vec<Option<Oracle>>, _>>()?,
         ),
         None => None,
@@ -363,7 +360,7 @@ impl JournalHeader {
             max_nodes: job.budget.max_nodes,
             probe_budget: job.probe_budget,
             // The default is written as no length, however it was given.
-            probe_len: (job.probe_budget.and(job.probe_len))
+            probe_len: (job.probe_budget.map(|_| job.probe_len))
                 .filter(|&n| n != pbebench::probe::DEFAULT_PROBE_LEN),
             dataset: Some(dataset_sha256(instances)),
             revision: Some(crate::SOLVER_REVISION),
@@ -703,7 +700,7 @@ mod tests {
             stats: Some(&dir.join("stats.jsonl")),
             fresh: false,
             probe_budget: None,
-            probe_len: None,
+            probe_len: pbebench::probe::DEFAULT_PROBE_LEN,
         };
         solve_dataset(&instances(text), &job, &Quiet)
     }
@@ -871,8 +868,8 @@ mod tests {
         );
         let text = serde_json::to_string(&probing(None)).unwrap() + "\n";
         assert!(read_journal(Path::new("j"), &text, &probing(None), &[]).is_ok());
-        // A job given the default length writes what one given none writes; a job that
-        // does not probe writes no length.
+        // A job at the default length writes no length, as journals made before the
+        // option did; a job that does not probe writes no length.
         let solver = solver_by_name("beam").unwrap();
         let of = |probe_budget, probe_len| {
             let job = SolveJob {
@@ -887,9 +884,8 @@ mod tests {
             };
             JournalHeader::of(&job, &[]).probe_len
         };
-        assert_eq!(of(Some(50), Some(32)), None);
-        assert_eq!(of(Some(50), None), None);
-        assert_eq!(of(Some(50), Some(256)), Some(256));
-        assert_eq!(of(None, Some(256)), None);
+        assert_eq!(of(Some(50), 32), None);
+        assert_eq!(of(Some(50), 256), Some(256));
+        assert_eq!(of(None, 256), None);
     }
 }

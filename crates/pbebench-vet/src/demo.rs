@@ -264,7 +264,7 @@ fn solve_with_panel(
             // The set is generated again by every demo: an older journal is not of it.
             fresh: true,
             probe_budget: None,
-            probe_len: None,
+            probe_len: pbebench::probe::DEFAULT_PROBE_LEN,
         };
         solve_dataset(dataset, &job, &PanelProgress(say))
             .map_err(|e| DemoError::Other(format!("solving with '{label}': {e}")))?;

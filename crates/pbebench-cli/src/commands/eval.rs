@@ -284,7 +284,8 @@ fn config(args: Args) -> anyhow::Result<EvalConfig> {
             max_turns: args.max_turns,
             max_episode_tokens: args.max_episode_tokens,
             tool_protocol: args.tool_protocol,
-            probe_len: args.max_probe_len.map(|n| n as usize),
+            probe_len: (args.max_probe_len)
+                .map_or(pbebench::probe::DEFAULT_PROBE_LEN, |n| n as usize),
         }),
     })
 }

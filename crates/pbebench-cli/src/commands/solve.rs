@@ -129,7 +129,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         stats: args.stats.as_deref(),
         fresh: args.fresh,
         probe_budget: args.probe_budget,
-        probe_len: args.max_probe_len.map(|n| n as usize),
+        probe_len: (args.max_probe_len).map_or(pbebench::probe::DEFAULT_PROBE_LEN, |n| n as usize),
     };
     let bar = Bar::new(instances.len());
     let status = {

@@ -39,16 +39,15 @@ pub struct InteractiveSpec {
     pub max_episode_tokens: Option<u64>,
     /// How a model calls the tools (`--tool-protocol`).
     pub tool_protocol: ToolProtocol,
-    /// The longest probe input, when not the oracle's default (`--max-probe-len`,
-    /// [`Oracle::with_probe_len`]).
-    pub probe_len: Option<usize>,
+    /// The longest probe input (`--max-probe-len`, [`Oracle::with_probe_len`]), by
+    /// default [`pbebench::probe::DEFAULT_PROBE_LEN`].
+    pub probe_len: usize,
 }
 
 impl InteractiveSpec {
     /// The oracle of `instance` under these parameters.
     pub(crate) fn oracle(&self, instance: &Instance) -> Result<Oracle, OracleError> {
-        let len = self.probe_len.unwrap_or(pbebench::probe::DEFAULT_PROBE_LEN);
-        Oracle::with_probe_len(instance, self.probe_budget, len)
+        Oracle::with_probe_len(instance, self.probe_budget, self.probe_len)
     }
 }
 
@@ -294,7 +293,7 @@ mod tests {
             max_turns: 4,
             max_episode_tokens: Some(100),
             tool_protocol: ToolProtocol::Tools,
-            probe_len: None,
+            probe_len: pbebench::probe::DEFAULT_PROBE_LEN,
         }
     }
 

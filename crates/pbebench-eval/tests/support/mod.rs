@@ -157,7 +157,7 @@ pub fn interactive_config(dataset: &Path, run_dir: &Path, base_urls: &[String]) 
         max_turns: 4,
         max_episode_tokens: None,
         tool_protocol: pbebench_eval::ToolProtocol::Tools,
-        probe_len: None,
+        probe_len: pbebench::probe::DEFAULT_PROBE_LEN,
     });
     config
 }
