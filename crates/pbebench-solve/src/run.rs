@@ -359,7 +359,7 @@ impl JournalHeader {
             time_limit: job.budget.time_limit.as_secs_f64(),
             max_nodes: job.budget.max_nodes,
             probe_budget: job.probe_budget,
-            // The default is written as no length, however it was given.
+            // The default is written as no length, as before the option.
             probe_len: (job.probe_budget.map(|_| job.probe_len))
                 .filter(|&n| n != pbebench::probe::DEFAULT_PROBE_LEN),
             dataset: Some(dataset_sha256(instances)),
