@@ -144,10 +144,11 @@ pub struct Args {
     probe_budget: usize,
 
     /// The longest probe input accepted, in letters (or twice the longest visible input,
-    /// when longer; with --interactive) [default: 32]
+    /// when longer; with --interactive)
     #[arg(long, value_name = "N", requires = "interactive",
+          default_value_t = pbebench::probe::DEFAULT_PROBE_LEN as u64,
           value_parser = clap::value_parser!(u64).range(1..=pbebench::probe::MAX_PROBE_LEN as u64))]
-    max_probe_len: Option<u64>,
+    max_probe_len: u64,
 
     /// Turns per episode: model replies, or program messages (with --interactive).
     #[arg(long, default_value_t = 30, value_name = "N", requires = "interactive")]
@@ -284,8 +285,7 @@ fn config(args: Args) -> anyhow::Result<EvalConfig> {
             max_turns: args.max_turns,
             max_episode_tokens: args.max_episode_tokens,
             tool_protocol: args.tool_protocol,
-            probe_len: (args.max_probe_len)
-                .map_or(pbebench::probe::DEFAULT_PROBE_LEN, |n| n as usize),
+            probe_len: args.max_probe_len as usize,
         }),
     })
 }

@@ -71,10 +71,11 @@ pub struct Args {
     probe_budget: Option<usize>,
     /// With --probe-budget: the hidden cascade takes probe inputs of up to N letters (or
     /// twice the longest visible input, when longer). Longer probes let the solver hold
-    /// every pair of letters, which finds hidden two-letter intermediates [default: 32]
+    /// every pair of letters, which finds hidden two-letter intermediates
     #[arg(long, value_name = "N", requires = "probe_budget",
+          default_value_t = pbebench::probe::DEFAULT_PROBE_LEN as u64,
           value_parser = clap::value_parser!(u64).range(1..=pbebench::probe::MAX_PROBE_LEN as u64))]
-    max_probe_len: Option<u64>,
+    max_probe_len: u64,
     /// Cross-validate instead (real word lists): hold out this share of each instance's
     /// words (spread evenly, the same every run), solve on the rest, and print Edit_Sim and
     /// exact matches on the held-out words, against the identity and against the fit of
@@ -129,7 +130,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         stats: args.stats.as_deref(),
         fresh: args.fresh,
         probe_budget: args.probe_budget,
-        probe_len: (args.max_probe_len).map_or(pbebench::probe::DEFAULT_PROBE_LEN, |n| n as usize),
+        probe_len: args.max_probe_len as usize,
     };
     let bar = Bar::new(instances.len());
     let status = {
@@ -293,7 +294,7 @@ mod tests {
             stats: Some(dir.join("stats.jsonl")),
             fresh: false,
             probe_budget: None,
-            max_probe_len: None,
+            max_probe_len: pbebench::probe::DEFAULT_PROBE_LEN as u64,
             holdout: None,
             status_every: Duration::from_secs(30),
         }
