@@ -1240,14 +1240,7 @@ mod tests {
         assert!(probes
             .iter()
             .all(|p| p.chars().count() <= task.max_probe_len));
-        let pairs: HashSet<String> = probes
-            .iter()
-            .flat_map(|p| {
-                let c: Vec<char> = p.chars().collect();
-                c.windows(2).map(|w| w.iter().collect()).collect::<Vec<_>>()
-            })
-            .collect();
-        assert_eq!(pairs.len(), 17 * 17);
+        assert_eq!(pairs_of(&probes).len(), 17 * 17);
         let letters = pair_cover(&task, 9);
         assert_eq!(letters.pieces, ["abcdefghijkuvwxyz"]);
         assert!(!letters.packed);
