@@ -9,6 +9,7 @@ The framework integrations are submodules that import their framework only when 
 """
 
 from ._pbebench import (
+    DEFAULT_PROBE_LEN,
     TEMPLATES,
     Generation,
     Oracle,
@@ -31,6 +32,7 @@ from ._pbebench import (
 )
 
 __all__ = [
+    "DEFAULT_PROBE_LEN",
     "TEMPLATES",
     "Generation",
     "Oracle",

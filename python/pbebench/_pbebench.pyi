@@ -284,6 +284,10 @@ def summary(scores: Sequence[Mapping[str, Any]]) -> Dict[str, Any]:
 #: text of a Python list of either.
 Candidate = Union[str, Sequence[str], Cascade]
 
+#: The longest probe input an Oracle accepts unless max_probe_len says otherwise (the
+#: default of `pbebench eval --max-probe-len`).
+DEFAULT_PROBE_LEN: int
+
 class ProbeRefused(ValueError):
     """A run_hidden call the oracle refused (no input, a letter outside the alphabet, an input too long, an output past the length bound); nothing was run and no budget was spent. The message is meant for the solver."""
 

@@ -71,7 +71,7 @@ MODES = ("static", "interactive")
 # The defaults of `pbebench eval --interactive`.
 PROBE_BUDGET = 40
 MAX_TURNS = 30
-MAX_PROBE_LEN = 32
+MAX_PROBE_LEN = _pbebench.DEFAULT_PROBE_LEN
 
 _EPISODE = "pbebench_episode"
 

@@ -223,5 +223,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyOracle>()?;
     m.add("ProbeRefused", m.py().get_type::<ProbeRefused>())?;
     m.add("OverBudget", m.py().get_type::<OverBudget>())?;
+    m.add("DEFAULT_PROBE_LEN", DEFAULT_PROBE_LEN)?;
     Ok(())
 }

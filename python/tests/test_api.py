@@ -249,6 +249,7 @@ def test_score_chooses_the_best_sample_and_checks_heldout():
 
 def test_oracle_takes_the_probe_length_of_eval_max_probe_len():
     assert pbebench.Oracle(INSTANCE, 2).task["max_probe_len"] == 32
+    assert pbebench.DEFAULT_PROBE_LEN == 32
     oracle = pbebench.Oracle(INSTANCE, 2, max_probe_len=40)
     assert oracle.task["max_probe_len"] == 40
     assert oracle.run_hidden(["ab" * 20]) == ["d" * 20]
