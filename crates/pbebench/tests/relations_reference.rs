@@ -1,8 +1,7 @@
-//! Reference checks for the two relation classifiers (SPEC §3).
+//! Reference checks for the two relation classifiers (`docs/semantics.md#two-classifiers`).
 //!
 //! * `paper` mode must reproduce every category and every pairwise `bfcc_dag` label of the
-//!   authors' published snapshots (`testdata/pbebench-official/`, a subset; the complete
-//!   files with `PBEBENCH_REFERENCE`).
+//!   authors' published snapshots (the complete files in `testdata/pbebench-official/`).
 //! * `exact` mode must agree with brute force: every string up to a length bound over the
 //!   rules' letters plus one fresh letter, applied with Rust's `str::replace` (which
 //!   `cpython_semantics.rs` proves equal to Python's) and tested with plain substring search.
@@ -24,8 +23,8 @@ const PUBLISHED: [&str; 3] = [
     "adaptive_balanced_64_hard_50_inputs_30_cascade_unified_latest.jsonl",
 ];
 
-/// The published snapshots: the committed subset, or the complete files when
-/// `PBEBENCH_REFERENCE` names them (`pbebench_testdata`).
+/// The published snapshots, shipped complete in `testdata/pbebench-official/`
+/// (`pbebench_testdata`).
 fn reference_dir() -> PathBuf {
     pbebench_testdata::dir()
 }
@@ -191,7 +190,8 @@ fn paper_and_exact_disagree_on_some_published_categories() {
         "paper and exact agree on every published category"
     );
 
-    // For comparison with SPEC §3: random rule pairs over small and generator-like alphabets.
+    // For comparison with docs/semantics.md ("Two classifiers"): random rule pairs over small and
+    // generator-like alphabets.
     for (letters, ti_lengths) in [("abc", 0..=3), ("abcdefghijkuvwxyz", 1..=3)] {
         let letters: Vec<char> = letters.chars().collect();
         let mut rng = ChaCha8Rng::seed_from_u64(11);

@@ -176,8 +176,7 @@ fn our_file_to_theirs_inspects_as_the_same_instances() {
     );
 }
 
-/// The published files (the committed subset, or the complete ones with
-/// `PBEBENCH_REFERENCE`): theirs → ours → theirs is the same file, byte for byte.
+/// The published files, complete: theirs → ours → theirs is the same file, byte for byte.
 #[test]
 fn published_files_to_ours_and_back_are_the_same_bytes() {
     let dir = tempfile::tempdir().unwrap();
