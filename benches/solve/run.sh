@@ -24,7 +24,7 @@ TIME_LIMIT=${TIME_LIMIT:-10}
 THREADS=${THREADS:-1}
 LENGTHS=${LENGTHS:-"2 4 6 8 10 12 14 16 18 20"}
 SOLVERS=${SOLVERS:-${SOLVER:-beam beam-v1}}
-REF=${REF:-../shared/reference/pbebench-official}
+REF=${REF:-testdata/pbebench-official}
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-target-solve}
 mkdir -p "$OUT"
 

@@ -12,7 +12,7 @@ use std::process::ExitCode;
 /// Arguments of `pbebench pairs`.
 #[derive(clap::Args)]
 #[command(after_help = "Examples:\n  \
-pbebench pairs --dir ../shared/reference/pbebench-official/real_sli --out real_sli.jsonl\n  \
+pbebench pairs --dir testdata/pbebench-official/real_sli --out real_sli.jsonl\n  \
 pbebench pairs --inputs proto.txt --outputs reflexes.txt --name mylang --chunk 0 --out mylang.jsonl\n  \
 pbebench solve --dataset real_sli.jsonl --out real.responses.jsonl && \
 pbebench score --dataset real_sli.jsonl --responses real.responses.jsonl")]
