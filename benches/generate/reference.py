@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Plain-Python version of pbebench's generation loop, for speed comparisons only.
 
-The same algorithm as `pbebench generate` (the paper's Algorithm 1 with SPEC §4's
+The same algorithm as `pbebench generate` (the paper's Algorithm 1 with docs/generator.md's
 sampler): per attempt, sample a cascade length, distinct random inputs, and rules whose
 pattern is uniform over the distinct substrings present at that step; drop rules that
 change nothing; reject short cascades, unchanged outputs, full category quotas (until

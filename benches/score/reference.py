@@ -15,7 +15,7 @@ from its description (no third-party packages):
   "reward"), Valid_Rate (valid / all rules of the chosen responses).
 
 Two deliberate differences from the released script, so that the figures can be compared
-with `pbebench score` (SPEC §5): the empty pattern is rejected, and with K samples the chosen
+with `pbebench score` (docs/metrics.md): the empty pattern is rejected, and with K samples the chosen
 one is any passing sample, else the first with the highest character Edit_Sim (the released
 script sorts by the word reward). Levenshtein is a plain dynamic programme (the released
 code uses the `editdistance` C extension).

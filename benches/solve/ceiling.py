@@ -10,7 +10,7 @@ stays within the length cap, and it maps the input p differently from the gold. 
 rival and the gold then differ only on inputs in which p appears, so nothing a prober
 sees names p, and only a probe that holds p tells them apart.
 
-The generator draws replacement letters uniformly (SPEC, "Sampling"), so p is a
+The generator draws replacement letters uniformly (docs/generator.md, "One attempt"), so p is a
 uniform string of its length as far as a prober can know. K probes of at most L
 letters (pbebench's oracle: L = max(--max-probe-len, twice the longest visible input))
 hold at most K*(L-len(p)+1) of the |alphabet|**len(p) strings of that length,

@@ -297,7 +297,7 @@ class OverBudget(ProbeRefused):
 class Oracle:
     """The hidden cascade of an instance, sealed: it runs inputs of a solver's choice and
     tests candidate cascades, and never returns the cascade (the rules of
-    `pbebench eval --interactive`, SPEC §7).
+    `pbebench eval --interactive`, docs/interactive.md).
 
     instance: a dict in pbebench's instance schema with a gold cascade.
     probe_budget: the probe inputs a solver may run in all.

@@ -17,7 +17,7 @@ or from Python, ``inspect_ai.eval(pbebench.inspect_ai.pbebench(dataset="lite"), 
   ``pbebench score``: Pass@1 (unbiased, over the K samples), best-of-K, Edit_Sim (of the
   chosen samples), Valid_Rate (valid rules over the chosen responses' rules), held-out
   pass, and pass@k for k = 2, 4, ... up to K. ``--epochs K`` gives K samples.
-* **Interactive mode** (``mode="interactive"``, SPEC §7): the model probes the sealed
+* **Interactive mode** (``mode="interactive"``, docs/interactive.md): the model probes the sealed
   cascade with inspect's ``react()`` agent and three tools, ``run_hidden(inputs)``,
   ``test_cascade(cascade)`` and ``submit(cascade)``, under the rules of
   ``pbebench eval --interactive``: the budget and the refusals are the core's
@@ -27,7 +27,7 @@ or from Python, ``inspect_ai.eval(pbebench.inspect_ai.pbebench(dataset="lite"), 
   the model wrote. The metrics add the mean probes per episode and held-out pass over the
   held-out examples the model did not probe.
 
-Every answer is also graded on behaviour (SPEC §5, "Behaviour"), exactly, by the core:
+Every answer is also graded on behaviour (docs/metrics.md#behaviour), exactly, by the core:
 ``recovered`` (equivalent to the gold over the instance's input space) and ``behaviour``
 (the probability that it gives the gold's output on a random input the gold changes); the
 metric reports Recovered@1 and mean behaviour with ``pbebench score``'s formulas. The one
@@ -405,7 +405,7 @@ def probe(
 
 def _behaviour(instance: dict[str, Any], answers: list[str], scored: dict[str, Any], interactive: bool) -> dict[str, Any]:
     """``scored`` (the score() result of ``answers``) with each sample's behaviour grade
-    (SPEC §5, "Behaviour": ``recovered``, ``behaviour``, ``counterexample``,
+    (docs/metrics.md#behaviour: ``recovered``, ``behaviour``, ``counterexample``,
     ``undecided``) over the whole instance's input space. In interactive mode the answers
     were scored without the held-out examples, whose inputs also set the input space's
     lengths, so the grade comes from scoring them on the whole instance; the chosen sample

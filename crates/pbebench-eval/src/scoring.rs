@@ -1,5 +1,5 @@
 //! The runner's door to scores and results (its prompts are [`crate::template`]'s): every
-//! figure comes from pbebench's scoring path (SPEC §5), and
+//! figure comes from pbebench's scoring path (`docs/metrics.md`), and
 //! `results.json` is pbebench's [`Results`], so a run scores, prints and saves exactly as
 //! `pbebench score` would on the same responses. This module adds only what a run knows
 //! besides the answers: statuses, tokens, cost, latency ([`RunFigures`]).

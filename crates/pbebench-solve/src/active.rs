@@ -1,4 +1,4 @@
-//! Active learning: the built-in solver probing the sealed cascade (SPEC §7, issue 21).
+//! Active learning: the built-in solver probing the sealed cascade (docs/interactive.md, issue 21).
 //!
 //! [`solve_probing`] receives a solver and an [`Oracle`], never an instance: what it can
 //! learn of the hidden cascade comes from [`Oracle::task`] (the visible examples and the

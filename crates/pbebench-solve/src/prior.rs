@@ -1,5 +1,6 @@
-//! How likely a cascade is under the generator that made the instance (SPEC §4): its
-//! description length in nats, `−log P(cascade)` under the generator's own sampling.
+//! How likely a cascade is under the generator that made the instance
+//! (`docs/generator.md#one-attempt`): its description length in nats, `−log P(cascade)` under the
+//! generator's own sampling.
 //!
 //! The generator draws each rule `k` from the current strings of the examples
 //! (`p_{k−1}(…p_1(inputs))`): the pattern's length uniformly in `1..=s_max`, the pattern

@@ -1,4 +1,4 @@
-//! The attackers of the identifiability check and of the repair loop (SPEC §6): a
+//! The attackers of the identifiability check and of the repair loop (`docs/vetting.md`): a
 //! [`Panel`] of solvers (the built-in solver at node budgets and seeds) and the shortcut
 //! baselines, each given an instance's visible examples only; and [`probe`], which asks
 //! whether every answer of the panel that fits those examples behaves like the gold over

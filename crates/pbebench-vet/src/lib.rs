@@ -1,7 +1,7 @@
 //! # pbebench-vet
 //!
-//! Vetting and reporting for pbebench (SPEC §6 and §8, after ProgramBench Vetted), the
-//! last stages of the data flow:
+//! Vetting and reporting for pbebench (`docs/vetting.md` and `docs/formats.md#the-report`, after
+//! ProgramBench Vetted), the last stages of the data flow:
 //!
 //! - **audit** ([`audit()`](fn@audit) → [`AuditFindings`], module [`audit`](mod@audit)): of a
 //!   dataset, with

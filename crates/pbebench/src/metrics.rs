@@ -198,8 +198,8 @@ pub fn examples_reproduced<O: AsRef<str>, P: AsRef<str>>(outputs: &[O], predicte
         .count()
 }
 
-/// Fractional score (vetted, SPEC §5): the share of the examples the gold changes that
-/// the prediction reproduces exactly,
+/// Fractional score (vetted, `docs/metrics.md#vetted-figures`): the share of the examples the gold
+/// changes that the prediction reproduces exactly,
 ///
 /// `score = #{k : i_k ≠ o_k ∧ ô_k = o_k} / #{k : i_k ≠ o_k}`.
 ///

@@ -1,5 +1,5 @@
-//! Probing the sealed cascade (SPEC §7): an [`Oracle`] runs an instance's hidden cascade
-//! on inputs of a solver's choice and tests candidate cascades, and never reveals the
+//! Probing the sealed cascade (`docs/interactive.md`): an [`Oracle`] runs an instance's hidden
+//! cascade on inputs of a solver's choice and tests candidate cascades, and never reveals the
 //! cascade itself.
 //!
 //! The gold is a private field of the oracle and nothing returns it: no accessor, no

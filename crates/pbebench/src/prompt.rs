@@ -1,4 +1,4 @@
-//! Prompts: a template with placeholders filled from an instance (SPEC §5).
+//! Prompts: a template with placeholders filled from an instance (`docs/answers.md#prompts`).
 //!
 //! Placeholders are `{inputs}` and `{outputs}` (the examples as Python list reprs),
 //! `{max_rules}`, `{max_rule_len}` and `{alphabet}` (the letters, as one string). `{{` and

@@ -1,4 +1,4 @@
-//! Reading a solver's response into a cascade (SPEC §5).
+//! Reading a solver's response into a cascade (`docs/answers.md#reading-an-answer`).
 //!
 //! The path is the same whatever produced the text: thinking is removed
 //! ([`strip_thinking`]), the fenced code blocks are found ([`code_blocks`]), the first or

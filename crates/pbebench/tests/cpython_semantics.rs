@@ -1,4 +1,4 @@
-//! `Rule::apply` and `Cascade::apply` against CPython's `str.replace` (SPEC §2).
+//! `Rule::apply` and `Cascade::apply` against CPython's `str.replace` (`docs/semantics.md#rules`).
 //!
 //! Thousands of random cases (overlapping patterns, empty replacements, multi-byte letters)
 //! are written to a temporary JSON file, `python3` runs all of them once, and every answer

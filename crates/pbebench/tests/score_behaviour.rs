@@ -1,4 +1,4 @@
-//! Behaviour grading in scoring (SPEC §5 "Behaviour"): the per-sample `recovered`,
+//! Behaviour grading in scoring (`docs/metrics.md#behaviour`): the per-sample `recovered`,
 //! `behaviour` and counterexample against brute-force enumeration of small input spaces;
 //! Recovered@1, mean behaviour and the vetted figures by hand on a tiny dataset; the
 //! identity earning 0 on every vetted figure; no figure (null) without a gold cascade; and

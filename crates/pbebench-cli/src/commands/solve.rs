@@ -27,7 +27,7 @@ limit) solves only the instances not in it. The outputs are written, and the jou
 at the end.
 
 With --probe-budget K the solver may run each instance's hidden cascade on up to K inputs of \
-its choice (interactive mode, SPEC §7), through the same sealed oracle as `pbebench eval \
+its choice (interactive mode, docs/interactive.md), through the same sealed oracle as `pbebench eval \
 --interactive`: it solves the visible examples, builds rival cascades that fit them as well, \
 probes the shortest inputs on which they differ from its answer, then each pattern and \
 replacement of its rules alone, every pair of letters (every letter on large alphabets, \

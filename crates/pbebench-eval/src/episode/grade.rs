@@ -54,7 +54,7 @@ pub struct EpisodeGrade {
     pub behaviour: Option<f64>,
 }
 
-/// Recovered@1 and behaviour of a final cascade (SPEC §5, "Behaviour"): whether it is
+/// Recovered@1 and behaviour of a final cascade (`docs/metrics.md#recovered1`): whether it is
 /// equivalent to the gold on the instance's whole input space, and its agreement with the
 /// gold where the gold changes the input, both exact
 /// ([`pbebench::equiv::recovered_and_behaviour`]; `(None, None)` without a gold).

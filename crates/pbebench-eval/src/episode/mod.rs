@@ -1,4 +1,4 @@
-//! Interactive mode (SPEC §7, issue 21): each (instance, sample) is an **episode** in
+//! Interactive mode (`docs/interactive.md`, issue 21): each (instance, sample) is an **episode** in
 //! which the solver probes the hidden cascade through a [`pbebench::probe::Oracle`],
 //! tests candidates, and submits one.
 //!

@@ -1,5 +1,5 @@
-//! Identifiability (SPEC §6, issue 19.4): do the visible examples pin the behaviour
-//! down? A panel of attackers ([`crate::attack`]) answers each instance from its visible
+//! Identifiability (`docs/vetting.md#identifiability`, issue 19.4): do the visible examples pin the
+//! behaviour down? A panel of attackers ([`crate::attack`]) answers each instance from its visible
 //! examples; an instance is **ambiguous** when an answer fits every visible example but is
 //! not equivalent to the gold over the instance's input space, and the witness (gold,
 //! answer, shortest counterexample, the two outputs) is kept.

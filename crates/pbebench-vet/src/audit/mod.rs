@@ -1,4 +1,4 @@
-//! The vetting audit of a dataset (SPEC §6, after ProgramBench Vetted): deterministic
+//! The vetting audit of a dataset (`docs/vetting.md`, after ProgramBench Vetted): deterministic
 //! gates (gold, dummy), the shortcut audit, duplicates, label checks, identifiability
 //! (whether the visible examples pin the gold's behaviour down) and, given scored results
 //! of a panel of solvers, calibration.

@@ -1,5 +1,5 @@
-//! The report of scored results (SPEC §7): a leaderboard, SVG figures, a logistic
-//! regression of pass on cascade length and the relation flags, and one self-contained
+//! The report of scored results (`docs/formats.md#the-report`): a leaderboard, SVG figures, a
+//! logistic regression of pass on cascade length and the relation flags, and one self-contained
 //! `index.html` that holds them all (inline SVG and CSS; no script, no network).
 
 mod derivations;

@@ -1,5 +1,5 @@
-//! Vetted snapshots (issue 20, SPEC §6 "repair"): the judge-and-doctor loop of the
-//! ProgramBench Vetted write-up, applied to PBEBench.
+//! Vetted snapshots (issue 20, `docs/vetting.md#repair-vetted-snapshots`): the judge-and-doctor
+//! loop of the ProgramBench Vetted write-up, applied to PBEBench.
 //!
 //! For each instance, a [`Panel`] of attackers answers from the visible examples
 //! ([`probe`]). When an answer fits every visible example but is not equivalent to the

@@ -1,4 +1,4 @@
-//! Exact behavioural equivalence of two cascades over an input space (SPEC §5 "Behaviour").
+//! Exact behavioural equivalence of two cascades over an input space (`docs/metrics.md#behaviour`).
 //!
 //! The **input space** of an instance is every string over its alphabet Σ whose length is
 //! in `min_len..=max_len`, drawn as the generator draws inputs: the length uniformly, then
@@ -175,7 +175,7 @@ impl InputSpace {
         Ok(space)
     }
 
-    /// The input space of an instance (SPEC §5 "Behaviour"): the strings over its
+    /// The input space of an instance (`docs/metrics.md#behaviour`): the strings over its
     /// alphabet whose length lies in the presets' input-length range
     /// ([`PRESET_INPUT_LEN`], 2–6, which the published snapshots share), widened to the
     /// shortest and the longest of its inputs, visible and held-out, in characters.
@@ -419,8 +419,8 @@ pub fn compare(
     Reference::new(reference, space, limits).compare(answer)
 }
 
-/// An answer to `instance` graded on behaviour (SPEC §5): its exact comparison with the
-/// gold over [`InputSpace::of`], under the default [`Limits`]. Recovered is
+/// An answer to `instance` graded on behaviour (`docs/metrics.md#behaviour`): its exact comparison
+/// with the gold over [`InputSpace::of`], under the default [`Limits`]. Recovered is
 /// [`Comparison::equivalent`], behaviour is [`Comparison::changed_agreement`]. `None` when
 /// the instance has no gold cascade (real data) or no input space.
 pub fn against_gold(
@@ -432,7 +432,7 @@ pub fn against_gold(
     Some(compare(gold, answer, &space, &Limits::default()))
 }
 
-/// Recovered and behaviour of an answer (SPEC §5), as scores report them: from
+/// Recovered and behaviour of an answer (`docs/metrics.md#recovered1`), as scores report them: from
 /// [`against_gold`], `(equivalent, changed agreement)`. `(None, None)` without a gold;
 /// when the comparison runs into one of the engine's bounds, recovered is `Some(false)`
 /// if a counterexample was found on the way (the cascades certainly differ), else
@@ -444,8 +444,8 @@ pub fn recovered_and_behaviour(
     against_gold(instance, answer).map_or((None, None), |result| verdict(&result))
 }
 
-/// Recovered and behaviour from a comparison with the gold (SPEC §5): `(equivalent,
-/// changed agreement)`; for an undecided comparison, recovered is `Some(false)` if a
+/// Recovered and behaviour from a comparison with the gold (`docs/metrics.md#behaviour`):
+/// `(equivalent, changed agreement)`; for an undecided comparison, recovered is `Some(false)` if a
 /// counterexample was found on the way (the cascades certainly differ), else `None`, and
 /// behaviour is `None`.
 pub fn verdict(result: &Result<Comparison, Undecided>) -> (Option<bool>, Option<f64>) {

@@ -1,4 +1,4 @@
-//! The PBEBench generator (SPEC §4, the paper's Algorithm 1): rejection sampling of
+//! The PBEBench generator (`docs/generator.md`, the paper's Algorithm 1): rejection sampling of
 //! random inputs and cascades, balanced by relation category and/or cascade length.
 //!
 //! # Determinism

@@ -75,7 +75,7 @@ pub enum ParseError {
     },
 }
 
-/// How a rule's pattern is drawn (SPEC §4).
+/// How a rule's pattern is drawn (`docs/generator.md#one-attempt`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum PatternDraw {
@@ -134,7 +134,7 @@ impl MaxRules {
     }
 }
 
-/// The published snapshots' parameters (SPEC §4 table).
+/// The published snapshots' parameters (`docs/generator.md#presets`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Preset {
     /// PBEBench-Lite: 1008 instances, 5 examples, 63 per category, lengths 2–5.

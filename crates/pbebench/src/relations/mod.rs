@@ -1,5 +1,6 @@
 //! Rule interactions (feeding, bleeding, counter-feeding, counter-bleeding) and the
-//! 16 relation categories of PBEBench (SPEC §3, the paper's Appendix C and Algorithm 2).
+//! 16 relation categories of PBEBench (`docs/semantics.md#feeding-and-bleeding`, the paper's
+//! Appendix C and Algorithm 2).
 //!
 //! Two classifiers decide whether one rule feeds or bleeds another:
 //! [`RelationMode::Exact`] (sound and complete over all strings; the default) and

@@ -10,7 +10,7 @@
 //!   the printed `sj ∈ Substr(ti) \ Substr(si)` only approximates;
 //! * bleeding is not literally `feeds(ti→si, sj)`: its deletion case tests `si = ε`, its
 //!   containment case tests `ti.count(si) < 1`, and its subsumption case `ti.count(sj) <
-//!   si.count(sj)` (SPEC §3).
+//!   si.count(sj)` (`docs/semantics.md#two-classifiers`).
 //!
 //! Strings are compared as Unicode scalar values; lengths are counted in characters.
 

@@ -1,4 +1,4 @@
-//! Grading an answer on behaviour (SPEC §5 "Behaviour"): whether it is equivalent to the
+//! Grading an answer on behaviour (`docs/metrics.md#behaviour`): whether it is equivalent to the
 //! gold over the instance's input space ([`crate::equiv::InputSpace::of`]), and its
 //! changed agreement with the gold, both exact ([`crate::equiv`]).
 //!

@@ -1,4 +1,4 @@
-//! Scoring responses against a dataset (SPEC §5): the figures of one response
+//! Scoring responses against a dataset (`docs/metrics.md`): the figures of one response
 //! ([`SampleScore`]), of an instance over its K samples ([`InstanceScore`]: the
 //! sampling-budget choice and its held-out behaviour), the aggregates overall, by cascade
 //! length and by category ([`Summary`], whose table is a `Display`), and a cheap scalar

@@ -353,7 +353,7 @@ impl Column {
     };
 }
 
-/// The columns of the summary table, in order. SPEC §5 names them: "Pass@1" is the pass
+/// The columns of the summary table, in order. `docs/metrics.md` names them: "Pass@1" is the pass
 /// rate of one sample (the unbiased estimator at k = 1) and "best-of-K" the paper's
 /// "Pass@1 with sampling budget K", so that the two never share a header.
 pub const COLUMNS: [Column; 12] = [
