@@ -268,8 +268,8 @@ fn prompt(instance: &Bound<'_, PyAny>, template: Option<&str>) -> PyResult<Strin
 /// heldout_pass (None without held-out examples).
 ///
 /// recovered: the sample's cascade gives the gold's output on every input of the
-/// instance's input space (strings over its alphabet, lengths between its shortest and
-/// longest input, visible or held-out), decided exactly. behaviour: the exact probability
+/// instance's input space (strings over its alphabet, lengths 2–6 widened to its shortest
+/// and longest input, visible or held-out), decided exactly. behaviour: the exact probability
 /// that it gives the gold's output on a random input of that space that the gold changes.
 /// Both are None without a gold cascade ("graded" is then False) and when the comparison
 /// hits a bound ("undecided" says which).
@@ -323,8 +323,9 @@ fn score<'py>(
 /// kind: "edit_sim" (the default, above) or "behaviour": the behavioural reward, the same
 ///     value as score()'s "behaviour" of the sample: the exact probability that the
 ///     response's cascade gives the gold's output on a random input of the instance's
-///     input space that the gold changes (strings over its alphabet, lengths between its
-///     shortest and longest input, visible or held-out; length uniform, letters uniform).
+///     input space that the gold changes (strings over its alphabet, lengths 2–6 widened to
+///     its shortest and longest input, visible or held-out; length uniform, letters
+///     uniform).
 ///     1.0 for an answer that behaves like the gold wherever it changes something, 0.0 for
 ///     the identity and for invalid answers. It needs the gold cascade ("cascade") in
 ///     each instance dict (ValueError without), and returns None for a response whose
