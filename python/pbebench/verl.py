@@ -35,6 +35,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import pbebench
+from pbebench._arguments import require as _require
 
 DATA_SOURCE = "pbebench"
 """The ``data_source`` of the rows prepare_data.py writes."""
@@ -53,13 +54,6 @@ GROUND_TRUTH_FIELDS = (
     "heldout_outputs",
 )
 """What ``reward_model.ground_truth`` holds of an instance: what the reward reads."""
-
-
-def _require(func: str, name: str, value: Any, kinds: tuple[type, ...], what: str) -> None:
-    """Raises TypeError naming the argument ``name`` of ``func`` unless ``value`` is one of
-    ``kinds`` (a bool is no int here), as the functions of ``pbebench`` name theirs."""
-    if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
-        raise TypeError(f"{func}(): {name} must be {what}, not {type(value).__name__}")
 
 
 def ground_truth(instance: dict[str, Any], behaviour: bool = False) -> str:

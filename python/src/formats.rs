@@ -56,7 +56,8 @@ fn to_authors(
             .map(|r| convert::parsed(&convert::string(r, arg("relations"))?, arg("relations")))
             .transpose()?,
     };
-    authors_line(&instance, &options).map_err(|e| PyValueError::new_err(e.to_string()))
+    authors_line(&instance, &options)
+        .map_err(|e| PyValueError::new_err(format!("{}: {e}", arg("instance"))))
 }
 
 /// A cascade as an answer in the released format: one fenced python block holding the

@@ -137,8 +137,9 @@ fn pairs<'py>(
     let name = name.or("pair".to_owned(), |v| string(v, arg("name")))?;
     let inputs = convert::strings(inputs, arg("inputs"))?;
     let outputs = convert::strings(outputs, arg("outputs"))?;
+    // The core's messages name the argument at fault (`outputs[0] is empty`).
     let instances = pbebench::word_list_instances(&name, inputs, outputs, &options)
-        .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        .map_err(|e| PyValueError::new_err(format!("pairs(): {e}")))?;
     instances.iter().map(|inst| to_py(py, inst)).collect()
 }
 
