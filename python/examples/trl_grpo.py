@@ -49,6 +49,24 @@ def rows(preset="lite", seed=0, size=1008, conversational=True, gold=False):
         yield row
 
 
+def instances(columns, fields, reward_function):
+    """The instance dicts of a batch, one per completion, from the columns TRL passes. A
+    missing column raises ValueError naming it and what to do: TRL passes only the columns
+    the dataset has."""
+    missing = [field for field in fields if field not in columns]
+    if missing:
+        fix = (
+            "make the rows with rows(..., gold=True), which adds the gold cascade as the "
+            "column 'cascade', or train on pbebench_reward, which needs no gold"
+            if missing == ["cascade"]
+            else f"make the rows with rows(), which writes the columns {', '.join(INSTANCE_FIELDS)}"
+        )
+        raise ValueError(
+            f"{reward_function}: the dataset has no column {', '.join(map(repr, missing))}: {fix}"
+        )
+    return [dict(zip(fields, values)) for values in zip(*(columns[field] for field in fields))]
+
+
 def pbebench_reward(prompts, completions, heldout=False, **columns):
     """A TRL reward function: the Edit_Sim reward of each completion against its instance.
 
@@ -58,20 +76,17 @@ def pbebench_reward(prompts, completions, heldout=False, **columns):
     `def heldout_reward(prompts, completions, **c): return pbebench_reward(prompts,
     completions, heldout=True, **c)`.
     """
-    instances = [
-        dict(zip(INSTANCE_FIELDS, values))
-        for values in zip(*(columns[field] for field in INSTANCE_FIELDS))
-    ]
-    return pbebench.reward(instances, completions, heldout=heldout)
+    batch = instances(columns, INSTANCE_FIELDS, "pbebench_reward")
+    return pbebench.reward(batch, completions, heldout=heldout)
 
 
 def behaviour_reward(prompts, completions, **columns):
     """A TRL reward function: the behavioural reward of each completion against its
-    instance's gold cascade. None (which TRL leaves out of the sum) for a completion the
-    exact comparison cannot decide within its bounds."""
-    fields = INSTANCE_FIELDS + ("cascade",)
-    instances = [dict(zip(fields, values)) for values in zip(*(columns[field] for field in fields))]
-    return pbebench.reward(instances, completions, kind="behaviour")
+    instance's gold cascade, a float in [0, 1]; a completion the exact comparison cannot
+    decide within its bounds earns 0.0 (see `help(pbebench.reward)`). Needs the column
+    "cascade": rows(..., gold=True)."""
+    batch = instances(columns, INSTANCE_FIELDS + ("cascade",), "behaviour_reward")
+    return pbebench.reward(batch, completions, kind="behaviour")
 
 
 def main():

@@ -40,11 +40,14 @@ class Rewarder:
     again: reward() reads and prepares the dicts it is given at each call; a Rewarder reads
     only the indices.
 
-    instances: a list of instance dicts, as for reward(). They are copied: changing a
-        dict afterwards does not change the Rewarder.
+    instances: a list of instance dicts, or batched columns (a dict of equal-length lists),
+        as for reward(). They are copied: changing a dict afterwards does not change the
+        Rewarder.
     heldout: score the held-out examples too, as reward(..., heldout=True).
     """
-    def __init__(self, instances: Sequence[Mapping[str, Any]], heldout: bool = False) -> None: ...
+    def __init__(
+        self, instances: Union[Sequence[Mapping[str, Any]], Mapping[str, Sequence[Any]]], heldout: bool = False
+    ) -> None: ...
     def __len__(self) -> int:
         """The number of instances."""
     def reward(self, indices: Union[int, Sequence[int]], responses: Sequence[Response]) -> List[float]:
@@ -195,11 +198,11 @@ def score(
     """
 
 def reward(
-    instances: Union[Mapping[str, Any], Sequence[Mapping[str, Any]]],
+    instances: Union[Mapping[str, Any], Sequence[Mapping[str, Any]], Mapping[str, Sequence[Any]]],
     responses: Sequence[Response],
     heldout: bool = False,
     kind: Literal["edit_sim", "behaviour"] = "edit_sim",
-) -> List[Optional[float]]:
+) -> List[float]:
     """Rewards for RL: one float per response, computed in parallel without the GIL.
 
     The reward is the character Edit_Sim of the cascade read from the response's last
@@ -224,8 +227,12 @@ def reward(
     or equal dicts (dataset rows handed over as fresh dicts), share the work. Nothing is
     kept between calls.
 
-    instances: one instance dict per response (same length as responses), or one dict
-        for all the responses.
+    instances: one instance dict per response (same length as responses), one dict for
+        all the responses, or batched columns: a dict of equal-length lists, one value per
+        response, as a Hugging Face dataset's slice (ds[:8]) or a map(batched=True)
+        function gets them. A dict whose max_rules or max_rule_len is a list, or whose
+        inputs is a list of lists, is read as columns (in an instance they are ints and a
+        list of strings); columns of different lengths raise ValueError.
     responses: str, None, a chat message dict or a list of chat messages (the last one's
         content is read), as in score().
     kind: "edit_sim" (the default, above) or "behaviour": the behavioural reward, the same
@@ -236,9 +243,13 @@ def reward(
         uniform).
         1.0 for an answer that behaves like the gold wherever it changes something, 0.0 for
         the identity and for invalid answers. It needs the gold cascade ("cascade") in
-        each instance dict (ValueError without), and returns None for a response whose
-        comparison hits a bound of the exact engine (an answer whose outputs explode) or
-        when the gold changes no input. heldout does not apply to it.
+        each instance dict (ValueError without). An undecided answer, whose comparison hits
+        a bound of the exact engine (its outputs explode), counts as 0.0, as does any answer
+        when the gold changes no input: a trainer needs a float, and a reward must not pay
+        for what it could not check (the share of examples reproduced would pay in full an
+        answer that fits them and explodes elsewhere). score() reports such a sample's
+        behaviour as None with its "undecided" reason, and leaves it out of the mean.
+        heldout does not apply to it.
     """
 
 def read_dataset(path: Union[str, "os.PathLike[str]"]) -> List[Instance]:

@@ -61,6 +61,7 @@ except ImportError as error:  # pragma: no cover - exercised without the extra
     ) from error
 
 import pbebench as _pbebench
+from pbebench._arguments import require as _require
 
 PRESETS = ("lite", "lite-published", "lite-moreeg", "full", "full-25-30")
 """The presets ``dataset`` may name (the paper's datasets)."""
@@ -108,8 +109,16 @@ def pbebench(
             twice the longest example input; ``pbebench eval --max-probe-len``).
         epochs: samples per instance (K); ``--epochs`` overrides it.
     """
+    _require("pbebench", "dataset", dataset, (str, Path), "a preset name or a dataset file")
+    _require("pbebench", "mode", mode, (str,), "'static' or 'interactive'")
+    for name, value in (("seed", seed), ("probe_budget", probe_budget), ("max_turns", max_turns),
+                        ("max_probe_len", max_probe_len), ("epochs", epochs)):
+        _require("pbebench", name, value, (int,), "an int")
+    for name, value in (("size", size), ("heldout", heldout)):
+        _require("pbebench", name, value, (int, type(None)), "an int or None")
+    _require("pbebench", "template", template, (str, Path), "a template name or file")
     if mode not in MODES:
-        raise ValueError(f"mode: {mode!r} is not a mode; use 'static' or 'interactive'")
+        raise ValueError(f"pbebench(): mode: {mode!r} is not a mode; use 'static' or 'interactive'")
     instances = load_instances(dataset, seed=seed, size=size, heldout=heldout)
     if mode == "static":
         text = template_text(template)
@@ -117,7 +126,7 @@ def pbebench(
         solver_ = generate()
     else:
         if probe_budget < 0 or max_turns < 1:
-            raise ValueError("probe_budget must be ≥ 0 and max_turns ≥ 1")
+            raise ValueError("pbebench(): probe_budget must be ≥ 0 and max_turns ≥ 1")
         samples = [
             to_sample(inst, interactive_prompt(inst, probe_budget, max_turns, max_probe_len))
             for inst in instances
@@ -135,6 +144,7 @@ def load_instances(
     dataset: str, seed: int = 0, size: int | None = None, heldout: int | None = None
 ) -> list[dict[str, Any]]:
     """The instances of a preset (generated) or of a dataset file."""
+    dataset = str(dataset)
     if dataset in PRESETS:
         overrides = {} if heldout is None else {"heldout": heldout}
         return list(_pbebench.generate(dataset, seed=seed, size=size, **overrides))
@@ -150,6 +160,7 @@ def load_instances(
 
 def template_text(template: str) -> str:
     """A built-in template's text by name, else the text of the template file."""
+    template = str(template)
     if template in _pbebench.TEMPLATES:
         return _pbebench.TEMPLATES[template]
     path = Path(template)
@@ -213,6 +224,15 @@ def interactive_prompt(
     )
 
 
+def _for_model(error: Exception) -> str:
+    """An oracle's error as the model reads it, without the binding's name of the method
+    (``Oracle.read_cascade(): cascade[0]: …`` → ``cascade[0]: …``), as
+    ``pbebench eval --interactive`` words it."""
+    text = str(error)
+    head, sep, rest = text.partition("(): ")
+    return rest if sep and head.startswith("Oracle.") else text
+
+
 def _repr_list(items: list[str]) -> str:
     return "[" + ", ".join(repr(s) for s in items) + "]"
 
@@ -254,7 +274,7 @@ class Episode:
             self.end("budget")
             raise ToolError(f"{refusal} (budget left: {self.oracle.budget_left})") from None
         except (_pbebench.ProbeRefused, TypeError) as refusal:
-            raise ToolError(f"{refusal} (budget left: {self.oracle.budget_left})") from None
+            raise ToolError(f"{_for_model(refusal)} (budget left: {self.oracle.budget_left})") from None
         return json.dumps({"outputs": outputs, "budget_left": self.oracle.budget_left})
 
     def test_cascade(self, cascade: list[str]) -> str:
@@ -276,7 +296,7 @@ class Episode:
         try:
             return self.oracle.read_cascade(cascade)
         except (ValueError, TypeError) as e:
-            raise ToolError(f"{tool}: {e}; nothing was done") from None
+            raise ToolError(f"{tool}: {_for_model(e)}; nothing was done") from None
 
     def note_text(self, text: str) -> None:
         """The last ```python block of the model's text is the fallback answer."""

@@ -31,9 +31,11 @@ This module imports nothing beyond pbebench; verl itself is not needed to use or
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 import pbebench
+from pbebench._arguments import require as _require
 
 DATA_SOURCE = "pbebench"
 """The ``data_source`` of the rows prepare_data.py writes."""
@@ -59,6 +61,8 @@ def ground_truth(instance: dict[str, Any], behaviour: bool = False) -> str:
     ones included) and limits, and with ``behaviour`` its gold cascade, which the
     behavioural reward compares the answer with (the ground truth goes to the reward
     function only; the prompt never shows it)."""
+    _require("ground_truth", "instance", instance, (Mapping,), "an instance dict")
+    _require("ground_truth", "behaviour", behaviour, (bool,), "True or False")
     fields = GROUND_TRUTH_FIELDS + (("cascade",) if behaviour else ())
     return json.dumps({field: instance[field] for field in fields if field in instance})
 
@@ -75,6 +79,12 @@ def row(
     messages), ``ability``, ``reward_model`` (``style``, ``ground_truth``) and
     ``extra_info`` (split, index, the instance's id, cascade length and category,
     ``heldout_reward``, and ``reward_kind`` "behaviour" with ``behaviour_reward``)."""
+    _require("row", "instance", instance, (Mapping,), "an instance dict")
+    _require("row", "index", index, (int,), "an int")
+    _require("row", "split", split, (str,), "a str")
+    _require("row", "template", template, (str, type(None)), "a str or None")
+    _require("row", "heldout_reward", heldout_reward, (bool,), "True or False")
+    _require("row", "behaviour_reward", behaviour_reward, (bool,), "True or False")
     extra = {} if not behaviour_reward else {"reward_kind": "behaviour"}
     return {
         "data_source": DATA_SOURCE,
@@ -110,14 +120,23 @@ def compute_score(
 
     Returns ``pbebench.reward`` of the response against the instance, or with
     ``reward_kind`` "behaviour" ``pbebench.reward(..., kind="behaviour")`` (the sample's
-    ``behaviour`` in ``pbebench.score``). verl needs a float: an answer the exact
-    comparison cannot decide within its bounds (its outputs explode) earns 0.0 there, a
-    training choice; ``pbebench.score`` reports it as undecided.
+    ``behaviour`` in ``pbebench.score``): an answer the exact comparison cannot decide
+    within its bounds (its outputs explode) earns 0.0, as ``pbebench.reward`` counts it;
+    ``pbebench.score`` reports it as undecided.
     """
-    instance = json.loads(ground_truth) if isinstance(ground_truth, str) else ground_truth
+    _require("compute_score", "data_source", data_source, (str,), "a str")
+    _require("compute_score", "solution_str", solution_str, (str,), "a str")
+    _require("compute_score", "ground_truth", ground_truth, (str, Mapping), "the JSON text of an instance, or its dict")
+    _require("compute_score", "extra_info", extra_info, (Mapping, type(None)), "a dict or None")
+    if isinstance(ground_truth, str):
+        try:
+            instance = json.loads(ground_truth)
+        except json.JSONDecodeError as e:
+            raise ValueError(f"compute_score(): ground_truth is not JSON text: {e}") from None
+    else:
+        instance = ground_truth
     extra_info = extra_info or {}
     if extra_info.get("reward_kind") == "behaviour":
-        value = pbebench.reward(instance, [solution_str], kind="behaviour")[0]
-        return 0.0 if value is None else value
+        return pbebench.reward(instance, [solution_str], kind="behaviour")[0]
     heldout = bool(extra_info.get("heldout_reward", False))
     return pbebench.reward(instance, [solution_str], heldout=heldout)[0]

@@ -11,15 +11,18 @@ use pyo3::types::{PyList, PyMapping};
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
-/// The behavioural reward of each of `texts` against its instance (`instances`: one dict
-/// for all, or one per text). Each distinct instance (the same object, or equal content)
-/// prepares its gold once and grades its responses together.
-pub fn rewards(
+/// The behavioural reward of each of `texts` against its instance (`instances`, named
+/// `name`: one dict for all, or one per text, the `k`th named `item_name(k)`). Each
+/// distinct instance (the same object, or equal content) prepares its gold once and grades
+/// its responses together. An undecided comparison, or a gold that changes no input,
+/// counts as 0.0 (see `reward`'s docstring): trainers need a float.
+pub fn rewards<'n>(
     py: Python<'_>,
     instances: &Bound<'_, PyAny>,
+    name: Name<'n>,
+    item_name: &dyn Fn(usize) -> Name<'n>,
     texts: &[&str],
-) -> PyResult<Vec<Option<f64>>> {
-    let name = Name::Arg("instances");
+) -> PyResult<Vec<f64>> {
     let mut distinct: Vec<Instance> = Vec::new();
     let mut by_content: FxHashMap<String, usize> = FxHashMap::default();
     let mut by_object: FxHashMap<usize, usize> = FxHashMap::default();
@@ -53,16 +56,13 @@ pub fn rewards(
             None => convert::items(instances, name, "instance dicts (or one dict)")?,
         };
         if items.len() != texts.len() {
-            return Err(PyValueError::new_err(format!(
-                "got {} instances for {} responses: give one instance per response, or a single instance dict for all",
-                items.len(),
-                texts.len()
-            )));
+            let rows = matches!(item_name(0), Name::Row(..));
+            return Err(crate::count_mismatch(name, items.len(), texts.len(), rows));
         }
         items
             .iter()
             .enumerate()
-            .map(|(k, item)| read(item, Name::Index(&name, k)))
+            .map(|(k, item)| read(item, item_name(k)))
             .collect::<PyResult<_>>()?
     };
     // The responses of each distinct instance, in order.
@@ -79,10 +79,10 @@ pub fn rewards(
                     behaviour_rewards(instance, &given).expect("every instance has a gold")
                 })
                 .collect();
-            let mut rewards = vec![None; texts.len()];
+            let mut rewards = vec![0.0; texts.len()];
             for (ks, values) in groups.iter().zip(graded) {
                 for (&k, value) in ks.iter().zip(values) {
-                    rewards[k] = value;
+                    rewards[k] = value.unwrap_or(0.0);
                 }
             }
             rewards

@@ -13,32 +13,78 @@ use rustc_hash::{FxHashMap, FxHasher};
 use serde::Serialize;
 use std::fmt;
 use std::hash::{Hash, Hasher};
+use std::path::PathBuf;
 use std::sync::Arc;
 
-/// Where a value sits in the arguments, for messages: `instances[3]['inputs'][0]`. Built on
-/// the stack and formatted only when something is wrong, so batch calls pay nothing for it.
+/// Where a value sits in the arguments, for messages: `reward(): instances[3]['inputs'][0]`.
+/// Built on the stack and formatted only when something is wrong, so batch calls pay
+/// nothing for it.
 #[derive(Clone, Copy)]
 pub enum Name<'a> {
-    /// A whole argument (or a keyword).
-    Arg(&'a str),
+    /// A whole argument (or a keyword) of a function or method, which the message names
+    /// first: `score(): instance`.
+    Arg {
+        /// The function (`score`) or method (`Rewarder.reward`).
+        func: &'a str,
+        /// The argument.
+        arg: &'a str,
+    },
     /// An item of a list.
     Index(&'a Name<'a>, usize),
     /// A field of a dict.
     Key(&'a Name<'a>, &'a str),
+    /// A row of batched columns (a dict of lists): its fields are named as the column's
+    /// item, `instances['inputs'][3]`.
+    Row(&'a Name<'a>, usize),
 }
 
-impl<'a> From<&'a str> for Name<'a> {
-    fn from(arg: &'a str) -> Self {
-        Name::Arg(arg)
+impl<'a> Name<'a> {
+    /// The argument `arg` of `func`.
+    pub fn arg(func: &'a str, arg: &'a str) -> Self {
+        Name::Arg { func, arg }
     }
 }
 
 impl fmt::Display for Name<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Name::Arg(arg) => f.write_str(arg),
+            Name::Arg { func, arg } => write!(f, "{func}(): {arg}"),
             Name::Index(parent, k) => write!(f, "{parent}[{k}]"),
+            Name::Key(Name::Row(parent, k), key) => write!(f, "{parent}['{key}'][{k}]"),
             Name::Key(parent, key) => write!(f, "{parent}['{key}']"),
+            Name::Row(parent, k) => write!(f, "{parent} (row {k} of its columns)"),
+        }
+    }
+}
+
+/// An argument as the call gives it, or `Default` when the call leaves it out. Arguments
+/// are taken as this (or as `&Bound<PyAny>`) and read by the functions below, which name
+/// them in their errors: pyo3's own conversion raises a message that names no argument.
+pub enum Arg<'py> {
+    /// The value given.
+    Given(Bound<'py, PyAny>),
+    /// Not given: the function's default applies.
+    Default,
+}
+
+impl<'a, 'py> FromPyObject<'a, 'py> for Arg<'py> {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+        Ok(Arg::Given(obj.to_owned()))
+    }
+}
+
+impl<'py> Arg<'py> {
+    /// `read` of the value given, or `default` when none was.
+    pub fn or<T>(
+        &self,
+        default: T,
+        read: impl FnOnce(&Bound<'py, PyAny>) -> PyResult<T>,
+    ) -> PyResult<T> {
+        match self {
+            Arg::Given(obj) => read(obj),
+            Arg::Default => Ok(default),
         }
     }
 }
@@ -76,21 +122,45 @@ pub fn count(obj: &Bound<'_, PyAny>, name: Name<'_>) -> PyResult<usize> {
     })
 }
 
-/// An integer argument that pyo3 extracted, checked to be a non-negative count.
-pub fn non_negative(value: i128, name: &str) -> PyResult<usize> {
-    usize::try_from(value).map_err(|_| {
-        PyValueError::new_err(format!(
-            "{name} must be a non-negative integer that fits in 64 bits, got {value}"
-        ))
-    })
-}
-
 /// A string argument.
 pub fn string(obj: &Bound<'_, PyAny>, name: Name<'_>) -> PyResult<String> {
     obj.cast::<PyString>()
         .map_err(|_| PyTypeError::new_err(format!("{name} must be a str, not {}", type_name(obj))))?
         .to_str()
         .map(str::to_owned)
+}
+
+/// A `True`/`False` argument (numpy's bool too); anything else is refused rather than
+/// read by its truth value (`heldout="no"` is not true).
+pub fn flag(obj: &Bound<'_, PyAny>, name: Name<'_>) -> PyResult<bool> {
+    obj.extract::<bool>().map_err(|_| {
+        PyTypeError::new_err(format!(
+            "{name} must be True or False, not {}",
+            type_name(obj)
+        ))
+    })
+}
+
+/// An argument where `None` stands for "none" (no limit, the built-in template...): `read`
+/// of any other value.
+pub fn optional<'py, T>(
+    obj: &Bound<'py, PyAny>,
+    read: impl FnOnce(&Bound<'py, PyAny>) -> PyResult<T>,
+) -> PyResult<Option<T>> {
+    if obj.is_none() {
+        return Ok(None);
+    }
+    read(obj).map(Some)
+}
+
+/// A file path argument: a str or an `os.PathLike` (`pathlib.Path`).
+pub fn path(obj: &Bound<'_, PyAny>, name: Name<'_>) -> PyResult<PathBuf> {
+    obj.extract::<PathBuf>().map_err(|_| {
+        PyTypeError::new_err(format!(
+            "{name} must be a path (a str or a pathlib.Path), not {}",
+            type_name(obj)
+        ))
+    })
 }
 
 /// The items of a list or tuple argument. Strings are refused: iterating `"abc"` would
@@ -143,14 +213,13 @@ pub fn strings(obj: &Bound<'_, PyAny>, name: Name<'_>) -> PyResult<Vec<String>> 
 }
 
 /// A cascade: a list of `[pattern, replacement]` pairs (lists or tuples of two strings).
-pub fn cascade(obj: &Bound<'_, PyAny>) -> PyResult<Cascade> {
+pub fn cascade(obj: &Bound<'_, PyAny>, name: Name<'_>) -> PyResult<Cascade> {
     if obj.is_instance_of::<PyString>() {
-        return Err(PyTypeError::new_err(
-            "cascade must be a list of [pattern, replacement] pairs such as [[\"ab\", \"c\"]], \
-             not a str (for JSON text, pass json.loads(text))",
-        ));
+        return Err(PyTypeError::new_err(format!(
+            "{name} must be a list of [pattern, replacement] pairs such as [[\"ab\", \"c\"]], \
+             not a str (for JSON text, pass json.loads(text))"
+        )));
     }
-    let name = Name::Arg("cascade");
     let rules = items(obj, name, "[pattern, replacement] pairs")?;
     let rules = rules
         .iter()
@@ -174,9 +243,51 @@ pub fn cascade(obj: &Bound<'_, PyAny>) -> PyResult<Cascade> {
     Ok(Cascade::new(rules))
 }
 
-/// The fields of an instance that hold lists of strings: checked before deserialising,
-/// because a str would otherwise be read as a list of its letters.
-const STRING_LIST_FIELDS: [&str; 4] = ["inputs", "outputs", "heldout_inputs", "heldout_outputs"];
+/// The fields of the instance schema that [`instance`] checks one by one, with what each
+/// must be.
+const FIELDS: [(&str, Field); 10] = [
+    ("id", Field::String),
+    ("inputs", Field::Strings),
+    ("outputs", Field::Strings),
+    ("heldout_inputs", Field::Strings),
+    ("heldout_outputs", Field::Strings),
+    ("max_rules", Field::Count),
+    ("max_rule_len", Field::Count),
+    ("cascade_len", Field::Count),
+    ("alphabet", Field::String),
+    ("cascade", Field::Cascade),
+];
+
+/// What a field of an instance dict must be.
+#[derive(Clone, Copy)]
+enum Field {
+    String,
+    Strings,
+    Count,
+    /// A gold cascade, or `None`.
+    Cascade,
+}
+
+/// Checks the fields of an instance dict as arguments are checked, so that a wrong one is
+/// named (`instance['max_rules'] must be a non-negative integer…`) rather than reported
+/// by the deserialiser, which names no field (`can't convert negative int to unsigned`);
+/// a str where a list of strings belongs would otherwise be read as a list of its letters.
+fn check_fields(map: &Bound<'_, PyMapping>, name: Name<'_>) -> PyResult<()> {
+    for (field, kind) in FIELDS {
+        if !map.contains(field)? {
+            continue;
+        }
+        let value = map.get_item(field)?;
+        let name = Name::Key(&name, field);
+        match kind {
+            Field::String => drop(string(&value, name)?),
+            Field::Strings => drop(strings(&value, name)?),
+            Field::Count => drop(count(&value, name)?),
+            Field::Cascade => drop(optional(&value, |v| cascade(v, name))?),
+        }
+    }
+    Ok(())
+}
 
 /// An instance: a dict in the CLI's JSONL schema (what `generate` yields, or a line of a
 /// dataset file read with `json.loads`). Fields outside the schema (a `prompt` column, say)
@@ -189,18 +300,7 @@ pub fn instance(obj: &Bound<'_, PyAny>, name: Name<'_>) -> PyResult<Instance> {
             type_name(obj)
         ))
     })?;
-    if let Ok(dict) = obj.cast::<PyDict>() {
-        for field in STRING_LIST_FIELDS {
-            if let Some(value) = dict.get_item(field)? {
-                if value.is_instance_of::<PyString>() {
-                    return Err(PyTypeError::new_err(format!(
-                        "{} must be a list of strings, not a single str",
-                        Name::Key(&name, field)
-                    )));
-                }
-            }
-        }
-    }
+    check_fields(map, name)?;
     let inst: Instance = pythonize::depythonize(map.as_any())
         .map_err(|e| PyValueError::new_err(format!("{name}: {e}")))?;
     check_scorable(inst, name)
@@ -261,6 +361,73 @@ pub fn reward_instance<'py>(
         return check_scorable(Instance { id, ..inst }, name);
     }
     Ok(inst)
+}
+
+/// The rows of `instances` given as batched columns, a dict of equal-length lists (what a
+/// Hugging Face dataset's slice `ds[:8]` or a `map(batched=True)` function gets), as one
+/// dict per row; `None` for anything else. A dict is read as columns when its `max_rules`
+/// or `max_rule_len` is a list, or its `inputs` a list of lists: in an instance dict they
+/// are ints and a list of strings. Columns of different lengths, or a column that is not
+/// a list, are refused.
+pub fn rows<'py>(obj: &Bound<'py, PyAny>, name: Name<'_>) -> PyResult<Option<Bound<'py, PyList>>> {
+    let Ok(dict) = obj.cast::<PyDict>() else {
+        return Ok(None);
+    };
+    let is_list =
+        |v: &Bound<'py, PyAny>| v.is_instance_of::<PyList>() || v.is_instance_of::<PyTuple>();
+    let mut listed = None;
+    for field in ["max_rules", "max_rule_len"] {
+        if dict.get_item(field)?.is_some_and(|v| is_list(&v)) {
+            listed = Some(format!("its '{field}' is a list"));
+            break;
+        }
+    }
+    if listed.is_none() {
+        let inputs = dict.get_item("inputs")?.filter(|v| is_list(v));
+        let first = inputs.and_then(|v| v.get_item(0).ok());
+        if first.is_some_and(|v| is_list(&v)) {
+            listed = Some("its 'inputs' is a list of lists".to_owned());
+        }
+    }
+    let Some(listed) = listed else {
+        return Ok(None);
+    };
+    let mut columns: Vec<(Bound<'py, PyAny>, Vec<Bound<'py, PyAny>>)> = Vec::new();
+    for (key, value) in dict.iter() {
+        if !is_list(&value) {
+            return Err(PyTypeError::new_err(format!(
+                "{name} is read as batched columns (a dict of lists, as a Hugging Face \
+                 dataset's slice or map(batched=True) gives), as {listed}, but \
+                 its column {} is a {}, not a list: give every column one value per row, or \
+                 pass one instance dict",
+                key.repr()?,
+                type_name(&value)
+            )));
+        }
+        let values = value.try_iter()?.collect::<PyResult<Vec<_>>>()?;
+        columns.push((key, values));
+    }
+    let n = columns[0].1.len();
+    if let Some((key, values)) = columns.iter().find(|(_, values)| values.len() != n) {
+        return Err(PyValueError::new_err(format!(
+            "{name} is read as batched columns (a dict of lists, as a Hugging Face dataset's \
+             slice or map(batched=True) gives), but its columns have different lengths: {} has \
+             {n} values and {} has {}; give every column one value per row",
+            columns[0].0.repr()?,
+            key.repr()?,
+            values.len()
+        )));
+    }
+    let py = obj.py();
+    let rows = PyList::empty(py);
+    for k in 0..n {
+        let row = PyDict::new(py);
+        for (key, values) in &columns {
+            row.set_item(key, &values[k])?;
+        }
+        rows.append(row)?;
+    }
+    Ok(Some(rows))
 }
 
 /// Refuses instances that cannot be scored (no examples, unequal numbers of inputs and
@@ -368,7 +535,7 @@ impl<'py> Responses<'py> {
 }
 
 /// A value parsed by the core's `FromStr` (block choice, relations mode, balance…).
-pub fn parsed<T>(text: &str, name: &str) -> PyResult<T>
+pub fn parsed<T>(text: &str, name: Name<'_>) -> PyResult<T>
 where
     T: std::str::FromStr,
     T::Err: std::fmt::Display,

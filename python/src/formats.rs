@@ -3,13 +3,12 @@
 //! built-in prompt templates, the released answer format, and the summary of scored
 //! instances (the figures of `pbebench score`).
 
-use crate::convert::{self, to_py, Name};
+use crate::convert::{self, to_py, Arg, Name};
 use pbebench::dataset::{read_dataset as read, DatasetError};
 use pbebench::{authors_line, render_answer as render, summarize, AuthorsOptions, InstanceScore};
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use std::path::PathBuf;
 
 /// Read a dataset file (JSONL, pbebench's schema or the authors' published format) as a
 /// list of instance dicts, the same as `pbebench export --to pbebench` writes them.
@@ -17,7 +16,11 @@ use std::path::PathBuf;
 /// Raises OSError when the file cannot be read, ValueError naming file:line for a line
 /// that is no instance or a repeated id.
 #[pyfunction]
-fn read_dataset<'py>(py: Python<'py>, path: PathBuf) -> PyResult<Vec<Bound<'py, PyAny>>> {
+fn read_dataset<'py>(
+    py: Python<'py>,
+    path: &Bound<'py, PyAny>,
+) -> PyResult<Vec<Bound<'py, PyAny>>> {
+    let path = convert::path(path, Name::arg("read_dataset", "path"))?;
     let instances = py.detach(|| read(&path)).map_err(|e| match e {
         DatasetError::Io { .. } => PyOSError::new_err(e.to_string()),
         DatasetError::Line { .. } => PyValueError::new_err(e.to_string()),
@@ -35,20 +38,26 @@ fn read_dataset<'py>(py: Python<'py>, path: PathBuf) -> PyResult<Vec<Bound<'py, 
 /// Ids, held-out examples and limits are not part of the format. Raises ValueError for an
 /// instance without a gold cascade.
 #[pyfunction]
-#[pyo3(signature = (instance, original_programs = false, relations = None))]
+#[pyo3(
+    signature = (instance, original_programs = Arg::Default, relations = None),
+    text_signature = "(instance, original_programs=False, relations=None)"
+)]
 fn to_authors(
     instance: &Bound<'_, PyAny>,
-    original_programs: bool,
-    relations: Option<&str>,
+    original_programs: Arg<'_>,
+    relations: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<String> {
-    let instance = convert::instance(instance, "instance".into())?;
+    let arg = |arg| Name::arg("to_authors", arg);
+    let instance = convert::instance(instance, arg("instance"))?;
     let options = AuthorsOptions {
-        original_programs,
+        original_programs: original_programs
+            .or(false, |v| convert::flag(v, arg("original_programs")))?,
         relations: relations
-            .map(|r| convert::parsed(r, "relations"))
+            .map(|r| convert::parsed(&convert::string(r, arg("relations"))?, arg("relations")))
             .transpose()?,
     };
-    authors_line(&instance, &options).map_err(|e| PyValueError::new_err(e.to_string()))
+    authors_line(&instance, &options)
+        .map_err(|e| PyValueError::new_err(format!("{}: {e}", arg("instance"))))
 }
 
 /// A cascade as an answer in the released format: one fenced python block holding the
@@ -58,7 +67,10 @@ fn to_authors(
 /// cascade: a list of [pattern, replacement] pairs.
 #[pyfunction]
 fn render_answer(cascade: &Bound<'_, PyAny>) -> PyResult<String> {
-    Ok(render(&convert::cascade(cascade)?))
+    Ok(render(&convert::cascade(
+        cascade,
+        Name::arg("render_answer", "cascade"),
+    )?))
 }
 
 /// The figures of `pbebench score` over scored instances: the overall aggregate
@@ -68,7 +80,7 @@ fn render_answer(cascade: &Bound<'_, PyAny>) -> PyResult<String> {
 /// scores: a list of the dicts score() returns, one per instance.
 #[pyfunction]
 fn summary<'py>(py: Python<'py>, scores: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-    let name = Name::Arg("scores");
+    let name = Name::arg("summary", "scores");
     let items = convert::items(scores, name, "score() results")?;
     let scores = items
         .iter()

@@ -5,7 +5,7 @@
 //! bounded channel filled by a background thread, so the dataset is never held in memory
 //! (at most [`BUFFER`] instances wait) and Python is free while the next one is made.
 
-use crate::convert::{count, items, parsed, string, to_py};
+use crate::convert::{count, items, parsed, string, to_py, Name};
 use pbebench::generate::{
     generate, parse_alphabet, parse_lengths, parse_range, GenParams, GenStats, GenerateError,
     Overrides, Preset, SinkError,
@@ -143,7 +143,12 @@ fn generate_error(e: GenerateError) -> PyErr {
 
 /// A parameter error, named as the keyword argument (`input_len`, not `--input-len`).
 fn param_error(param: &str, message: &str) -> PyErr {
-    PyValueError::new_err(format!("{}: {message}", param.replace('-', "_")))
+    PyValueError::new_err(format!("{}: {message}", arg(&param.replace('-', "_"))))
+}
+
+/// The argument `name` of `generate`, for messages.
+fn arg(name: &str) -> Name<'_> {
+    Name::arg("generate", name)
 }
 
 /// Starts generating; see the Python docstring of `pbebench.generate`.
@@ -191,7 +196,7 @@ fn params(
 ) -> PyResult<(GenParams, usize)> {
     let preset: Preset = preset
         .parse()
-        .map_err(|e| PyValueError::new_err(format!("preset: {e}")))?;
+        .map_err(|e| PyValueError::new_err(format!("{}: {e}", arg("preset"))))?;
     let mut o = Overrides {
         seed: Some(seed),
         size,
@@ -199,25 +204,25 @@ fn params(
     };
     let mut threads = 0;
     for (key, value) in overrides.into_iter().flat_map(|d| d.iter()) {
-        let key = string(&key, "keyword".into())?;
+        let key = string(&key, arg("keyword"))?;
         if value.is_none() {
             continue;
         }
         let name = key.as_str();
         match name {
-            "examples" => o.examples = Some(count(&value, name.into())?),
+            "examples" => o.examples = Some(count(&value, arg(name))?),
             "alphabet" => o.alphabet = Some(alphabet(&value)?),
             "input_len" => o.input_len = Some(range(&value, name)?),
             "rule_len" => o.rule_len = Some(range(&value, name)?),
             "cascade_len" => o.cascade_lens = Some(lengths(&value)?),
-            "max_rules" => o.max_rules = Some(count(&value, name.into())?),
-            "patience" => o.patience = Some(count(&value, name.into())? as u64),
-            "balance" => o.balance = Some(parsed(&string(&value, name.into())?, name)?),
-            "relations" => o.relations = Some(parsed(&string(&value, name.into())?, name)?),
-            "pattern_draw" => o.pattern_draw = Some(parsed(&string(&value, name.into())?, name)?),
-            "heldout" => o.heldout = Some(count(&value, name.into())?),
+            "max_rules" => o.max_rules = Some(count(&value, arg(name))?),
+            "patience" => o.patience = Some(count(&value, arg(name))? as u64),
+            "balance" => o.balance = Some(parsed(&string(&value, arg(name))?, arg(name))?),
+            "relations" => o.relations = Some(parsed(&string(&value, arg(name))?, arg(name))?),
+            "pattern_draw" => o.pattern_draw = Some(parsed(&string(&value, arg(name))?, arg(name))?),
+            "heldout" => o.heldout = Some(count(&value, arg(name))?),
             "shard" => o.shard = Some(shard(&value)?),
-            "threads" => threads = count(&value, name.into())?,
+            "threads" => threads = count(&value, arg(name))?,
             _ => {
                 return Err(PyTypeError::new_err(format!(
                     "generate() got an unexpected keyword argument '{key}' (expected seed, size or one of: {})",
@@ -235,18 +240,19 @@ fn params(
 /// `(lo, hi)` from an int, a pair, or text such as `"2..6"`.
 fn range(value: &Bound<'_, PyAny>, name: &str) -> PyResult<(usize, usize)> {
     if value.is_instance_of::<PyString>() {
-        return parse_range(&string(value, name.into())?)
-            .map_err(|e| PyValueError::new_err(format!("{name}: {e}")));
+        return parse_range(&string(value, arg(name))?)
+            .map_err(|e| PyValueError::new_err(format!("{}: {e}", arg(name))));
     }
     if value.is_instance_of::<PyInt>() {
-        let n = count(value, name.into())?;
+        let n = count(value, arg(name))?;
         return Ok((n, n));
     }
-    let ends = items(value, name.into(), "two integers (min, max)")?;
+    let ends = items(value, arg(name), "two integers (min, max)")?;
     match &ends[..] {
-        [lo, hi] => Ok((count(lo, name.into())?, count(hi, name.into())?)),
+        [lo, hi] => Ok((count(lo, arg(name))?, count(hi, arg(name))?)),
         _ => Err(PyValueError::new_err(format!(
-            "{name} must be (min, max), an int or text such as \"2..6\"; got {} items",
+            "{} must be (min, max), an int or text such as \"2..6\"; got {} items",
+            arg(name),
             ends.len()
         ))),
     }
@@ -257,15 +263,15 @@ fn range(value: &Bound<'_, PyAny>, name: &str) -> PyResult<(usize, usize)> {
 fn lengths(value: &Bound<'_, PyAny>) -> PyResult<Vec<usize>> {
     let name = "cascade_len";
     if value.is_instance_of::<PyString>() {
-        return parse_lengths(&string(value, name.into())?)
-            .map_err(|e| PyValueError::new_err(format!("{name}: {e}")));
+        return parse_lengths(&string(value, arg(name))?)
+            .map_err(|e| PyValueError::new_err(format!("{}: {e}", arg(name))));
     }
     if value.is_instance_of::<PyInt>() {
-        return Ok(vec![count(value, name.into())?]);
+        return Ok(vec![count(value, arg(name))?]);
     }
-    let mut lens = items(value, name.into(), "integers")?
+    let mut lens = items(value, arg(name), "integers")?
         .iter()
-        .map(|v| count(v, name.into()))
+        .map(|v| count(v, arg(name)))
         .collect::<PyResult<Vec<_>>>()?;
     lens.sort_unstable();
     lens.dedup();
@@ -277,19 +283,20 @@ fn shard(value: &Bound<'_, PyAny>) -> PyResult<(usize, usize)> {
     let name = "shard";
     let bad = || {
         PyValueError::new_err(format!(
-            "shard must be (k, n) or text such as \"0/4\", got {value}"
+            "{} must be (k, n) or text such as \"0/4\", got {value}",
+            arg(name)
         ))
     };
     if value.is_instance_of::<PyString>() {
-        let text = string(value, name.into())?;
+        let text = string(value, arg(name))?;
         let (k, n) = text.split_once('/').ok_or_else(bad)?;
         return Ok((
             k.trim().parse().map_err(|_| bad())?,
             n.trim().parse().map_err(|_| bad())?,
         ));
     }
-    match &items(value, name.into(), "two integers (k, n)")?[..] {
-        [k, n] => Ok((count(k, name.into())?, count(n, name.into())?)),
+    match &items(value, arg(name), "two integers (k, n)")?[..] {
+        [k, n] => Ok((count(k, arg(name))?, count(n, arg(name))?)),
         _ => Err(bad()),
     }
 }
@@ -299,23 +306,24 @@ fn shard(value: &Bound<'_, PyAny>) -> PyResult<(usize, usize)> {
 fn alphabet(value: &Bound<'_, PyAny>) -> PyResult<Vec<char>> {
     let name = "alphabet";
     if !value.is_instance_of::<PyString>() {
-        return items(value, name.into(), "one-letter strings")?
+        return items(value, arg(name), "one-letter strings")?
             .iter()
             .map(|v| {
-                let s = string(v, name.into())?;
+                let s = string(v, arg(name))?;
                 let mut chars = s.chars();
                 match (chars.next(), chars.next()) {
                     (Some(c), None) => Ok(c),
                     _ => Err(PyValueError::new_err(format!(
-                        "alphabet: {s:?} is not a single letter"
+                        "{}: {s:?} is not a single letter",
+                        arg(name)
                     ))),
                 }
             })
             .collect();
     }
-    let text = string(value, name.into())?;
+    let text = string(value, arg(name))?;
     // The same reading as the CLI's `--alphabet`.
-    parse_alphabet(&text).map_err(|e| PyValueError::new_err(format!("alphabet: {e}")))
+    parse_alphabet(&text).map_err(|e| PyValueError::new_err(format!("{}: {e}", arg(name))))
 }
 
 /// The dict `obj` with its keys interned, as the keys of a dict written in Python code are:

@@ -13,7 +13,7 @@ mod formats;
 mod generation;
 mod probe;
 
-use convert::{non_negative, parsed, to_py, InstanceCache, Name, Responses};
+use convert::{count, flag, optional, parsed, string, to_py, Arg, InstanceCache, Name, Responses};
 use pbebench::PromptTemplate;
 use pbebench::{parse_response as parse, Alphabet, BlockChoice, Limits};
 use pbebench::{score_instance, PreparedInstance, RewardScratch, ScoreOptions};
@@ -81,16 +81,21 @@ fn pool() -> PyResult<Arc<ThreadPool>> {
 /// ValueError (TypeError for an unknown keyword) at the call, before anything is generated.
 /// The iterator's `stats` attribute holds the generation statistics once it is exhausted.
 #[pyfunction]
-#[pyo3(signature = (preset, seed = 0, size = None, **overrides))]
+#[pyo3(
+    signature = (preset, seed = Arg::Default, size = None, **overrides),
+    text_signature = "(preset, seed=0, size=None, **overrides)"
+)]
 fn generate(
-    preset: &str,
-    seed: i128,
-    size: Option<i128>,
+    preset: &Bound<'_, PyAny>,
+    seed: Arg<'_>,
+    size: Option<&Bound<'_, PyAny>>,
     overrides: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<generation::Generation> {
-    let seed = non_negative(seed, "seed")? as u64;
-    let size = size.map(|s| non_negative(s, "size")).transpose()?;
-    generation::start(preset, seed, size, overrides)
+    let arg = |arg| Name::arg("generate", arg);
+    let preset = string(preset, arg("preset"))?;
+    let seed = seed.or(0, |v| count(v, arg("seed")))? as u64;
+    let size = size.map(|s| count(s, arg("size"))).transpose()?;
+    generation::start(&preset, seed, size, overrides)
 }
 
 /// Real sound-change data as instance dicts without a gold cascade, the same as
@@ -107,28 +112,34 @@ fn generate(
 /// that matters, as there is no hidden cascade. Lists of different lengths or an empty
 /// word raise ValueError.
 #[pyfunction]
-#[pyo3(signature = (inputs, outputs, name = "pair", chunk = 50, max_rules = 50, max_rule_len = 5, alphabet = None))]
+#[pyo3(
+    signature = (inputs, outputs, name = Arg::Default, chunk = Arg::Default, max_rules = Arg::Default, max_rule_len = Arg::Default, alphabet = None),
+    text_signature = "(inputs, outputs, name='pair', chunk=50, max_rules=50, max_rule_len=5, alphabet=None)"
+)]
 #[allow(clippy::too_many_arguments)]
 fn pairs<'py>(
     py: Python<'py>,
     inputs: &Bound<'py, PyAny>,
     outputs: &Bound<'py, PyAny>,
-    name: &str,
-    chunk: i128,
-    max_rules: i128,
-    max_rule_len: i128,
-    alphabet: Option<String>,
+    name: Arg<'py>,
+    chunk: Arg<'py>,
+    max_rules: Arg<'py>,
+    max_rule_len: Arg<'py>,
+    alphabet: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Vec<Bound<'py, PyAny>>> {
+    let arg = |arg| Name::arg("pairs", arg);
     let options = pbebench::WordListOptions {
-        chunk: non_negative(chunk, "chunk")?,
-        max_rules: non_negative(max_rules, "max_rules")?,
-        max_rule_len: non_negative(max_rule_len, "max_rule_len")?,
-        alphabet,
+        chunk: chunk.or(50, |v| count(v, arg("chunk")))?,
+        max_rules: max_rules.or(50, |v| count(v, arg("max_rules")))?,
+        max_rule_len: max_rule_len.or(5, |v| count(v, arg("max_rule_len")))?,
+        alphabet: alphabet.map(|v| string(v, arg("alphabet"))).transpose()?,
     };
-    let inputs = convert::strings(inputs, "inputs".into())?;
-    let outputs = convert::strings(outputs, "outputs".into())?;
-    let instances = pbebench::word_list_instances(name, inputs, outputs, &options)
-        .map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let name = name.or("pair".to_owned(), |v| string(v, arg("name")))?;
+    let inputs = convert::strings(inputs, arg("inputs"))?;
+    let outputs = convert::strings(outputs, arg("outputs"))?;
+    // The core's messages name the argument at fault (`outputs[0] is empty`).
+    let instances = pbebench::word_list_instances(&name, inputs, outputs, &options)
+        .map_err(|e| PyValueError::new_err(format!("pairs(): {e}")))?;
     instances.iter().map(|inst| to_py(py, inst)).collect()
 }
 
@@ -145,11 +156,11 @@ fn apply<'py>(
     cascade: &Bound<'py, PyAny>,
     words: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let cascade = convert::cascade(cascade)?;
+    let cascade = convert::cascade(cascade, Name::arg("apply", "cascade"))?;
     if let Ok(word) = words.cast::<PyString>() {
         return Ok(PyString::new(py, &cascade.apply(&word.to_cow()?)).into_any());
     }
-    let words = convert::strings(words, "words".into())?;
+    let words = convert::strings(words, Name::arg("apply", "words"))?;
     let pool = pool()?;
     let out: Vec<String> = py.detach(|| {
         pool.install(|| {
@@ -173,14 +184,20 @@ fn apply<'py>(
 /// mode: "exact" (sound and complete over all strings) or "paper" (the published formula,
 ///     which reproduces the released labels).
 #[pyfunction]
-#[pyo3(signature = (cascade, mode = "exact"))]
+#[pyo3(
+    signature = (cascade, mode = Arg::Default),
+    text_signature = "(cascade, mode='exact')"
+)]
 fn relations<'py>(
     py: Python<'py>,
     cascade: &Bound<'py, PyAny>,
-    mode: &str,
+    mode: Arg<'py>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let cascade = convert::cascade(cascade)?;
-    let mode: RelationMode = parsed(mode, "mode")?;
+    let arg = |arg| Name::arg("relations", arg);
+    let cascade = convert::cascade(cascade, arg("cascade"))?;
+    let mode = mode.or(RelationMode::default(), |v| {
+        parsed(&string(v, arg("mode"))?, arg("mode"))
+    })?;
     let relations = py.detach(|| Relations::of(&cascade, mode));
     let json = serde_json::json!({
         "feeds": relations.feeds,
@@ -205,25 +222,36 @@ fn relations<'py>(
 /// is "parsed", "no_code_block", "unclosed_thinking" or "unparsable" (with a "reason").
 #[pyfunction]
 #[pyo3(
-    signature = (text, max_rules = Some(5), max_rule_len = Some(3), alphabet = None, block = "last"),
+    signature = (text, max_rules = Arg::Default, max_rule_len = Arg::Default, alphabet = None, block = Arg::Default),
     text_signature = "(text, max_rules=5, max_rule_len=3, alphabet=None, block='last')"
 )]
 fn parse_response<'py>(
     py: Python<'py>,
-    text: &str,
-    max_rules: Option<i128>,
-    max_rule_len: Option<i128>,
-    alphabet: Option<&str>,
-    block: &str,
+    text: &Bound<'py, PyAny>,
+    max_rules: Arg<'py>,
+    max_rule_len: Arg<'py>,
+    alphabet: Option<&Bound<'py, PyAny>>,
+    block: Arg<'py>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let limit = |v: Option<i128>, name| v.map_or(Ok(usize::MAX), |v| non_negative(v, name));
-    let limits = Limits {
-        max_rules: limit(max_rules, "max_rules")?,
-        max_rule_len: limit(max_rule_len, "max_rule_len")?,
-        alphabet: alphabet.map(Alphabet::new),
+    let arg = |arg| Name::arg("parse_response", arg);
+    // A limit is an int, or None for no limit.
+    let limit = |v: Arg<'py>, default, name| {
+        v.or(Some(default), |v| optional(v, |v| count(v, arg(name))))
+            .map(|limit| limit.unwrap_or(usize::MAX))
     };
-    let block: BlockChoice = parsed(block, "block")?;
-    let response = py.detach(|| parse(text, &limits, block));
+    let limits = Limits {
+        max_rules: limit(max_rules, 5, "max_rules")?,
+        max_rule_len: limit(max_rule_len, 3, "max_rule_len")?,
+        alphabet: alphabet
+            .map(|v| string(v, arg("alphabet")))
+            .transpose()?
+            .map(|a| Alphabet::new(&a)),
+    };
+    let block = block.or(BlockChoice::Last, |v| {
+        parsed(&string(v, arg("block"))?, arg("block"))
+    })?;
+    let text = string(text, arg("text"))?;
+    let response = py.detach(|| parse(&text, &limits, block));
     let mut value = serde_json::json!(response);
     value["valid"] = response.is_valid().into();
     value["cascade"] = serde_json::json!(response.cascade());
@@ -239,11 +267,12 @@ fn parse_response<'py>(
 ///     {alphabet}; {{ and }} write literal braces. An unknown placeholder raises ValueError.
 #[pyfunction]
 #[pyo3(signature = (instance, template = None))]
-fn prompt(instance: &Bound<'_, PyAny>, template: Option<&str>) -> PyResult<String> {
-    let instance = convert::instance(instance, "instance".into())?;
+fn prompt(instance: &Bound<'_, PyAny>, template: Option<&Bound<'_, PyAny>>) -> PyResult<String> {
+    let arg = |arg| Name::arg("prompt", arg);
+    let instance = convert::instance(instance, arg("instance"))?;
     let template = match template {
-        Some(text) => PromptTemplate::parse(text)
-            .map_err(|e| PyValueError::new_err(format!("template: {e}")))?,
+        Some(text) => PromptTemplate::parse(&string(text, arg("template"))?)
+            .map_err(|e| PyValueError::new_err(format!("{}: {e}", arg("template"))))?,
         None => PromptTemplate::default(),
     };
     Ok(template.render(&instance))
@@ -274,18 +303,24 @@ fn prompt(instance: &Bound<'_, PyAny>, template: Option<&str>) -> PyResult<Strin
 /// Both are None without a gold cascade ("graded" is then False) and when the comparison
 /// hits a bound ("undecided" says which).
 #[pyfunction]
-#[pyo3(signature = (instance, responses, block = "last"))]
+#[pyo3(
+    signature = (instance, responses, block = Arg::Default),
+    text_signature = "(instance, responses, block='last')"
+)]
 fn score<'py>(
     py: Python<'py>,
     instance: &Bound<'py, PyAny>,
     responses: &Bound<'py, PyAny>,
-    block: &str,
+    block: Arg<'py>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let instance = convert::instance(instance, "instance".into())?;
-    let responses = Responses::read(responses, "responses".into())?;
+    let arg = |arg| Name::arg("score", arg);
+    let instance = convert::instance(instance, arg("instance"))?;
+    let responses = Responses::read(responses, arg("responses"))?;
     let texts = responses.texts()?;
     let options = ScoreOptions {
-        block: parsed(block, "block")?,
+        block: block.or(BlockChoice::Last, |v| {
+            parsed(&string(v, arg("block"))?, arg("block"))
+        })?,
         ..ScoreOptions::default()
     };
     let score = py.detach(|| score_instance(&instance, &texts, &options));
@@ -316,8 +351,12 @@ fn score<'py>(
 /// or equal dicts (dataset rows handed over as fresh dicts), share the work. Nothing is
 /// kept between calls.
 ///
-/// instances: one instance dict per response (same length as responses), or one dict
-///     for all the responses.
+/// instances: one instance dict per response (same length as responses), one dict for
+///     all the responses, or batched columns: a dict of equal-length lists, one value per
+///     response, as a Hugging Face dataset's slice (ds[:8]) or a map(batched=True)
+///     function gets them. A dict whose max_rules or max_rule_len is a list, or whose
+///     inputs is a list of lists, is read as columns (in an instance they are ints and a
+///     list of strings); columns of different lengths raise ValueError.
 /// responses: str, None, a chat message dict or a list of chat messages (the last one's
 ///     content is read), as in score().
 /// kind: "edit_sim" (the default, above) or "behaviour": the behavioural reward, the same
@@ -328,33 +367,51 @@ fn score<'py>(
 ///     uniform).
 ///     1.0 for an answer that behaves like the gold wherever it changes something, 0.0 for
 ///     the identity and for invalid answers. It needs the gold cascade ("cascade") in
-///     each instance dict (ValueError without), and returns None for a response whose
-///     comparison hits a bound of the exact engine (an answer whose outputs explode) or
-///     when the gold changes no input. heldout does not apply to it.
+///     each instance dict (ValueError without). An undecided answer, whose comparison hits
+///     a bound of the exact engine (its outputs explode), counts as 0.0, as does any answer
+///     when the gold changes no input: a trainer needs a float, and a reward must not pay
+///     for what it could not check (the share of examples reproduced would pay in full an
+///     answer that fits them and explodes elsewhere). score() reports such a sample's
+///     behaviour as None with its "undecided" reason, and leaves it out of the mean.
+///     heldout does not apply to it.
 #[pyfunction]
-#[pyo3(signature = (instances, responses, heldout = false, kind = "edit_sim"))]
+#[pyo3(
+    signature = (instances, responses, heldout = Arg::Default, kind = Arg::Default),
+    text_signature = "(instances, responses, heldout=False, kind='edit_sim')"
+)]
 fn reward<'py>(
     py: Python<'py>,
     instances: &Bound<'py, PyAny>,
     responses: &Bound<'py, PyAny>,
-    heldout: bool,
-    kind: &str,
+    heldout: Arg<'py>,
+    kind: Arg<'py>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let responses = Responses::read(responses, "responses".into())?;
+    let arg = |arg| Name::arg("reward", arg);
+    let heldout = heldout.or(false, |v| flag(v, arg("heldout")))?;
+    let kind = kind.or("edit_sim".to_owned(), |v| string(v, arg("kind")))?;
+    let responses = Responses::read(responses, arg("responses"))?;
     let texts = responses.texts()?;
-    match kind {
+    let name = arg("instances");
+    let rows = convert::rows(instances, name)?;
+    let instances = rows.as_ref().map_or(instances, |rows| rows.as_any());
+    // An item's name: a row of columns, or an item of a list.
+    let item_name = |k| match rows {
+        Some(_) => Name::Row(&name, k),
+        None => Name::Index(&name, k),
+    };
+    match kind.as_str() {
         "edit_sim" => {}
         "behaviour" | "behavior" => {
-            let rewards = behaviour::rewards(py, instances, &texts)?;
+            let rewards = behaviour::rewards(py, instances, name, &item_name, &texts)?;
             return rewards.into_pyobject(py).map(Bound::into_any);
         }
         other => {
             return Err(PyValueError::new_err(format!(
-                "kind: unknown reward kind {other:?} (expected \"edit_sim\" or \"behaviour\")"
+                "{}: unknown reward kind {other:?} (expected \"edit_sim\" or \"behaviour\")",
+                arg("kind")
             )))
         }
     }
-    let name = Name::Arg("instances");
     // The prepared instances of this call, by content; its references to Python objects
     // are dropped before the GIL is released.
     let mut cache = InstanceCache::default();
@@ -376,17 +433,14 @@ fn reward<'py>(
         };
         let n = list.map_or(collected.len(), |list| list.len());
         if n != texts.len() {
-            return Err(PyValueError::new_err(format!(
-                "got {n} instances for {} responses: give one instance per response, or a single instance dict for all",
-                texts.len()
-            )));
+            return Err(count_mismatch(name, n, texts.len(), rows.is_some()));
         }
         let mut seen = IdentityMemo::new(n);
         let mut read = |k: usize, item: &Bound<'py, PyAny>| -> PyResult<()> {
             let index = match seen.get(item) {
                 Some(index) => index,
                 None => {
-                    let name = Name::Index(&name, k);
+                    let name = item_name(k);
                     let index =
                         convert::prepared_instance(item, name, heldout, &mut cache, &mut scratch)?;
                     seen.insert(item, index);
@@ -413,6 +467,21 @@ fn reward<'py>(
     rewards_of(py, &unique, &which, &texts)?
         .into_pyobject(py)
         .map(Bound::into_any)
+}
+
+/// The error for `n` instances (rows of batched columns, when `rows`) given for another
+/// number of responses.
+fn count_mismatch(name: Name<'_>, n: usize, responses: usize, rows: bool) -> PyErr {
+    let (what, fix) = match rows {
+        true => ("rows of batched columns", "one row per response"),
+        false => (
+            "instances",
+            "one instance per response, or a single instance dict for all",
+        ),
+    };
+    PyValueError::new_err(format!(
+        "{name}: got {n} {what} for {responses} responses: give {fix}"
+    ))
 }
 
 /// The index of the prepared instance of the objects seen last at some addresses: a table
@@ -527,8 +596,9 @@ fn rewards_of(
 /// again: reward() reads and prepares the dicts it is given at each call; a Rewarder reads
 /// only the indices.
 ///
-/// instances: a list of instance dicts, as for reward(). They are copied: changing a
-///     dict afterwards does not change the Rewarder.
+/// instances: a list of instance dicts, or batched columns (a dict of equal-length lists),
+///     as for reward(). They are copied: changing a dict afterwards does not change the
+///     Rewarder.
 /// heldout: score the held-out examples too, as reward(..., heldout=True).
 #[pyclass(module = "pbebench", name = "Rewarder", frozen)]
 struct DatasetRewarder {
@@ -538,10 +608,18 @@ struct DatasetRewarder {
 #[pymethods]
 impl DatasetRewarder {
     #[new]
-    #[pyo3(signature = (instances, heldout = false))]
-    fn new(instances: &Bound<'_, PyAny>, heldout: bool) -> PyResult<Self> {
-        let name = Name::Arg("instances");
-        let items = convert::items(instances, name, "instance dicts")?;
+    #[pyo3(
+        signature = (instances, heldout = Arg::Default),
+        text_signature = "(instances, heldout=False)"
+    )]
+    fn new(instances: &Bound<'_, PyAny>, heldout: Arg<'_>) -> PyResult<Self> {
+        let heldout = heldout.or(false, |v| flag(v, Name::arg("Rewarder", "heldout")))?;
+        let name = Name::arg("Rewarder", "instances");
+        let rows = convert::rows(instances, name)?;
+        let items = match &rows {
+            Some(rows) => rows.iter().collect(),
+            None => convert::items(instances, name, "instance dicts")?,
+        };
         // Equal dicts share one prepared instance; the cache is this Rewarder's only.
         let mut cache = InstanceCache::default();
         let mut scratch = Vec::new();
@@ -549,13 +627,11 @@ impl DatasetRewarder {
             .iter()
             .enumerate()
             .map(|(k, item)| {
-                convert::prepared_instance(
-                    item,
-                    Name::Index(&name, k),
-                    heldout,
-                    &mut cache,
-                    &mut scratch,
-                )
+                let name = match rows {
+                    Some(_) => Name::Row(&name, k),
+                    None => Name::Index(&name, k),
+                };
+                convert::prepared_instance(item, name, heldout, &mut cache, &mut scratch)
             })
             .collect::<PyResult<Vec<usize>>>()?;
         let prepared = cache.into_prepared();
@@ -579,7 +655,7 @@ impl DatasetRewarder {
         indices: &Bound<'_, PyAny>,
         responses: &Bound<'_, PyAny>,
     ) -> PyResult<Vec<f64>> {
-        let responses = Responses::read(responses, "responses".into())?;
+        let responses = Responses::read(responses, Name::arg("Rewarder.reward", "responses"))?;
         let texts = responses.texts()?;
         let n = self.instances.len();
         let index = |obj: &Bound<'_, PyAny>, name: Name<'_>| -> PyResult<usize> {
@@ -591,14 +667,14 @@ impl DatasetRewarder {
             }
             Ok(i)
         };
-        let name = Name::Arg("indices");
+        let name = Name::arg("Rewarder.reward", "indices");
         let which = if indices.is_instance_of::<PyInt>() {
             vec![index(indices, name)?; texts.len()]
         } else {
             let items = convert::items(indices, name, "ints (or one int)")?;
             if items.len() != texts.len() {
                 return Err(PyValueError::new_err(format!(
-                    "got {} indices for {} responses: give one index per response, or a single int for all",
+                    "{name}: got {} indices for {} responses: give one index per response, or a single int for all",
                     items.len(),
                     texts.len()
                 )));

@@ -2,7 +2,7 @@
 //! ([`pbebench::probe::Oracle`]), so that a Python harness (the inspect_ai tools) applies
 //! the budget rules of `pbebench eval --interactive` by the same code.
 
-use crate::convert::{self, to_py, Name};
+use crate::convert::{self, to_py, Arg, Name};
 use pbebench::probe::{
     visible_pass, Oracle, OracleError, Refusal, UnprobedHeldOut, DEFAULT_PROBE_LEN,
 };
@@ -47,17 +47,27 @@ pub struct PyOracle {
 #[pymethods]
 impl PyOracle {
     #[new]
-    #[pyo3(signature = (instance, probe_budget, max_probe_len = DEFAULT_PROBE_LEN as i128))]
-    fn new(instance: &Bound<'_, PyAny>, probe_budget: i128, max_probe_len: i128) -> PyResult<Self> {
-        let instance = convert::instance(instance, "instance".into())?;
-        let budget = convert::non_negative(probe_budget, "probe_budget")?;
-        let len = convert::non_negative(max_probe_len, "max_probe_len")?;
+    #[pyo3(
+        signature = (instance, probe_budget, max_probe_len = Arg::Default),
+        text_signature = "(instance, probe_budget, max_probe_len=32)"
+    )]
+    fn new(
+        instance: &Bound<'_, PyAny>,
+        probe_budget: &Bound<'_, PyAny>,
+        max_probe_len: Arg<'_>,
+    ) -> PyResult<Self> {
+        let arg = |arg| Name::arg("Oracle", arg);
+        let instance = convert::instance(instance, arg("instance"))?;
+        let budget = convert::count(probe_budget, arg("probe_budget"))?;
+        let len = max_probe_len.or(DEFAULT_PROBE_LEN, |v| {
+            convert::count(v, arg("max_probe_len"))
+        })?;
         let oracle = Oracle::with_probe_len(&instance, budget, len).map_err(|e| {
             let name = match e {
                 OracleError::ProbeLen(_) => "max_probe_len",
                 OracleError::NoGold(_) => "instance",
             };
-            PyValueError::new_err(format!("{name}: {e}"))
+            PyValueError::new_err(format!("{}: {e}", arg(name)))
         })?;
         Ok(PyOracle { oracle, instance })
     }
@@ -74,7 +84,7 @@ impl PyOracle {
     /// outside the alphabet or too long raises ProbeRefused, one asking for more inputs
     /// than are left raises OverBudget; a refused call runs nothing and costs nothing.
     fn run_hidden(&mut self, inputs: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
-        let inputs = convert::strings(inputs, "inputs".into())?;
+        let inputs = convert::strings(inputs, Name::arg("Oracle.run_hidden", "inputs"))?;
         self.oracle
             .run_hidden(&inputs)
             .map_err(|refusal| match refusal {
@@ -95,7 +105,7 @@ impl PyOracle {
         py: Python<'py>,
         cascade: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let cascade = candidate(cascade)?;
+        let cascade = candidate(cascade, Name::arg("Oracle.test_cascade", "cascade"))?;
         let feedback = self.oracle.test_cascade(&cascade);
         let mut value = serde_json::json!(feedback);
         value["all_pass"] = feedback.all_pass().into();
@@ -112,7 +122,7 @@ impl PyOracle {
         py: Python<'py>,
         cascade: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let cascade = candidate(cascade)?;
+        let cascade = candidate(cascade, Name::arg("Oracle.grade", "cascade"))?;
         let bound = self.oracle.length_bound();
         let heldout = UnprobedHeldOut::of(&self.instance, self.oracle.probes());
         let value = serde_json::json!({
@@ -131,7 +141,10 @@ impl PyOracle {
         py: Python<'py>,
         cascade: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        to_py(py, &candidate(cascade)?)
+        to_py(
+            py,
+            &candidate(cascade, Name::arg("Oracle.read_cascade", "cascade"))?,
+        )
     }
 
     /// Every probe answered so far, in order: [{"input", "output"}].
@@ -177,26 +190,26 @@ impl PyOracle {
 }
 
 /// A candidate cascade as a solver gives it: rule strings, pairs, or the text of a list.
-fn candidate(obj: &Bound<'_, PyAny>) -> PyResult<Cascade> {
+fn candidate(obj: &Bound<'_, PyAny>, name: Name<'_>) -> PyResult<Cascade> {
     if let Ok(text) = obj.cast::<PyString>() {
-        return cascade_of_text(&text.to_cow()?);
+        return cascade_of_text(&text.to_cow()?, name);
     }
     let list = obj.cast::<PyList>().map_err(|_| {
         PyTypeError::new_err(format!(
-            "cascade must be a list of rule strings such as [\"replace('ab', 'c')\"] or of [pattern, replacement] pairs, not {}",
+            "{name} must be a list of rule strings such as [\"replace('ab', 'c')\"] or of [pattern, replacement] pairs, not {}",
             convert::type_name(obj)
         ))
     })?;
     if list.iter().all(|item| item.is_instance_of::<PyString>()) {
-        let rules = convert::strings(obj, Name::Arg("cascade"))?;
+        let rules = convert::strings(obj, name)?;
         let text = serde_json::to_string(&rules).expect("strings serialise");
-        return cascade_of_text(&text);
+        return cascade_of_text(&text, name);
     }
-    convert::cascade(obj)
+    convert::cascade(obj, name)
 }
 
 /// The rules of a Python list literal (of rule strings or pairs); `[]` is the identity.
-fn cascade_of_text(text: &str) -> PyResult<Cascade> {
+fn cascade_of_text(text: &str, name: Name<'_>) -> PyResult<Cascade> {
     let body = text.trim();
     if body
         .trim_start_matches('[')
@@ -206,13 +219,14 @@ fn cascade_of_text(text: &str) -> PyResult<Cascade> {
     {
         return Ok(Cascade::identity());
     }
-    let rules = parse_block(body).map_err(|e| PyValueError::new_err(format!("cascade: {e}")))?;
+    let rules = parse_block(body).map_err(|e| PyValueError::new_err(format!("{name}: {e}")))?;
     rules
         .into_iter()
         .enumerate()
         .map(|(k, rule)| {
-            let (a, b) = rule.map_err(|p| PyValueError::new_err(format!("cascade[{k}]: {p}")))?;
-            Rule::new(a, b).map_err(|e| PyValueError::new_err(format!("cascade[{k}]: {e}")))
+            let name = Name::Index(&name, k);
+            let (a, b) = rule.map_err(|p| PyValueError::new_err(format!("{name}: {p}")))?;
+            Rule::new(a, b).map_err(|e| PyValueError::new_err(format!("{name}: {e}")))
         })
         .collect::<PyResult<Vec<Rule>>>()
         .map(Cascade::new)

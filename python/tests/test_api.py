@@ -256,7 +256,7 @@ def test_oracle_takes_the_probe_length_of_eval_max_probe_len():
     with pytest.raises(pbebench.ProbeRefused, match="at most 40 are accepted"):
         oracle.run_hidden(["a" * 41])
     for bad in (0, 4097):
-        with pytest.raises(ValueError, match="^max_probe_len: a probe length of .* is out of range"):
+        with pytest.raises(ValueError, match=r"^Oracle\(\): max_probe_len: a probe length of .* is out of range"):
             pbebench.Oracle(INSTANCE, 2, max_probe_len=bad)
     with pytest.raises(ValueError, match="non-negative"):
         pbebench.Oracle(INSTANCE, 2, max_probe_len=-1)
@@ -396,7 +396,7 @@ BAD_INPUT = [
     (lambda: pbebench.score(dict(INSTANCE, inputs="xab"), ["x"]), TypeError, "instance['inputs'] must be a list of strings"),
     (lambda: pbebench.score(dict(INSTANCE, outputs=["xd"]), ["x"]), ValueError, "3 inputs but 1 outputs"),
     (lambda: pbebench.score(dict(INSTANCE, inputs=[], outputs=[]), ["x"]), ValueError, "no examples"),
-    (lambda: pbebench.score(dict(INSTANCE, max_rules=-2), ["x"]), ValueError, "instance:"),
+    (lambda: pbebench.score(dict(INSTANCE, max_rules=-2), ["x"]), ValueError, "instance['max_rules'] must be a non-negative"),
     (lambda: pbebench.score("instance", []), TypeError, "instance must be a dict"),
     (lambda: pbebench.score(INSTANCE, GOLD), TypeError, "not a single str"),
     (lambda: pbebench.score(INSTANCE, [GOLD], block="all"), ValueError, "block"),
@@ -524,5 +524,5 @@ def test_score_and_reward_grade_behaviour_as_cpython_counts():
     # Outputs that explode are bounded: a verdict (here from a counterexample), no run-away.
     blowup = dict(INSTANCE, max_rules=20, max_rule_len=3)
     [value] = pbebench.reward(blowup, [released([["a", "aaa"]] * 20)], kind="behaviour")
-    assert value is None or value < 1.0
+    assert type(value) is float and value < 1.0
     assert pbebench.score(blowup, [released([["a", "aaa"]] * 20)])["recovered"] is False

@@ -5,6 +5,7 @@ import importlib.util
 import sys
 from pathlib import Path
 
+import pytest
 from conftest import released
 
 import pbebench
@@ -73,3 +74,15 @@ def test_grpo_behaviour_reward_as_trl_calls_it():
     expected = [pbebench.score(row, [c])["samples"][0]["behaviour"] for row, c in zip(batch, completions)]
     assert rewards == expected
     assert rewards[0::3] == [1.0] * 4 and rewards[1::3] == [0.0] * 4
+
+
+def test_grpo_rewards_name_a_missing_column_and_the_fix():
+    grpo = load("trl_grpo")
+    rows = list(grpo.rows(size=16, seed=2))  # made without gold
+    columns = {key: [row[key] for row in rows[:2]] for key in rows[0] if key != "prompt"}
+    completions = ["no idea"] * 2
+    with pytest.raises(ValueError, match=r"^behaviour_reward: the dataset has no column 'cascade': make the rows with rows\(\.\.\., gold=True\)"):
+        grpo.behaviour_reward(prompts=[None] * 2, completions=completions, **columns)
+    del columns["alphabet"]
+    with pytest.raises(ValueError, match=r"^pbebench_reward: the dataset has no column 'alphabet': make the rows with rows\(\)"):
+        grpo.pbebench_reward(prompts=[None] * 2, completions=completions, **columns)

@@ -118,6 +118,12 @@ def test_samples_carry_the_instances(dataset_file, instances, tmp_path):
     ]:
         with pytest.raises(ValueError, match=message):
             pbe_inspect.pbebench(**bad)
+    # A value of the wrong type (as `-T size=all` gives) is named with the task.
+    for name, value in [("dataset", 3), ("mode", None), ("seed", "3"), ("size", "all"), ("heldout", 2.0),
+                        ("template", 1), ("probe_budget", "40"), ("max_turns", None), ("max_probe_len", True),
+                        ("epochs", "2")]:
+        with pytest.raises(TypeError, match=rf"^pbebench\(\): {name} must be"):
+            pbe_inspect.pbebench(**{name: value})
 
 
 def scripted_answers(instances):
@@ -333,6 +339,8 @@ def test_the_turn_limit_and_bad_tool_calls(lite16, tmp_path):
     for sample in log.samples:
         results = tool_results(sample)
         assert results[0][0] == "submit" and "nothing was done" in results[0][2]
+        # Worded for the model as `pbebench eval --interactive` words it, not in Python's names.
+        assert "submit: cascade[0]: " in results[0][2] and "Oracle" not in results[0][2]
         assert "ignored: the episode has ended (submit)" in results[-1][2]
         record = sample.store["pbebench_episode"]
         assert record["final_cascade"] == sample.metadata["instance"]["cascade"][:1]
