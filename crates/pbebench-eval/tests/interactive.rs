@@ -533,6 +533,46 @@ fn every_mode_grades_an_answer_alike() {
     assert!(close(summary.mean_behaviour, overall.behaviour));
 }
 
+/// Issue 37: a protocol line longer than `MAX_RESPONSE_BYTES` (here one that never ends)
+/// fails the episode with that reason, the program is stopped long before the timeout,
+/// and nothing of the line is kept: the run store stays small.
+#[test]
+fn a_protocol_line_past_the_cap_fails_the_episode() {
+    let dir = tempfile::tempdir().unwrap();
+    let insts = instances(3);
+    let dataset = write_dataset(dir.path(), &insts);
+    let run = dir.path().join("run");
+    let mut config = interactive_config(&dataset, &run, &[]);
+    config.solver = SolverSpec::Command(SolverCommand {
+        command: "read task; echo '{\"probe\": [\"a\"]}'; read reply; yes | tr -d '\\n'".into(),
+        // Far longer than the test takes: a timeout would say the cap did not stop it.
+        timeout: Duration::from_secs(300),
+    });
+    let out = evaluate(&config).unwrap();
+    assert_eq!(out.results.answered, 0);
+    assert!(out.interactive.unwrap().episodes.is_empty());
+    let store = RunStore::open_existing(&run).unwrap();
+    let samples = store.samples().unwrap();
+    assert_eq!(samples.len(), insts.len());
+    for s in &samples {
+        assert_eq!(s.status, pbebench_eval::Status::Failed, "{s:?}");
+        let error = s.error.as_deref().unwrap();
+        assert!(
+            error.starts_with("message 2: the program wrote a line longer than 512 KiB"),
+            "{error}"
+        );
+    }
+    drop(store);
+    let size: u64 = std::fs::read_dir(&run)
+        .unwrap()
+        .map(|e| e.unwrap().metadata().unwrap().len())
+        .sum();
+    assert!(
+        size < pbebench_eval::MAX_RESPONSE_BYTES as u64,
+        "the run store holds {size} bytes"
+    );
+}
+
 /// `--max-probe-len`: the program is told the length, and a probe that long is run; the
 /// default oracle refuses it and counts nothing.
 #[test]
