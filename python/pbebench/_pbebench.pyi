@@ -343,11 +343,14 @@ class Oracle:
             raise ValueError (nothing is tested).
         """
     def grade(self, cascade: Candidate) -> Dict[str, Any]:
-        """How a final cascade does, as `pbebench eval --interactive` grades an episode:
+        """How a final cascade does, as `pbebench eval --interactive` grades an episode and
+        `pbebench score` scores the same cascade written as an answer (one grading path):
         {"pass": it reproduces every visible example, "heldout_pass": it reproduces every
         held-out example whose input was not probed (None when none is left),
-        "heldout_unprobed", "heldout_excluded"}. Intermediate strings are bounded as the
-        oracle bounds them. cascade: as for test_cascade.
+        "heldout_unprobed", "heldout_excluded", "recovered" and "behaviour" (over the
+        instance's input space, as score() grades them), "rules_left_out"}. Rules past
+        max_rules or breaking a limit of the instance are left out, as scoring leaves them
+        out. cascade: as for test_cascade.
         """
     @staticmethod
     def read_cascade(cascade: Candidate) -> List[List[str]]:

@@ -30,8 +30,11 @@ or from Python, ``inspect_ai.eval(pbebench.inspect_ai.pbebench(dataset="lite"), 
 Every answer is also graded on behaviour (docs/metrics.md#behaviour), exactly, by the core:
 ``recovered`` (equivalent to the gold over the instance's input space) and ``behaviour``
 (the probability that it gives the gold's output on a random input the gold changes); the
-metric reports Recovered@1 and mean behaviour with ``pbebench score``'s formulas. The one
-place they enter is ``_behaviour`` below.
+metric reports Recovered@1 and mean behaviour with ``pbebench score``'s formulas. Every
+figure comes from ``_score`` below and, for an episode's held-out pass, ``Oracle.grade``:
+both are the core's one grading path, so an answer gets the grade ``pbebench score`` and
+``pbebench eval --interactive`` give it (rules past ``max_rules`` or breaking a limit left
+out).
 """
 
 from __future__ import annotations
@@ -346,6 +349,8 @@ class Episode:
             "pass": grade["pass"],
             "heldout_pass": grade["heldout_pass"],
             "heldout_excluded": grade["heldout_excluded"],
+            "recovered": grade["recovered"],
+            "behaviour": grade["behaviour"],
         }
 
 
@@ -423,31 +428,15 @@ def probe(
     return solve
 
 
-def _behaviour(instance: dict[str, Any], answers: list[str], scored: dict[str, Any], interactive: bool) -> dict[str, Any]:
-    """``scored`` (the score() result of ``answers``) with each sample's behaviour grade
-    (docs/metrics.md#behaviour: ``recovered``, ``behaviour``, ``counterexample``,
-    ``undecided``) over the whole instance's input space. In interactive mode the answers
-    were scored without the held-out examples, whose inputs also set the input space's
-    lengths, so the grade comes from scoring them on the whole instance; the chosen sample
-    is the same (held-out examples never take part in the choice)."""
-    if not interactive:
-        return scored
-    full = _pbebench.score(instance, answers)
-    keys = ("recovered", "behaviour", "counterexample", "undecided")
-    samples = [
-        {**{k: v for k, v in mine.items() if k not in keys}, **{k: theirs[k] for k in keys if k in theirs}}
-        for mine, theirs in zip(scored["samples"], full["samples"])
-    ]
-    return dict(scored, samples=samples, graded=full["graded"], recovered=full["recovered"], behaviour=full["behaviour"])
-
-
-def _scoring_instance(instance: dict[str, Any], interactive: bool) -> dict[str, Any]:
-    """The instance as the answers are scored: in interactive mode without its held-out
-    examples, since the model may have probed them (held-out pass is then the episode's,
-    over the unprobed ones)."""
-    if not interactive:
-        return instance
-    return dict(instance, heldout_inputs=[], heldout_outputs=[])
+def _score(instance: dict[str, Any], answers: list[str], interactive: bool) -> dict[str, Any]:
+    """The score() result of ``answers``: pbebench's one grading path, which also grades
+    each answer on behaviour (docs/metrics.md#behaviour). In interactive mode held-out pass is
+    left out (None): the model may have probed those inputs, and the episode's grade
+    (``Oracle.grade``, the same path) counts the unprobed ones. The held-out examples still
+    bound the answers' strings and set the input space of recovered and behaviour, as in
+    ``pbebench eval --interactive``'s table."""
+    scored = _pbebench.score(instance, answers)
+    return dict(scored, heldout_pass=None) if interactive else scored
 
 
 def _value(scored: dict[str, Any]) -> dict[str, float]:
@@ -479,8 +468,7 @@ def best_of_k():
         episodes = [(s.metadata or {}).get("episode") for s in scores]
         interactive = any(e is not None for e in episodes)
         answers = [s.answer or "" for s in scores]
-        scored = _pbebench.score(_scoring_instance(instance, interactive), answers)
-        scored = _behaviour(instance, answers, scored, interactive)
+        scored = _score(instance, answers, interactive)
         value = _value(scored)
         if interactive:
             value.pop("heldout_pass", None)
@@ -559,8 +547,7 @@ def pbebench_scorer(interactive: bool = False):
         if interactive and episode is None:
             raise RuntimeError(f"sample {state.sample_id}: the episode left no record")
         answer = state.output.completion or ""
-        scored = _pbebench.score(_scoring_instance(instance, episode is not None), [answer])
-        scored = _behaviour(instance, [answer], scored, episode is not None)
+        scored = _score(instance, [answer], episode is not None)
         value = _value(scored)
         if episode is not None:
             value["probes"] = float(episode["probes_used"])

@@ -3,9 +3,7 @@
 //! the budget rules of `pbebench eval --interactive` by the same code.
 
 use crate::convert::{self, to_py, Arg, Name};
-use pbebench::probe::{
-    visible_pass, Oracle, OracleError, Refusal, UnprobedHeldOut, DEFAULT_PROBE_LEN,
-};
+use pbebench::probe::{grade, Oracle, OracleError, Refusal, DEFAULT_PROBE_LEN};
 use pbebench::{parse_block, Cascade, Instance, Rule};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -112,24 +110,29 @@ impl PyOracle {
         to_py(py, &value)
     }
 
-    /// How a final cascade does, as `pbebench eval --interactive` grades an episode:
+    /// How a final cascade does, as `pbebench eval --interactive` grades an episode and
+    /// `pbebench score` scores the same cascade written as an answer (one grading path):
     /// {"pass": it reproduces every visible example, "heldout_pass": it reproduces every
     /// held-out example whose input was not probed (None when none is left),
-    /// "heldout_unprobed", "heldout_excluded"}. Intermediate strings are bounded as the
-    /// oracle bounds them. cascade: as for test_cascade.
+    /// "heldout_unprobed", "heldout_excluded", "recovered" and "behaviour" (over the
+    /// instance's input space, as score() grades them), "rules_left_out"}. Rules past
+    /// max_rules or breaking a limit of the instance are left out, as scoring leaves them
+    /// out. cascade: as for test_cascade.
     fn grade<'py>(
         &self,
         py: Python<'py>,
         cascade: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let cascade = candidate(cascade, Name::arg("Oracle.grade", "cascade"))?;
-        let bound = self.oracle.length_bound();
-        let heldout = UnprobedHeldOut::of(&self.instance, self.oracle.probes());
+        let g = grade(&self.instance, &cascade, self.oracle.probes());
         let value = serde_json::json!({
-            "pass": visible_pass(&self.instance, &cascade, bound),
-            "heldout_pass": heldout.pass(&self.instance, &cascade, bound),
-            "heldout_unprobed": heldout.indices.len(),
-            "heldout_excluded": heldout.excluded,
+            "pass": g.pass,
+            "heldout_pass": g.heldout_pass,
+            "heldout_unprobed": g.heldout_unprobed,
+            "heldout_excluded": g.heldout_excluded,
+            "recovered": g.recovered,
+            "behaviour": g.behaviour,
+            "rules_left_out": g.rules_left_out,
         });
         to_py(py, &value)
     }

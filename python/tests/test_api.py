@@ -247,6 +247,36 @@ def test_score_chooses_the_best_sample_and_checks_heldout():
     assert pbebench.score(INSTANCE, [GOLD, fence("[('ab', 'd')]")], block="first")["pass"]
 
 
+def test_oracle_grade_is_score_for_answers_with_invalid_rules():
+    """One grade whatever the mode (issue 37): Oracle.grade leaves out rules past max_rules
+    or over max_rule_len as score() does, although these cascades, whole, would pass."""
+    answers = [
+        INSTANCE["cascade"],
+        [["xab", "xd"], ["cc", "dd"]],  # two sides over max_rule_len 2
+        [["q", "q"], ["x", "x"], ["d", "d"], *INSTANCE["cascade"]],  # past max_rules 3
+        [["ab", "c"], ["ccc", "d"], ["c", "d"]],  # an over-long rule that changes nothing here
+        [["ab", "d"]],  # valid, wrong
+        [],
+    ]
+    for answer in answers[1:3]:
+        assert pbebench.apply(answer, INSTANCE["inputs"]) == INSTANCE["outputs"], answer
+    for answer in answers:
+        scored = pbebench.score(INSTANCE, [pbebench.render_answer(answer)])
+        unprobed = pbebench.Oracle(INSTANCE, 2).grade(answer)
+        probed = pbebench.Oracle(INSTANCE, 2)
+        probed.run_hidden(["abab"])
+        for grade in (unprobed, probed.grade(answer)):
+            assert (grade["pass"], grade["recovered"], grade["behaviour"]) == (
+                scored["pass"],
+                scored["recovered"],
+                scored["behaviour"],
+            ), answer
+            assert grade["rules_left_out"] == len(answer) - scored["valid_rules"]
+        assert unprobed["heldout_pass"] == scored["heldout_pass"], answer
+        assert (unprobed["heldout_unprobed"], probed.grade(answer)["heldout_unprobed"]) == (2, 1)
+    assert [pbebench.Oracle(INSTANCE, 0).grade(a)["pass"] for a in answers] == [True, False, False, True, False, False]
+
+
 def test_oracle_takes_the_probe_length_of_eval_max_probe_len():
     assert pbebench.Oracle(INSTANCE, 2).task["max_probe_len"] == 32
     assert pbebench.DEFAULT_PROBE_LEN == 32

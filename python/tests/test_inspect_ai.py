@@ -364,6 +364,53 @@ def test_the_turn_limit_and_bad_tool_calls(lite16, tmp_path):
     assert sample.scores[SCORER].value["pass"] == 0.0
 
 
+def test_every_mode_grades_an_answer_alike(lite16, tmp_path):
+    """One grade whatever the mode (issue 37): the same final answers, some with rules past
+    max_rules or over max_rule_len, get the same pass, held-out pass, recovered and
+    behaviour from the inspect_ai scorer, from the episode's Oracle.grade and from
+    pbebench.score on the answer's text."""
+    short = [i for i in lite16 if i["cascade_len"] <= 4]
+
+    def overlong(gold):  # the first rule through a four-letter detour: two rules too long
+        (a, b), rest = gold[0], gold[1:]
+        return [[a, "zzzz"], ["zzzz", b], *rest]
+
+    kinds = [
+        lambda gold: gold,
+        overlong,
+        lambda gold: [["a", "a"]] * 5 + gold,  # the gold past the cap of 5 rules
+        lambda gold: gold[1:],
+        lambda gold: [],
+    ]
+    answers = {inst["id"]: kind(inst["cascade"]) for inst, kind in zip(short, kinds)}
+    for inst in short[1:3]:
+        raw = answers[inst["id"]]
+        assert pbebench.apply(raw, inst["inputs"]) == inst["outputs"], "whole, it would pass"
+
+    def script(inst, turn, messages):
+        return call("submit", cascade=rules(answers[inst["id"]]))
+
+    task = pbe_inspect.pbebench(dataset="lite", seed=3, size=16, heldout=2, mode="interactive")
+    log = run(task, episode(script, lite16), tmp_path, sample_id=list(answers))
+    assert len(log.samples) == len(answers)
+    for sample in log.samples:
+        inst = sample.metadata["instance"]
+        answer = answers[inst["id"]]
+        record = sample.store["pbebench_episode"]
+        value = sample.scores[SCORER].value
+        scored = pbebench.score(inst, [pbebench.render_answer(answer)])
+        grade = pbebench.Oracle(inst, 0).grade(answer)
+        figures = lambda d: (d["pass"], d["recovered"], d["behaviour"])  # noqa: E731
+        assert figures(record) == figures(grade) == figures(scored), inst["id"]
+        assert (value["pass"], value.get("recovered"), value.get("behaviour")) == tuple(
+            None if v is None else float(v) for v in figures(scored)
+        )
+        assert record["heldout_pass"] == grade["heldout_pass"] == scored["heldout_pass"]
+        assert value.get("heldout_pass") == (None if scored["heldout_pass"] is None else float(scored["heldout_pass"]))
+    passed = {sample.id: sample.scores[SCORER].value["pass"] for sample in log.samples}
+    assert [passed[inst["id"]] for inst in short[:3]] == [1.0, 0.0, 0.0]
+
+
 def test_interactive_figures_over_epochs(lite16, tmp_path):
     """Two episodes per instance, the first to start solved, the other not: the figures
     pool them as `pbebench score` pools samples, and held-out pass and probes as

@@ -11,8 +11,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant, SystemTime};
 use ureq::Agent;
 
-/// The largest response body read (a long reasoning trace is a few MB at most).
-const BODY_LIMIT: u64 = 64 << 20;
+/// The largest response body read, in bytes (4 MiB): eight times
+/// [`crate::MAX_RESPONSE_BYTES`], room for an answer, a long reasoning trace beside it and
+/// their JSON escaping. A larger body fails the sample (`http_error`, with that reason)
+/// without a retry, so that a runaway server costs neither memory nor tokens twice.
+const BODY_LIMIT: u64 = 8 * crate::sample::MAX_RESPONSE_BYTES as u64;
 /// How much of an unexpected body an error message keeps.
 const EXCERPT: usize = 300;
 
@@ -286,6 +289,17 @@ impl ChatClient {
             .read_to_string()
         {
             Ok(t) => t,
+            Err(ureq::Error::BodyExceedsLimit(_)) => {
+                return Attempt::Answer(SampleReply::failed(
+                    Status::HttpError,
+                    Some(status),
+                    format!(
+                        "the response body is larger than {} MiB, more than a response may \
+                         have; it was not read",
+                        BODY_LIMIT >> 20
+                    ),
+                ))
+            }
             Err(e) => return transport_failure(e),
         };
         classify(status, &text, retry_after)

@@ -98,6 +98,6 @@ pub use error::EvalError;
 pub use rescore::rescore;
 pub use retry::RetryPolicy;
 pub use runner::{evaluate, RunOutcome, StopReason};
-pub use sample::{Prices, Sample, Status, Usage};
+pub use sample::{Prices, Sample, Status, Usage, MAX_RESPONSE_BYTES};
 pub use scoring::{Block, RunResults};
 pub use solver_cmd::SolverCommand;

@@ -296,9 +296,10 @@ fn resumed_turns(
 }
 
 /// The run's results through the shared scoring path and, in interactive mode, the
-/// episodes' grades. In interactive mode the shared path sees no held-out examples: the
-/// ones a solver probed no longer measure generalisation, and the episodes' held-out
-/// pass counts only the others.
+/// episodes' grades. In interactive mode the table leaves held-out pass out: the examples
+/// a solver probed no longer measure generalisation, and the episodes' held-out pass
+/// counts only the others. Both grade every answer by the same path
+/// ([`pbebench::probe::grade`] is static scoring's), so they agree on every other figure.
 pub(crate) fn score_run(
     instances: &[Instance],
     store: &RunStore,
@@ -307,21 +308,10 @@ pub(crate) fn score_run(
     prices: Prices,
     interactive: bool,
 ) -> Result<(RunResults, Option<InteractiveResults>), EvalError> {
-    if !interactive {
-        return Ok((
-            scoring::run_results(instances, store, k, block, prices)?,
-            None,
-        ));
-    }
-    let without_heldout: Vec<Instance> = instances
-        .iter()
-        .map(|i| Instance {
-            heldout_inputs: Vec::new(),
-            heldout_outputs: Vec::new(),
-            ..i.clone()
-        })
-        .collect();
-    let results = scoring::run_results(&without_heldout, store, k, block, prices)?;
-    let episodes = crate::episode::grade::grade_episodes(instances, &store.episodes()?, k, prices);
-    Ok((results, Some(episodes)))
+    let results = scoring::run_results(instances, store, k, block, prices, !interactive)?;
+    let episodes = interactive
+        .then(|| store.episodes())
+        .transpose()?
+        .map(|rows| crate::episode::grade::grade_episodes(instances, &rows, k, prices));
+    Ok((results, episodes))
 }

@@ -121,6 +121,13 @@ pub struct Prices {
     pub output: f64,
 }
 
+/// The longest response a solver may give, in bytes (512 KiB): a solver program's
+/// standard output in static mode, and each line it writes in interactive mode. The
+/// longest real model answers (a cascade with the reasoning written around it) take tens
+/// of kilobytes; past this size the sample fails with that reason, and the program is
+/// stopped, so that a runaway program costs neither memory nor room in the run store.
+pub const MAX_RESPONSE_BYTES: usize = 512 << 10;
+
 /// One stored sample: the answer of one solver call for one (instance, sample index).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Sample {

@@ -65,16 +65,30 @@ const CHUNK: usize = 256;
 /// Scores the answered samples (index < `k`) of `instances` held in `store`, and gathers
 /// the run's figures. The store is read row by row and scored a chunk of instances at a
 /// time, so memory does not grow with the number of samples.
+///
+/// Without `heldout` (interactive mode) held-out pass is left out (`None`): a solver may
+/// have probed those inputs, and the episodes' grades count the others
+/// ([`pbebench::probe::grade`]). The held-out examples still bound an answer's strings and
+/// set the input space of Recovered@1 and behaviour, as in static scoring, so every other
+/// figure is the episodes' own.
 pub fn run_results(
     instances: &[Instance],
     store: &RunStore,
     k: u32,
     block: Block,
     prices: Prices,
+    heldout: bool,
 ) -> Result<RunResults, StoreError> {
     let options = ScoreOptions {
         block,
         ..ScoreOptions::default()
+    };
+    let score = |instance: &Instance, responses: &[String]| {
+        let mut s = score_instance(instance, responses, &options);
+        if !heldout {
+            s.heldout_pass = None;
+        }
+        s
     };
     let index: HashMap<&str, usize> = instances
         .iter()
@@ -87,7 +101,7 @@ pub fn run_results(
     let flush = |chunk: &mut Vec<(usize, Vec<String>)>, scores: &mut Vec<Option<InstanceScore>>| {
         let scored: Vec<(usize, InstanceScore)> = chunk
             .par_iter()
-            .map(|(i, rs)| (*i, score_instance(&instances[*i], rs, &options)))
+            .map(|(i, rs)| (*i, score(&instances[*i], rs)))
             .collect();
         for (i, s) in scored {
             scores[i] = Some(s);
@@ -120,7 +134,7 @@ pub fn run_results(
     let scores: Vec<InstanceScore> = scores
         .into_iter()
         .zip(instances)
-        .map(|(s, inst)| s.unwrap_or_else(|| score_instance::<&str>(inst, &[], &options)))
+        .map(|(s, inst)| s.unwrap_or_else(|| score(inst, &[])))
         .collect();
     Ok(tally.into_results(
         instances.len() * k as usize,
@@ -347,7 +361,7 @@ mod tests {
             input: 0.0,
             output: 1.0,
         };
-        let got = run_results(&instances, &store, 2, Block::Last, prices).unwrap();
+        let got = run_results(&instances, &store, 2, Block::Last, prices, true).unwrap();
         let options = ScoreOptions {
             block: Block::Last,
             ..ScoreOptions::default()

@@ -1,12 +1,14 @@
 //! `--solver-cmd "CMD"`: any program as a solver. It gets the instance without its gold
 //! as JSON on stdin and writes its response (the same text a model would write) on stdout.
 
-use crate::sample::{Sample, Status, Usage};
+use crate::sample::{Sample, Status, Usage, MAX_RESPONSE_BYTES};
 use pbebench::Instance;
 use serde::Serialize;
 use std::io::{Read, Write};
 use std::os::unix::process::CommandExt;
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::process::{Child, ChildStderr, Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -94,7 +96,8 @@ impl SolverCommand {
     /// Runs the command on `stdin` (the instance JSON) for (instance, sample). The
     /// environment also carries `PBEBENCH_INSTANCE_ID` and `PBEBENCH_SAMPLE`.
     /// Exit 0: `ok` with stdout as the response; another exit: `failed` (not an answer;
-    /// stderr kept); past the timeout: `timeout`.
+    /// stderr kept); past the timeout: `timeout`; more than [`MAX_RESPONSE_BYTES`] on
+    /// stdout: `failed`, the program stopped at once and nothing of its output kept.
     pub fn run(&self, stdin: &str, instance_id: &str, sample: u32) -> Result<Sample, CommandError> {
         let fail = |reason: String| CommandError {
             command: self.command.clone(),
@@ -110,24 +113,33 @@ impl SolverCommand {
             let _ = input.write_all(stdin.as_bytes());
         });
         let mut out = child.stdout.take().expect("stdout is piped");
-        let reader = thread::spawn(move || {
-            let mut buf = Vec::new();
-            let _ = out.read_to_end(&mut buf);
-            buf
-        });
-        let mut err = child.stderr.take().expect("stderr is piped");
-        let err_reader = thread::spawn(move || {
-            let mut buf = Vec::new();
-            let _ = err.read_to_end(&mut buf);
-            buf
-        });
+        let too_long = Arc::new(AtomicBool::new(false));
+        let reader = {
+            let too_long = Arc::clone(&too_long);
+            thread::spawn(move || {
+                // One byte past the cap tells a response too long; nothing more is read.
+                let mut buf = Vec::new();
+                let _ = out
+                    .by_ref()
+                    .take(MAX_RESPONSE_BYTES as u64 + 1)
+                    .read_to_end(&mut buf);
+                if buf.len() > MAX_RESPONSE_BYTES {
+                    too_long.store(true, Ordering::Relaxed);
+                    buf = Vec::new();
+                }
+                buf
+            })
+        };
+        let err_reader = read_stderr_tail(child.stderr.take().expect("stderr is piped"));
 
         let deadline = start + self.timeout;
         let mut pause = Duration::from_millis(1);
         let exit: Option<ExitStatus> = loop {
             match child.try_wait() {
                 Ok(Some(status)) => break Some(status),
-                Ok(None) if Instant::now() >= deadline => break None,
+                Ok(None) if Instant::now() >= deadline || too_long.load(Ordering::Relaxed) => {
+                    break None
+                }
                 Ok(None) => {
                     thread::sleep(pause);
                     pause = (pause * 2).min(Duration::from_millis(20));
@@ -144,6 +156,7 @@ impl SolverCommand {
         let elapsed = start.elapsed().as_secs_f64() * 1e3;
 
         let (status, error) = match exit {
+            _ if too_long.load(Ordering::Relaxed) => (Status::Failed, Some(too_long_error())),
             None => (
                 Status::Timeout,
                 Some(format!("no answer within {:?}", self.timeout)),
@@ -157,13 +170,15 @@ impl SolverCommand {
                 (Status::Failed, Some(format!("{code}: {tail}")))
             }
         };
-        let content = String::from_utf8(stdout)
-            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+        let content = (!too_long.load(Ordering::Relaxed)).then(|| {
+            String::from_utf8(stdout)
+                .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+        });
         Ok(Sample {
             instance_id: instance_id.to_owned(),
             sample,
             status,
-            content: Some(content),
+            content,
             reasoning_content: None,
             finish_reason: None,
             usage: Usage::default(),
@@ -175,6 +190,42 @@ impl SolverCommand {
             error,
         })
     }
+}
+
+/// The error of a sample whose program wrote more than [`MAX_RESPONSE_BYTES`].
+pub(crate) fn too_long_error() -> String {
+    format!(
+        "the program wrote more than {} KiB on its standard output, more than a response may \
+         have; it was stopped and nothing of it was kept",
+        MAX_RESPONSE_BYTES >> 10
+    )
+}
+
+/// Reads a program's stderr to its end on a thread of its own (so that the program never
+/// blocks on a full pipe), keeping only its last bytes: enough for [`tail`], never more,
+/// whatever the program writes.
+pub(crate) fn read_stderr_tail(mut err: ChildStderr) -> thread::JoinHandle<Vec<u8>> {
+    // A character is at most 4 bytes.
+    const KEEP: usize = 4 * STDERR_TAIL;
+    thread::spawn(move || {
+        let mut buf = Vec::new();
+        let mut chunk = [0u8; 8192];
+        loop {
+            match err.read(&mut chunk) {
+                Ok(0) => break,
+                Ok(n) => buf.extend_from_slice(&chunk[..n]),
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(_) => break,
+            }
+            if buf.len() > 2 * KEEP {
+                buf.drain(..buf.len() - KEEP);
+            }
+        }
+        if buf.len() > KEEP {
+            buf.drain(..buf.len() - KEEP);
+        }
+        buf
+    })
 }
 
 /// The end of a program's stderr, at most [`STDERR_TAIL`] characters, for a stored error.

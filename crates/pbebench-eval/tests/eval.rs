@@ -692,3 +692,96 @@ fn bad_parameters_are_named() {
         .to_string()
         .contains("missing.jsonl"));
 }
+
+/// The size of a run directory's files, in bytes.
+fn run_dir_bytes(run: &std::path::Path) -> u64 {
+    std::fs::read_dir(run)
+        .unwrap()
+        .map(|e| e.unwrap().metadata().unwrap().len())
+        .sum()
+}
+
+/// Issue 37: a program whose output never ends (`yes`) is stopped once it passes
+/// `MAX_RESPONSE_BYTES`, long before the timeout; each sample fails with that reason and
+/// nothing of the output is kept, so the run store stays small. A program that floods its
+/// stderr keeps only the tail of it.
+#[test]
+fn a_runaway_solver_program_is_stopped_at_the_response_cap() {
+    let dir = tempfile::tempdir().unwrap();
+    let insts = instances(4);
+    let dataset = write_dataset(dir.path(), &insts);
+    let run = dir.path().join("run");
+    let mut config = chat_config(&dataset, &run, &[]);
+    config.solver = SolverSpec::Command(SolverCommand {
+        command: "yes".into(),
+        // Far longer than the test takes: a timeout would say the cap did not stop it.
+        timeout: Duration::from_secs(300),
+    });
+    config.concurrency = 2;
+    let out = evaluate(&config).unwrap();
+    assert_eq!(out.results.answered, 0);
+    let store = pbebench_eval::store::RunStore::open_existing(&run).unwrap();
+    let samples = store.samples().unwrap();
+    assert_eq!(samples.len(), insts.len());
+    for s in &samples {
+        assert_eq!(s.status, Status::Failed, "{s:?}");
+        assert_eq!(s.content, None);
+        let error = s.error.as_deref().unwrap();
+        assert!(error.contains("more than 512 KiB"), "{error}");
+    }
+    drop(store);
+    let size = run_dir_bytes(&run);
+    assert!(
+        size < pbebench_eval::MAX_RESPONSE_BYTES as u64,
+        "the run store holds {size} bytes"
+    );
+
+    // A program that floods its stderr until the timeout, then fails: its error keeps
+    // the end of what it wrote, and nothing more.
+    let run2 = dir.path().join("run2");
+    let mut noisy = chat_config(&dataset, &run2, &[]);
+    noisy.solver = SolverSpec::Command(SolverCommand {
+        command: "head -c 20000000 /dev/zero | tr '\\0' e >&2; echo last words >&2; exit 3".into(),
+        timeout: Duration::from_secs(300),
+    });
+    evaluate(&noisy).unwrap();
+    let store = pbebench_eval::store::RunStore::open_existing(&run2).unwrap();
+    for s in store.samples().unwrap() {
+        let error = s.error.unwrap();
+        assert!(
+            error.ends_with("last words"),
+            "{}",
+            &error[error.len() - 40..]
+        );
+        assert!(error.chars().count() < 2100, "{} characters", error.len());
+    }
+}
+
+/// Issue 37: an HTTP response body larger than the client reads (8 × MAX_RESPONSE_BYTES)
+/// fails its sample with that reason at once, without a retry; the other samples are
+/// answered.
+#[test]
+fn a_response_body_past_the_cap_fails_its_sample_without_a_retry() {
+    let dir = tempfile::tempdir().unwrap();
+    let insts = instances(3);
+    let dataset = write_dataset(dir.path(), &insts);
+    let scripts: Vec<Script> = vec![
+        |_, a| Reply::answer(a),
+        |_, _| Reply::answer(&"y".repeat(8 * pbebench_eval::MAX_RESPONSE_BYTES + 1)),
+        |_, a| Reply::answer(a),
+    ];
+    let server = fault_server(&insts, scripts);
+    let run = dir.path().join("run");
+    let config = chat_config(&dataset, &run, &[server.base_url()]);
+    let out = evaluate(&config).unwrap();
+    assert_eq!(out.results.answered, 2);
+    assert_eq!(server.chat_requests(), 3, "no retry");
+    let store = pbebench_eval::store::RunStore::open_existing(&run).unwrap();
+    let failed: Vec<_> = (store.samples().unwrap().into_iter())
+        .filter(|s| s.status == Status::HttpError)
+        .collect();
+    assert_eq!(failed.len(), 1);
+    assert_eq!(failed[0].instance_id, insts[1].id);
+    let error = failed[0].error.as_deref().unwrap();
+    assert!(error.contains("larger than 4 MiB"), "{error}");
+}

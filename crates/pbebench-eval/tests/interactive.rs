@@ -385,6 +385,194 @@ fn a_solver_program_speaks_json_lines() {
     assert!(stored_rows(&run2).iter().all(|r| r.2 == "failed"));
 }
 
+/// One grade whatever the mode (issue 37): the same final answers, some with rules that
+/// break the instance's limits, get the same pass, held-out pass, Recovered@1 and
+/// behaviour from static scoring (`score_instance` of the answer's text), from the
+/// episode's grade, from the core's grade (`pbebench::probe::grade`, what Python's
+/// `Oracle.grade` calls) and in the run's table; and the run's summary agrees with its
+/// table.
+#[test]
+fn every_mode_grades_an_answer_alike() {
+    use pbebench::{render_answer, score_instance, Cascade, ScoreOptions};
+    let dir = tempfile::tempdir().unwrap();
+    let mut insts = instances(5);
+    for inst in &mut insts {
+        let gold = inst.cascade.clone().unwrap();
+        inst.heldout_inputs = vec!["ka".into(), "aak".into(), "bab".into()];
+        inst.heldout_outputs = gold.apply_all(&inst.heldout_inputs);
+    }
+    let gold = |i: usize| insts[i].cascade.clone().unwrap();
+    let x = |i: usize| gold(i).rules()[0].replacement().to_owned();
+    let pairs = |c: &Cascade| -> Vec<(String, String)> {
+        c.rules()
+            .iter()
+            .map(|r| (r.pattern().to_owned(), r.replacement().to_owned()))
+            .collect()
+    };
+    let cascade = |rules: Vec<(String, String)>| {
+        let rules: Vec<(&str, &str)> = rules.iter().map(|(a, b)| (&**a, &**b)).collect();
+        Cascade::from_pairs(&rules).unwrap()
+    };
+    // Instance 1's gold is a → X alone.
+    let answers: Vec<Cascade> = vec![
+        // 0: the gold (the program also probes one held-out input).
+        gold(0),
+        // 1: two over-long rules that, whole, do what the gold does.
+        cascade(vec![("a".into(), "uuuu".into()), ("uuuu".into(), x(1))]),
+        // 2: the gold after five rules that change nothing: past the cap of 5.
+        cascade(
+            ["b", "c", "d", "e", "f"]
+                .iter()
+                .map(|l| (l.to_string(), l.to_string()))
+                .chain(pairs(&gold(2)))
+                .collect(),
+        ),
+        // 3: the gold with an over-long rule in the middle (left out, harmlessly).
+        cascade(
+            pairs(&gold(3))
+                .into_iter()
+                .chain([("zzzz".to_string(), "y".to_string())])
+                .collect(),
+        ),
+        // 4: nothing.
+        Cascade::identity(),
+    ];
+    // Rules 1 and 2 would pass every example if their invalid rules counted.
+    for i in [1, 2] {
+        let raw = &answers[i];
+        let inst = &insts[i];
+        assert!(
+            (inst.inputs.iter().zip(&inst.outputs))
+                .chain(inst.heldout_inputs.iter().zip(&inst.heldout_outputs))
+                .all(|(a, b)| &raw.apply(a) == b),
+            "answer {i} must pass as a whole for the test to mean anything"
+        );
+    }
+    let by_id: serde_json::Map<String, serde_json::Value> = insts
+        .iter()
+        .zip(&answers)
+        .map(|(inst, a)| (inst.id.clone(), serde_json::to_value(pairs(a)).unwrap()))
+        .collect();
+    let answers_file = dir.path().join("answers.json");
+    std::fs::write(&answers_file, serde_json::to_string(&by_id).unwrap()).unwrap();
+    let program = format!(
+        "import json, sys\n\
+         t = json.loads(sys.stdin.readline())['task']\n\
+         answer = json.load(open({:?}))[t['id']]\n\
+         def ask(r):\n    print(json.dumps(r), flush=True)\n    return json.loads(sys.stdin.readline())\n\
+         if t['id'] == {:?}:\n    ask({{'probe': ['ka']}})\n\
+         print(json.dumps(ask({{'test': answer}})), file=sys.stderr)\n\
+         ask({{'submit': answer}})\n",
+        answers_file.display().to_string(),
+        insts[0].id
+    );
+    let script = dir.path().join("answers.py");
+    std::fs::write(&script, program).unwrap();
+    let dataset = write_dataset(dir.path(), &insts);
+    let run = dir.path().join("run");
+    let mut config = interactive_config(&dataset, &run, &[]);
+    config.solver = SolverSpec::Command(SolverCommand {
+        command: format!("python3 {}", script.display()),
+        timeout: Duration::from_secs(30),
+    });
+    let out = evaluate(&config).unwrap();
+    assert!(out.complete(), "{}", out.results);
+    let inter = out.interactive.as_ref().unwrap();
+    let rows = RunStore::open_existing(&run).unwrap().episodes().unwrap();
+    assert_eq!(inter.episodes.len(), insts.len());
+    for (i, inst) in insts.iter().enumerate() {
+        let e = &inter.episodes[i];
+        assert_eq!(e.instance_id, inst.id);
+        assert_eq!(
+            e.final_cascade, answers[i],
+            "the record keeps what was submitted"
+        );
+        let probes: Vec<pbebench::probe::Probe> =
+            serde_json::from_value(rows[i].probes.clone()).unwrap();
+        let core = pbebench::probe::grade(inst, &e.final_cascade, &probes);
+        let stat = score_instance(
+            inst,
+            &[render_answer(&answers[i])],
+            &ScoreOptions::default(),
+        );
+        let table = &out.results.instances[i];
+        let episode = (e.pass, e.heldout_pass, e.recovered, e.behaviour);
+        assert_eq!(
+            episode,
+            (core.pass, core.heldout_pass, core.recovered, core.behaviour),
+            "{i}"
+        );
+        assert_eq!(
+            (e.pass, e.recovered, e.behaviour),
+            (stat.pass, stat.recovered, stat.behaviour),
+            "{i}"
+        );
+        assert_eq!(
+            (e.pass, e.recovered, e.behaviour),
+            (table.pass, table.recovered, table.behaviour),
+            "{i}"
+        );
+        if probes.is_empty() {
+            assert_eq!(e.heldout_pass, stat.heldout_pass, "{i}");
+        }
+        assert_eq!(table.heldout_pass, None, "held-out pass is the episodes'");
+    }
+    let passed: Vec<bool> = inter.episodes.iter().map(|e| e.pass).collect();
+    assert_eq!(passed, [true, false, false, true, false]);
+    assert_eq!(inter.episodes[0].heldout_excluded, 1);
+    assert_eq!(inter.episodes[1].heldout_pass, Some(false));
+    // The summary is the table's.
+    let overall = out.results.overall();
+    let close = |a: Option<f64>, b: Option<f64>| (a.unwrap() - b.unwrap()).abs() < 1e-12;
+    let summary = &inter.summary;
+    assert!(close(
+        Some(summary.pass_at_1),
+        overall.pass_at_k.get(&1).copied()
+    ));
+    assert!(close(summary.recovered_at_1, overall.recovered));
+    assert!(close(summary.mean_behaviour, overall.behaviour));
+}
+
+/// Issue 37: a protocol line longer than `MAX_RESPONSE_BYTES` (here one that never ends)
+/// fails the episode with that reason, the program is stopped long before the timeout,
+/// and nothing of the line is kept: the run store stays small.
+#[test]
+fn a_protocol_line_past_the_cap_fails_the_episode() {
+    let dir = tempfile::tempdir().unwrap();
+    let insts = instances(3);
+    let dataset = write_dataset(dir.path(), &insts);
+    let run = dir.path().join("run");
+    let mut config = interactive_config(&dataset, &run, &[]);
+    config.solver = SolverSpec::Command(SolverCommand {
+        command: "read task; echo '{\"probe\": [\"a\"]}'; read reply; yes | tr -d '\\n'".into(),
+        // Far longer than the test takes: a timeout would say the cap did not stop it.
+        timeout: Duration::from_secs(300),
+    });
+    let out = evaluate(&config).unwrap();
+    assert_eq!(out.results.answered, 0);
+    assert!(out.interactive.unwrap().episodes.is_empty());
+    let store = RunStore::open_existing(&run).unwrap();
+    let samples = store.samples().unwrap();
+    assert_eq!(samples.len(), insts.len());
+    for s in &samples {
+        assert_eq!(s.status, pbebench_eval::Status::Failed, "{s:?}");
+        let error = s.error.as_deref().unwrap();
+        assert!(
+            error.starts_with("message 2: the program wrote a line longer than 512 KiB"),
+            "{error}"
+        );
+    }
+    drop(store);
+    let size: u64 = std::fs::read_dir(&run)
+        .unwrap()
+        .map(|e| e.unwrap().metadata().unwrap().len())
+        .sum();
+    assert!(
+        size < pbebench_eval::MAX_RESPONSE_BYTES as u64,
+        "the run store holds {size} bytes"
+    );
+}
+
 /// `--max-probe-len`: the program is told the length, and a probe that long is run; the
 /// default oracle refuses it and counts nothing.
 #[test]

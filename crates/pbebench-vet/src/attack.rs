@@ -25,9 +25,15 @@ use std::time::Duration;
 pub const DEFAULT_PANEL: &str =
     "neighbours,beam@300,beam-hunks@300:s1,beam-distance@300:s2,shortcuts";
 
-/// Wall-clock backstop of one solve of a panel member: far above what its node budget
-/// takes, so that it only stops a runaway search.
+/// Wall-clock backstop of one panel member on one instance (one solve, or all the window
+/// solves of `splices`): far above what its node budget takes, so that it only stops a
+/// runaway search.
 const BACKSTOP: Duration = Duration::from_secs(60);
+
+/// The largest node budget a panel member may be given (`SOLVER@NODES`, `splices@NODES`):
+/// 100,000 search nodes, over 300 times the default panel's, whose solves still end by
+/// their node budget well within the wall-clock backstop (so the run stays deterministic).
+pub const MAX_NODES: u64 = 100_000;
 
 /// One attacker: a solver configuration or a shortcut baseline.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -103,6 +109,7 @@ impl Attacker {
     }
 
     /// The answer of a solver or baseline (`None`: none found, or the gold's neighbours).
+    /// A solver has [`BACKSTOP`] of wall clock; the baselines are one pass each.
     fn answer(&self, instance: &Instance, run_seed: u64) -> Option<Cascade> {
         match self {
             Attacker::Neighbours | Attacker::Splices { .. } => None,
@@ -199,8 +206,10 @@ fn neighbours(gold: &Cascade, instance: &Instance) -> Vec<Cascade> {
 }
 
 /// The gold's splices (see [`Attacker::Splices`]), in window order (by start, then by
-/// length), without the gold itself or repeats.
+/// length), without the gold itself or repeats. The windows' solves share one
+/// [`BACKSTOP`]: the windows left when it has passed are not tried.
 fn splices(gold: &Cascade, instance: &Instance, nodes: u64, run_seed: u64) -> Vec<Cascade> {
+    let deadline = std::time::Instant::now() + BACKSTOP;
     let rules = gold.rules();
     let n = rules.len();
     let bound = equiv::length_bound(instance);
@@ -242,11 +251,14 @@ fn splices(gold: &Cascade, instance: &Instance, nodes: u64, run_seed: u64) -> Ve
                 )
                 .ok()
                 .and_then(|problem| {
+                    let left = deadline.saturating_duration_since(std::time::Instant::now());
                     let budget = Budget {
-                        time_limit: BACKSTOP,
+                        time_limit: left,
                         max_nodes: Some(nodes),
                     };
-                    solver.solve(&problem, &budget).cascade
+                    (!left.is_zero())
+                        .then(|| solver.solve(&problem, &budget).cascade)
+                        .flatten()
                 })
             };
             let Some(found) = found else { continue };
@@ -302,8 +314,9 @@ pub enum PanelError {
     /// A member that is neither a solver configuration nor a baseline.
     #[error("unknown panel member '{0}': expected SOLVER@NODES[:sSEED] (solvers: {solvers}), neighbours, splices[@NODES], identity, single-rule, memoriser or shortcuts", solvers = SOLVER_NAMES.join(", "))]
     Unknown(String),
-    /// A member whose node budget or seed is no number (or a budget of 0).
-    #[error("panel member '{0}': the node budget must be a positive integer and the seed an integer, as in beam@300:s1")]
+    /// A member whose node budget or seed is no number, or a budget of 0 or over
+    /// [`MAX_NODES`].
+    #[error("panel member '{0}': the node budget must be an integer from 1 to {MAX_NODES} and the seed an integer, as in beam@300:s1")]
     BadNumber(String),
     /// No member at all.
     #[error("the panel is empty: name at least one member, e.g. {DEFAULT_PANEL}")]
@@ -329,7 +342,7 @@ impl FromStr for Panel {
                 continue;
             }
             if let Some(n) = item.strip_prefix("splices@") {
-                let nodes = n.parse().ok().filter(|&n| n > 0);
+                let nodes = n.parse().ok().filter(|n| (1..=MAX_NODES).contains(n));
                 let nodes = nodes.ok_or_else(|| PanelError::BadNumber(item.to_owned()))?;
                 members.push(Attacker::Splices { nodes });
                 continue;
@@ -353,7 +366,9 @@ impl FromStr for Panel {
                 None => (rest, None),
             };
             let bad = || PanelError::BadNumber(item.to_owned());
-            let nodes: u64 = nodes.parse().ok().filter(|&n| n > 0).ok_or_else(bad)?;
+            let nodes: u64 = (nodes.parse().ok())
+                .filter(|n| (1..=MAX_NODES).contains(n))
+                .ok_or_else(bad)?;
             let seed: u64 = seed.map_or(Ok(0), |s| s.parse().map_err(|_| bad()))?;
             members.push(Attacker::Solver {
                 name: name.to_owned(),
@@ -547,6 +562,22 @@ mod tests {
         assert_eq!(" , ".parse::<Panel>(), Err(PanelError::Empty));
         let e = "frobnicate".parse::<Panel>().unwrap_err().to_string();
         assert!(e.contains("unknown panel member 'frobnicate'"), "{e}");
+        // Issue 37: a node budget past MAX_NODES would run each solve to the wall-clock
+        // backstop (and make the run depend on the machine): refused, with the range.
+        let top = format!("beam@{MAX_NODES}");
+        assert!(top.parse::<Panel>().is_ok());
+        for bad in [
+            format!("beam@{}", MAX_NODES + 1),
+            "beam@18446744073709551615".to_owned(),
+            format!("splices@{}", MAX_NODES + 1),
+        ] {
+            let e = bad.parse::<Panel>().unwrap_err();
+            assert_eq!(e, PanelError::BadNumber(bad.clone()));
+            assert!(
+                e.to_string().contains(&format!("from 1 to {MAX_NODES}")),
+                "{e}"
+            );
+        }
     }
 
     #[test]

@@ -48,7 +48,7 @@ mod shortcuts;
 mod svg;
 mod vet;
 
-pub use attack::{probe, Attacker, Panel, PanelError, Probe, Witness, DEFAULT_PANEL};
+pub use attack::{probe, Attacker, Panel, PanelError, Probe, Witness, DEFAULT_PANEL, MAX_NODES};
 pub use audit::{audit, AuditFindings, AuditOptions, AuditProgress, SolverCheck};
 pub use demo::{run_demo, DemoError, DemoOptions, DemoSummary};
 pub use genstats::{GenStatsError, GenerationStats};

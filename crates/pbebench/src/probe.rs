@@ -12,10 +12,17 @@
 //! out (as scoring leaves them out), and every intermediate string is bounded
 //! ([`Oracle::length_bound`]), so a cascade such as twenty `replace('a', 'aaa')` fails
 //! with a reason instead of exhausting memory.
+//!
+//! A final answer is graded by [`grade`], which is static scoring's path
+//! ([`crate::score_instance`]) with held-out pass over the unprobed held-out examples:
+//! `pbebench eval --interactive`, the inspect_ai task and Python's `Oracle.grade` all call
+//! it, so an answer gets one grade whatever the mode.
 
 use crate::instance::Instance;
+use crate::response::render_answer;
 use crate::response::{Alphabet, Limits};
 use crate::rule::{Cascade, Rule};
+use crate::score::{reproduces_heldout, score_instance, ScoreOptions};
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
 use std::fmt;
@@ -430,27 +437,81 @@ impl UnprobedHeldOut {
             excluded: excluded.len(),
         }
     }
-
-    /// Whether `cascade` reproduces every unprobed held-out example (its intermediate
-    /// strings bounded as the oracle bounds them); `None` when there is none.
-    pub fn pass(&self, instance: &Instance, cascade: &Cascade, bound: usize) -> Option<bool> {
-        (!self.indices.is_empty()).then(|| {
-            self.indices.iter().all(|&i| {
-                apply_bounded(cascade.rules(), &instance.heldout_inputs[i], bound).as_deref()
-                    == Some(instance.heldout_outputs[i].as_str())
-            })
-        })
-    }
 }
 
-/// Whether `cascade` reproduces every visible example of `instance`, its intermediate
-/// strings bounded by `bound` (a cascade that passes the bound fails).
-pub fn visible_pass(instance: &Instance, cascade: &Cascade, bound: usize) -> bool {
-    instance
-        .inputs
-        .iter()
-        .zip(&instance.outputs)
-        .all(|(i, o)| apply_bounded(cascade.rules(), i, bound).as_deref() == Some(o.as_str()))
+/// How a final answer of interactive mode does: [`grade`]'s result.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AnswerGrade {
+    /// The graded cascade reproduces every visible example ([`crate::SampleScore::pass`]).
+    pub pass: bool,
+    /// It reproduces every held-out example whose input was not probed; `None` when no
+    /// such example is left.
+    pub heldout_pass: Option<bool>,
+    /// Held-out examples graded ([`UnprobedHeldOut::indices`]).
+    pub heldout_unprobed: usize,
+    /// Held-out examples left out because the solver probed their input.
+    pub heldout_excluded: usize,
+    /// Equivalent to the gold over the instance's input space ([`crate::SampleScore::recovered`]).
+    pub recovered: Option<bool>,
+    /// Changed agreement with the gold ([`crate::SampleScore::behaviour`]).
+    pub behaviour: Option<f64>,
+    /// Rules of the answer that were not graded: past `max_rules`, or breaking a limit of
+    /// the instance (they act as the identity, as in scoring).
+    pub rules_left_out: usize,
+    /// The cascade graded: the answer's rules within `max_rules` that meet every limit.
+    pub cascade: Cascade,
+}
+
+/// Grades a final answer of interactive mode (`pbebench eval --interactive`, the
+/// inspect_ai task, `pbebench.Oracle.grade`) exactly as static scoring grades the same
+/// cascade written as an answer ([`score_instance`] of [`render_answer`]): rules past
+/// `max_rules` or breaking a limit of the instance are left out, strings are bounded by
+/// [`crate::equiv::length_bound`], and recovered and behaviour are over the whole
+/// instance's input space. Held-out pass counts only the held-out examples whose input is
+/// not among `probes` ([`UnprobedHeldOut`]): a probed one no longer measures
+/// generalisation.
+///
+/// ```
+/// use pbebench::probe::{grade, Probe};
+/// use pbebench::{Cascade, Instance};
+///
+/// let gold = Cascade::from_pairs(&[("a", "")]).unwrap();
+/// let instance = Instance {
+///     heldout_inputs: vec!["a".into(), "ba".into()],
+///     heldout_outputs: vec!["".into(), "b".into()],
+///     ..Instance::from_gold("t", &["ab"], gold.clone(), "ab")
+/// };
+/// let probed = [Probe { input: "a".into(), output: "".into() }];
+/// let g = grade(&instance, &gold, &probed);
+/// assert!(g.pass && g.recovered == Some(true));
+/// assert_eq!((g.heldout_pass, g.heldout_unprobed, g.heldout_excluded), (Some(true), 1, 1));
+/// // A side over max_rule_len is left out, as scoring leaves it out: the identity fails.
+/// let g = grade(&instance, &Cascade::from_pairs(&[("ab", "b")]).unwrap(), &probed);
+/// assert!(!g.pass && g.rules_left_out == 1);
+/// ```
+pub fn grade(instance: &Instance, answer: &Cascade, probes: &[Probe]) -> AnswerGrade {
+    let options = ScoreOptions::default();
+    let scored = score_instance(instance, &[render_answer(answer)], &options);
+    let sample = &scored.samples[0];
+    let heldout = UnprobedHeldOut::of(instance, probes);
+    let bound = crate::equiv::length_bound(instance);
+    AnswerGrade {
+        pass: scored.pass,
+        heldout_pass: (!heldout.indices.is_empty()).then(|| {
+            reproduces_heldout(
+                instance,
+                &scored.cascade,
+                heldout.indices.iter().copied(),
+                bound,
+            )
+        }),
+        heldout_unprobed: heldout.indices.len(),
+        heldout_excluded: heldout.excluded,
+        recovered: sample.recovered,
+        behaviour: sample.behaviour,
+        rules_left_out: answer.len() - sample.valid_rules,
+        cascade: scored.cascade,
+    }
 }
 
 #[cfg(test)]
@@ -640,19 +701,56 @@ mod tests {
         assert_eq!(h.indices, vec![1]);
         assert_eq!(h.excluded, 1);
         let gold = inst.cascade.as_ref().unwrap();
-        assert_eq!(h.pass(&inst, gold, o.length_bound()), Some(true));
+        let g = grade(&inst, gold, o.probes());
         assert_eq!(
-            h.pass(&inst, &Cascade::identity(), o.length_bound()),
-            Some(false)
+            (g.pass, g.heldout_pass, g.heldout_unprobed),
+            (true, Some(true), 1)
         );
+        let g = grade(&inst, &Cascade::identity(), o.probes());
+        assert_eq!((g.pass, g.heldout_pass), (false, Some(false)));
         o.run_hidden(&["xc"]).unwrap();
-        let h = UnprobedHeldOut::of(&inst, o.probes());
+        let g = grade(&inst, gold, o.probes());
+        assert_eq!((g.heldout_pass, g.heldout_excluded), (None, 2));
+    }
+
+    /// One grade whatever the mode (issue 37): rules over `max_rule_len` or past
+    /// `max_rules` are left out of the grade as static scoring leaves them out, although
+    /// the whole cascade would reproduce every example.
+    #[test]
+    fn invalid_rules_are_graded_as_scoring_grades_them() {
+        use crate::score::{score_instance, ScoreOptions};
+        // Gold ab→c, c→"" under max_rule_len 2: "ab"→"" is one rule of the right length.
+        let inst = instance();
+        let answers = [
+            cascade(&[("ab", "c"), ("c", "")]),              // the gold
+            cascade(&[("abc", "c"), ("ab", ""), ("c", "")]), // a side too long, left out
+            cascade(&[("xab", "x"), ("cab", "")]),           // both too long: the identity
+            cascade(&[("ab", "c"), ("a", "a"), ("b", "b"), ("c", "")]), // past max_rules
+            cascade(&[("ab", "Q"), ("ab", "c"), ("c", "")]), // outside the alphabet: left out, passes
+        ];
+        for answer in &answers {
+            let g = grade(&inst, answer, &[]);
+            let s = score_instance(&inst, &[render_answer(answer)], &ScoreOptions::default());
+            assert_eq!(g.pass, s.pass, "{answer:?}");
+            assert_eq!(g.heldout_pass, s.heldout_pass, "{answer:?}");
+            assert_eq!((g.recovered, g.behaviour), (s.recovered, s.behaviour));
+            assert_eq!(g.cascade, s.cascade);
+            assert_eq!(g.rules_left_out, answer.len() - s.valid_rules);
+        }
+        let g = grade(&inst, &answers[2], &[]);
         assert_eq!(
-            (h.pass(&inst, gold, o.length_bound()), h.excluded),
-            (None, 2)
+            (g.pass, g.heldout_pass, g.rules_left_out),
+            (false, Some(false), 2)
         );
-        assert!(visible_pass(&inst, gold, o.length_bound()));
-        assert!(!visible_pass(&inst, &Cascade::identity(), o.length_bound()));
+        assert_eq!(g.cascade, Cascade::identity());
+        for whole in &answers[2..4] {
+            assert!(
+                (inst.inputs.iter().zip(&inst.outputs)).all(|(i, o)| &whole.apply(i) == o),
+                "the whole cascade would pass"
+            );
+        }
+        let g = grade(&inst, &answers[3], &[]);
+        assert_eq!((g.pass, g.rules_left_out), (false, 1));
     }
 
     proptest! {

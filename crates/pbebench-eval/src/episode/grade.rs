@@ -7,8 +7,7 @@
 
 use crate::sample::Prices;
 use crate::store::EpisodeRow;
-use pbebench::equiv;
-use pbebench::probe::{visible_pass, Oracle, Probe, UnprobedHeldOut};
+use pbebench::probe::Probe;
 use pbebench::{Cascade, Instance};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
@@ -25,7 +24,8 @@ pub struct EpisodeGrade {
     pub end_reason: String,
     /// Where the final cascade came from.
     pub final_source: String,
-    /// The final cascade.
+    /// The final cascade, as the solver gave it (its rules past `max_rules` or breaking a
+    /// limit are not graded, as in scoring).
     pub final_cascade: Cascade,
     /// Probe inputs used.
     pub probes_used: usize,
@@ -39,7 +39,8 @@ pub struct EpisodeGrade {
     pub completion_tokens: u64,
     /// Cost at the run's prices.
     pub cost: f64,
-    /// The final cascade reproduces every visible example.
+    /// The final cascade (its rules within the instance's limits) reproduces every visible
+    /// example.
     pub pass: bool,
     /// It reproduces every held-out example whose input was not probed; `None` when no
     /// such example is left.
@@ -48,27 +49,21 @@ pub struct EpisodeGrade {
     pub heldout_unprobed: usize,
     /// Held-out examples left out because the solver probed their input.
     pub heldout_excluded: usize,
-    /// Equivalent to the gold on the instance's whole input space; see [`behaviour`].
+    /// Equivalent to the gold on the instance's whole input space (`docs/metrics.md#behaviour`).
     pub recovered: Option<bool>,
-    /// Agreement with the gold where the gold changes its input; see [`behaviour`].
+    /// Agreement with the gold where the gold changes its input (`docs/metrics.md#behaviour`).
     pub behaviour: Option<f64>,
 }
 
-/// Recovered@1 and behaviour of a final cascade (`docs/metrics.md#recovered1`): whether it is
-/// equivalent to the gold on the instance's whole input space, and its agreement with the
-/// gold where the gold changes the input, both exact
-/// ([`pbebench::equiv::recovered_and_behaviour`]; `(None, None)` without a gold).
-pub fn behaviour(instance: &Instance, cascade: &Cascade) -> (Option<bool>, Option<f64>) {
-    equiv::recovered_and_behaviour(instance, cascade)
-}
-
-/// Grades one stored episode against its instance.
+/// Grades one stored episode against its instance, by the core's one grading path
+/// ([`pbebench::probe::grade`]): the final cascade is graded as static scoring grades it
+/// (rules past `max_rules` or breaking a limit left out), so the run's table and this
+/// grade agree on pass, Recovered@1 and behaviour; held-out pass counts the held-out
+/// examples the solver did not probe.
 pub fn grade_episode(instance: &Instance, row: &EpisodeRow, prices: Prices) -> EpisodeGrade {
     let cascade: Cascade = serde_json::from_value(row.final_cascade.clone()).unwrap_or_default();
     let probes: Vec<Probe> = serde_json::from_value(row.probes.clone()).unwrap_or_default();
-    let bound = Oracle::new(instance, 0).map_or(1 << 16, |o| o.length_bound());
-    let heldout = UnprobedHeldOut::of(instance, &probes);
-    let (recovered, behaviour) = behaviour(instance, &cascade);
+    let grade = pbebench::probe::grade(instance, &cascade, &probes);
     EpisodeGrade {
         instance_id: row.instance_id.clone(),
         sample: row.sample,
@@ -80,12 +75,12 @@ pub fn grade_episode(instance: &Instance, row: &EpisodeRow, prices: Prices) -> E
         prompt_tokens: row.usage.prompt_tokens.unwrap_or(0),
         completion_tokens: row.usage.completion_tokens.unwrap_or(0),
         cost: row.usage.cost(prices),
-        pass: visible_pass(instance, &cascade, bound),
-        heldout_pass: heldout.pass(instance, &cascade, bound),
-        heldout_unprobed: heldout.indices.len(),
-        heldout_excluded: heldout.excluded,
-        recovered,
-        behaviour,
+        pass: grade.pass,
+        heldout_pass: grade.heldout_pass,
+        heldout_unprobed: grade.heldout_unprobed,
+        heldout_excluded: grade.heldout_excluded,
+        recovered: grade.recovered,
+        behaviour: grade.behaviour,
         final_cascade: cascade,
     }
 }
@@ -108,7 +103,7 @@ pub struct InteractiveSummary {
     /// Held-out examples excluded because they were probed, over all episodes.
     pub heldout_excluded: usize,
     /// Recovered@1: the share of the expected episodes whose final cascade is equivalent
-    /// to the gold ([`behaviour`]); `None` when no ended episode has a gold to compare.
+    /// to the gold; `None` when no ended episode has a gold to compare.
     pub recovered_at_1: Option<f64>,
     /// Episodes whose comparison with the gold stayed undecided (an engine bound), counted
     /// as not recovered.

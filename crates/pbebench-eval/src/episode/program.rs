@@ -9,14 +9,16 @@
 //!   with `{"submitted": true, …}`, after which its stdin is closed; anything unreadable
 //!   is answered `{"error": "..."}`.
 //!
-//! `--timeout` bounds the whole episode. A program's state cannot be stored, so an
-//! episode interrupted by a killed runner starts over when the run is continued.
+//! `--timeout` bounds the whole episode, and [`MAX_RESPONSE_BYTES`] each line: a longer
+//! one fails the episode (`failed`, with that reason) and the program is stopped. A
+//! program's state cannot be stored, so an episode interrupted by a killed runner starts
+//! over when the run is continued.
 
 use super::actions;
 use super::chat::{Outcome, Totals};
 use super::{EndReason, Episode, InteractiveSpec};
-use crate::sample::{Status, Usage};
-use crate::solver_cmd::{tail, SolverCommand};
+use crate::sample::{Status, Usage, MAX_RESPONSE_BYTES};
+use crate::solver_cmd::{read_stderr_tail, tail, SolverCommand};
 use crate::store::TurnRow;
 use pbebench::Instance;
 use serde_json::{json, Value};
@@ -25,8 +27,15 @@ use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
 
-/// The longest line a program may write, in bytes; a longer one ends the episode.
-const MAX_LINE: usize = 1 << 20;
+/// What the program wrote next.
+enum Line {
+    /// A line (trimmed; blank lines are skipped).
+    Text(String),
+    /// The end of its output.
+    End,
+    /// A line longer than [`MAX_RESPONSE_BYTES`]: nothing more is read.
+    TooLong,
+}
 
 /// The first line written to the program.
 pub(crate) fn first_line(instance: &Instance, spec: &InteractiveSpec) -> String {
@@ -50,12 +59,7 @@ pub(crate) fn run(
     let pid = rustix::process::Pid::from_child(&child);
     let mut stdin = child.stdin.take();
     let lines = read_lines(child.stdout.take().expect("stdout is piped"));
-    let mut err = child.stderr.take().expect("stderr is piped");
-    let err_reader = thread::spawn(move || {
-        let mut buf = Vec::new();
-        let _ = err.read_to_end(&mut buf);
-        buf
-    });
+    let err_reader = read_stderr_tail(child.stderr.take().expect("stderr is piped"));
     let send = |stdin: &mut Option<std::process::ChildStdin>, line: &str| {
         if let Some(w) = stdin.as_mut() {
             if writeln!(w, "{line}").and_then(|()| w.flush()).is_err() {
@@ -68,12 +72,17 @@ pub(crate) fn run(
     let deadline = start + cmd.timeout;
     let mut totals = Totals::default();
     let mut timed_out = false;
+    let mut too_long = false;
     while episode.ended().is_none() {
         let t0 = Instant::now();
         let line = match lines.recv_timeout(deadline.saturating_duration_since(t0)) {
-            Ok(Some(line)) => line,
-            Ok(None) | Err(mpsc::RecvTimeoutError::Disconnected) => {
+            Ok(Line::Text(line)) => line,
+            Ok(Line::End) | Err(mpsc::RecvTimeoutError::Disconnected) => {
                 episode.end(EndReason::Exit);
+                break;
+            }
+            Ok(Line::TooLong) => {
+                too_long = true;
                 break;
             }
             Err(mpsc::RecvTimeoutError::Timeout) => {
@@ -103,12 +112,15 @@ pub(crate) fn run(
         });
         episode.close_turn(Usage::default());
     }
-    // The episode is over: the program gets end of input and a moment to exit.
+    // The episode is over: the program gets end of input and a moment to exit (none when
+    // it is writing a line too long: it is stopped at once).
     drop(stdin);
-    let exit = wait_until(
-        &mut child,
-        (Instant::now() + Duration::from_secs(1)).min(deadline.max(Instant::now())),
-    );
+    let grace = if too_long {
+        Instant::now()
+    } else {
+        (Instant::now() + Duration::from_secs(1)).min(deadline.max(Instant::now()))
+    };
+    let exit = wait_until(&mut child, grace);
     let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
     let _ = child.wait();
     let stderr = String::from_utf8_lossy(&err_reader.join().unwrap_or_default()).into_owned();
@@ -123,6 +135,17 @@ pub(crate) fn run(
         return Ok(Outcome::Failed(failure(
             Status::Timeout,
             format!("the episode took longer than {:?}", cmd.timeout),
+        )));
+    }
+    if too_long {
+        return Ok(Outcome::Failed(failure(
+            Status::Failed,
+            format!(
+                "message {}: the program wrote a line longer than {} KiB, more than a message \
+                 may have; it was stopped and the line was not kept",
+                episode.turns() + 1,
+                MAX_RESPONSE_BYTES >> 10
+            ),
         )));
     }
     // A program that failed before it submitted gave no answer (as in the static mode).
@@ -147,8 +170,9 @@ pub(crate) fn run(
     ))
 }
 
-/// Lines of the program's stdout as they come; `None` at the end (or past [`MAX_LINE`]).
-fn read_lines(out: std::process::ChildStdout) -> mpsc::Receiver<Option<String>> {
+/// Lines of the program's stdout as they come, then [`Line::End`] (or [`Line::TooLong`],
+/// after which nothing more is read).
+fn read_lines(out: std::process::ChildStdout) -> mpsc::Receiver<Line> {
     let (tx, rx) = mpsc::channel();
     thread::spawn(move || {
         let mut reader = BufReader::new(out);
@@ -156,15 +180,21 @@ fn read_lines(out: std::process::ChildStdout) -> mpsc::Receiver<Option<String>> 
             let mut buf = Vec::new();
             let n = reader
                 .by_ref()
-                .take(MAX_LINE as u64 + 1)
+                .take(MAX_RESPONSE_BYTES as u64 + 1)
                 .read_until(b'\n', &mut buf)
                 .unwrap_or(0);
-            if n == 0 || n > MAX_LINE {
-                let _ = tx.send(None);
+            if n == 0 {
+                let _ = tx.send(Line::End);
+                return;
+            }
+            let ended = buf.last() == Some(&b'\n');
+            let len = buf.len() - usize::from(ended);
+            if len > MAX_RESPONSE_BYTES {
+                let _ = tx.send(Line::TooLong);
                 return;
             }
             let line = String::from_utf8_lossy(&buf).trim().to_owned();
-            if !line.is_empty() && tx.send(Some(line)).is_err() {
+            if !line.is_empty() && tx.send(Line::Text(line)).is_err() {
                 return;
             }
         }

@@ -526,14 +526,13 @@ pub fn score_readings(
     let best = metrics::best_of_k(samples.iter().map(|s| (s.pass, s.edit_sim))).unwrap_or(0);
     let chosen = &samples[best];
     let cascade = readings[best].cascade();
-    // An answer whose strings pass the length bound on an example does not reproduce it.
     let heldout_pass = (!instance.heldout_inputs.is_empty()).then(|| {
-        (instance
-            .heldout_inputs
-            .iter()
-            .zip(&instance.heldout_outputs))
-        .all(|(i, o)| cascade.apply_bounded(i, gold.bound).is_ok_and(|p| &p == o))
-            && instance.heldout_inputs.len() == instance.heldout_outputs.len()
+        reproduces_heldout(
+            instance,
+            &cascade,
+            0..instance.heldout_inputs.len(),
+            gold.bound,
+        ) && instance.heldout_inputs.len() == instance.heldout_outputs.len()
     });
     InstanceScore {
         id: instance.id.clone(),
@@ -556,6 +555,24 @@ pub fn score_readings(
         cascade,
         samples,
     }
+}
+
+/// Whether `cascade` reproduces the held-out examples of `instance` at `indices`, its
+/// strings bounded by `bound` ([`equiv::length_bound`]): an answer whose strings pass the
+/// bound on an example does not reproduce it. Static scoring checks every held-out example
+/// with it, interactive grading ([`crate::probe::grade`]) the unprobed ones.
+pub(crate) fn reproduces_heldout(
+    instance: &Instance,
+    cascade: &Cascade,
+    indices: impl IntoIterator<Item = usize>,
+    bound: usize,
+) -> bool {
+    indices.into_iter().all(|k| {
+        let (input, output) = (&instance.heldout_inputs[k], instance.heldout_outputs.get(k));
+        cascade
+            .apply_bounded(input, bound)
+            .is_ok_and(|p| Some(&p) == output)
+    })
 }
 
 /// Reads a responses file and scores it against `dataset`: the scores of
