@@ -349,7 +349,10 @@ mod tests {
         assert!(prob.check(&ok).is_ok());
         let long = Cascade::new(vec![Rule::new("ab", "cbb").unwrap()]);
         assert!(
-            matches!(prob.check(&long), Err(CheckError::SideTooLong { index: 0, .. })),
+            matches!(
+                prob.check(&long),
+                Err(CheckError::SideTooLong { index: 0, .. })
+            ),
             "{:?}",
             prob.check(&long)
         );
@@ -364,7 +367,10 @@ mod tests {
             .contains("alphabet"));
         let many = Cascade::new(vec![Rule::new("a", "c").unwrap(); 4]);
         assert!(
-            matches!(prob.check(&many), Err(CheckError::TooManyRules { rules: 4, .. })),
+            matches!(
+                prob.check(&many),
+                Err(CheckError::TooManyRules { rules: 4, .. })
+            ),
             "{:?}",
             prob.check(&many)
         );

@@ -395,7 +395,11 @@ mod tests {
     #[test]
     fn a_model_run_needs_model_and_endpoint() {
         use clap::error::ErrorKind::MissingRequiredArgument;
-        refused(&["--dataset", "d.jsonl"], MissingRequiredArgument, "--model");
+        refused(
+            &["--dataset", "d.jsonl"],
+            MissingRequiredArgument,
+            "--model",
+        );
         refused(
             &["--dataset", "d.jsonl", "--model", "m"],
             MissingRequiredArgument,

@@ -324,7 +324,10 @@ mod tests {
         assert!(format!("{err:#}").contains("data.jsonl:1"), "{err:#}");
         let empty_outputs = r#"{"id":"a","inputs":["ab"],"outputs":[],"max_rules":2,"max_rule_len":3,"alphabet":"ab"}"#;
         fails(args(dir.path(), empty_outputs), "1 inputs but 0 outputs");
-        fails(args(dir.path(), "{not json\n"), "data.jsonl:1: malformed JSON");
+        fails(
+            args(dir.path(), "{not json\n"),
+            "data.jsonl:1: malformed JSON",
+        );
         fails(args(dir.path(), ""), "no instances");
         let mut a = args(dir.path(), TWO);
         a.time_limit = 0.0;
