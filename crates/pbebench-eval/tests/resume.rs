@@ -1,7 +1,7 @@
 //! `kill -9` at any moment loses only the requests in flight: a runner in another process
 //! (this test binary, re-executed with [`CHILD_ENV`] set, which turns the test into
-//! [`child_runner`]) is killed mid-run several times,
-//! then the run is continued; every sample must exist exactly once, unchanged.
+//! [`child_runner`]) is killed mid-run several times, then the run is continued; every
+//! sample must exist exactly once, unchanged.
 
 mod support;
 
