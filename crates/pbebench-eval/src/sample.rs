@@ -180,7 +180,10 @@ mod tests {
         for st in Status::ALL {
             assert_eq!(st.as_str().parse::<Status>().unwrap(), st);
         }
-        assert!("fine".parse::<Status>().is_err());
+        assert_eq!(
+            "fine".parse::<Status>(),
+            Err("unknown sample status 'fine'".to_owned())
+        );
         assert!(!Status::Timeout.is_answer() && Status::Invalid.is_answer());
         assert!(!Status::Failed.is_answer());
         assert_eq!(Status::sql_failures(), "'failed', 'http_error', 'timeout'");

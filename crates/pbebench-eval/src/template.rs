@@ -64,6 +64,11 @@ mod tests {
             Template::load(None).unwrap().0.text(),
             PromptTemplate::default().text()
         );
-        assert!(Template::load(Some(Path::new("no/such/template.txt"))).is_err());
+        let missing = Path::new("no/such/template.txt");
+        assert!(matches!(
+            Template::load(Some(missing)),
+            Err(TemplateLoadError::Read { path, source })
+                if path == missing && source.kind() == std::io::ErrorKind::NotFound
+        ));
     }
 }

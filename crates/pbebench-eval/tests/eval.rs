@@ -391,7 +391,10 @@ fn changed_answer_parameters_are_refused_unless_force_new() {
 
     let mut other_model = config.clone();
     chat(&mut other_model).params.model = "other".into();
-    assert!(evaluate(&other_model).is_err());
+    let err = evaluate(&other_model).unwrap_err();
+    let msg = err.to_string();
+    assert!(matches!(err, EvalError::Mismatch { .. }), "{msg}");
+    assert!(msg.contains("model: the run has"), "{msg}");
 
     // Parameters that do not change answers may change; more samples extend the run.
     let mut more = config.clone();

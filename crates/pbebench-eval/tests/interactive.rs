@@ -617,6 +617,8 @@ fn the_probe_length_is_the_runs_choice() {
 // kill -9 mid-episode
 
 const CHILD_ENV: &str = "PBEBENCH_INTERACTIVE_CHILD";
+/// The test that runs [`child_runner`] instead when [`CHILD_ENV`] is set.
+const CHILD_TEST: &str = "kill_dash_nine_mid_episode_resumes_without_asking_a_stored_turn_again";
 
 fn resume_config(dataset: &Path, run: &Path, url: &str) -> EvalConfig {
     let mut config = interactive_config(dataset, run, &[url.to_owned()]);
@@ -625,13 +627,11 @@ fn resume_config(dataset: &Path, run: &Path, url: &str) -> EvalConfig {
     config
 }
 
-/// Not a test of its own: the runner process that the resume test starts and kills.
-#[test]
-fn child_runner() {
-    let Ok(spec) = std::env::var(CHILD_ENV) else {
-        return;
-    };
-    let spec: serde_json::Value = serde_json::from_str(&spec).unwrap();
+/// The runner process that the resume test starts and kills: the test binary re-executed
+/// on the resume test with [`CHILD_ENV`] set to what it runs (`spec`), so that it is no
+/// test of its own.
+fn child_runner(spec: &str) {
+    let spec: serde_json::Value = serde_json::from_str(spec).unwrap();
     let p = |k: &str| Path::new(spec[k].as_str().unwrap()).to_path_buf();
     evaluate(&resume_config(
         &p("dataset"),
@@ -643,7 +643,7 @@ fn child_runner() {
 
 fn spawn_child(dataset: &Path, run: &Path, url: &str) -> Child {
     Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "child_runner", "--nocapture", "--test-threads=1"])
+        .args([CHILD_TEST, "--exact", "--nocapture", "--test-threads=1"])
         .env(
             CHILD_ENV,
             json!({"dataset": dataset, "run": run, "url": url}).to_string(),
@@ -704,6 +704,9 @@ impl Gate {
 
 #[test]
 fn kill_dash_nine_mid_episode_resumes_without_asking_a_stored_turn_again() {
+    if let Ok(spec) = std::env::var(CHILD_ENV) {
+        return child_runner(&spec);
+    }
     let dir = tempfile::tempdir().unwrap();
     let insts = instances(12);
     let dataset = write_dataset(dir.path(), &insts);

@@ -1,6 +1,7 @@
 //! `kill -9` at any moment loses only the requests in flight: a runner in another process
-//! (this test binary, re-executed as `child_runner`) is killed mid-run several times,
-//! then the run is continued; every sample must exist exactly once, unchanged.
+//! (this test binary, re-executed with [`CHILD_ENV`] set, which turns the test into
+//! [`child_runner`]) is killed mid-run several times, then the run is continued; every
+//! sample must exist exactly once, unchanged.
 
 mod support;
 
@@ -15,16 +16,16 @@ use std::time::{Duration, Instant};
 use support::*;
 
 const CHILD_ENV: &str = "PBEBENCH_EVAL_CHILD";
+/// The test that runs [`child_runner`] instead when [`CHILD_ENV`] is set.
+const CHILD_TEST: &str = "kill_dash_nine_mid_run_loses_nothing_stored_and_repeats_nothing";
 const CONCURRENCY: usize = 6;
 const SAMPLES: u32 = 3;
 
-/// Not a test of its own: the runner process that the resume test starts and kills.
-#[test]
-fn child_runner() {
-    let Ok(spec) = std::env::var(CHILD_ENV) else {
-        return;
-    };
-    let spec: serde_json::Value = serde_json::from_str(&spec).unwrap();
+/// The runner process that the resume test starts and kills: the test binary re-executed
+/// on the resume test with [`CHILD_ENV`] set to what it runs (`spec`), so that it is no
+/// test of its own.
+fn child_runner(spec: &str) {
+    let spec: serde_json::Value = serde_json::from_str(spec).unwrap();
     let path = |k: &str| Path::new(spec[k].as_str().unwrap()).to_path_buf();
     let mut config = chat_config(
         &path("dataset"),
@@ -39,7 +40,7 @@ fn child_runner() {
 fn spawn_child(dataset: &Path, run: &Path, base_url: &str) -> Child {
     let spec = json!({"dataset": dataset, "run": run, "base_url": base_url});
     Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "child_runner", "--nocapture", "--test-threads=1"])
+        .args([CHILD_TEST, "--exact", "--nocapture", "--test-threads=1"])
         .env(CHILD_ENV, spec.to_string())
         .stdout(std::process::Stdio::null())
         .spawn()
@@ -65,6 +66,9 @@ fn stored_count(run: &Path) -> usize {
 
 #[test]
 fn kill_dash_nine_mid_run_loses_nothing_stored_and_repeats_nothing() {
+    if let Ok(spec) = std::env::var(CHILD_ENV) {
+        return child_runner(&spec);
+    }
     let dir = tempfile::tempdir().unwrap();
     let insts = instances(40);
     let total = insts.len() * SAMPLES as usize;

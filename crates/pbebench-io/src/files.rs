@@ -303,11 +303,8 @@ mod tests {
             let hard = dir.path().join("hard.jsonl");
             std::fs::hard_link(&data, &hard).unwrap();
             for out in [&link, &hard] {
-                assert!(Files::new()
-                    .input("--dataset", &data)
-                    .output("--out", out)
-                    .check()
-                    .is_err());
+                let e = refused(Files::new().input("--dataset", &data).output("--out", out));
+                assert!(e.contains("is the file of --dataset"), "{e}");
             }
         }
         assert_eq!(std::fs::read_to_string(&data).unwrap(), "{}\n");

@@ -348,7 +348,14 @@ mod tests {
         let ok = Cascade::new(vec![Rule::new("a", "c").unwrap()]);
         assert!(prob.check(&ok).is_ok());
         let long = Cascade::new(vec![Rule::new("ab", "cbb").unwrap()]);
-        assert!(prob.check(&long).is_err());
+        assert!(
+            matches!(
+                prob.check(&long),
+                Err(CheckError::SideTooLong { index: 0, .. })
+            ),
+            "{:?}",
+            prob.check(&long)
+        );
         let foreign = Cascade::new(vec![
             Rule::new("a", "z").unwrap(),
             Rule::new("z", "c").unwrap(),
@@ -359,8 +366,23 @@ mod tests {
             .to_string()
             .contains("alphabet"));
         let many = Cascade::new(vec![Rule::new("a", "c").unwrap(); 4]);
-        assert!(prob.check(&many).is_err());
+        assert!(
+            matches!(
+                prob.check(&many),
+                Err(CheckError::TooManyRules { rules: 4, .. })
+            ),
+            "{:?}",
+            prob.check(&many)
+        );
         let wrong = Cascade::new(vec![Rule::new("b", "c").unwrap()]);
-        assert!(prob.check(&wrong).is_err());
+        assert_eq!(
+            prob.check(&wrong),
+            Err(CheckError::Wrong {
+                example: 0,
+                input: "ab".into(),
+                got: "ac".into(),
+                expected: "cb".into()
+            })
+        );
     }
 }

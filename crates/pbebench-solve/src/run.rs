@@ -784,9 +784,14 @@ mod tests {
             "{err}"
         );
         let zero_len = r#"{"id":"a","inputs":["ab"],"outputs":["b"],"max_rules":2,"max_rule_len":0,"alphabet":"ab"}"#;
-        assert!(solve(dir.path(), zero_len, 5.0).is_err());
+        let err = solve(dir.path(), zero_len, 5.0).unwrap_err();
+        assert!(
+            err.to_string().contains("max_rule_len must be positive"),
+            "{err}"
+        );
         let empty_outputs = r#"{"id":"a","inputs":["ab"],"outputs":[],"max_rules":2,"max_rule_len":3,"alphabet":"ab"}"#;
-        assert!(solve(dir.path(), empty_outputs, 5.0).is_err());
+        let err = solve(dir.path(), empty_outputs, 5.0).unwrap_err();
+        assert!(err.to_string().contains("1 inputs but 0 outputs"), "{err}");
         assert!(!dir.path().join("responses.jsonl").exists());
     }
 

@@ -200,7 +200,8 @@ fn results_are_checked_against_the_dataset() {
         ResultSet::from_instances("a", answers(&data, true)),
         ResultSet::from_instances("b", shifted),
     ];
-    assert!(check_same_instances(&sets).is_err());
+    let e = check_same_instances(&sets).unwrap_err().to_string();
+    assert!(e.contains("'a' and 'b' are on different datasets"), "{e}");
 }
 
 /// What the audit tells as it goes: each stage in order, and every instance the solver

@@ -254,7 +254,7 @@ mod tests {
         assert_eq!(parse_instance(duplicate, 0).unwrap().id, "b");
         let array = r#"["a", ["a"], ["b"], null, 0, null, "exact", 2, 1, "ab"]"#;
         assert_eq!(own_instance(array), None);
-        assert!(parse_instance(array, 0).is_err());
+        assert_eq!(parse_instance(array, 0), Err(InstanceError::NotAnObject));
         let authors = r#"{"id": "a", "inputs": ["a"], "outputs": ["b"], "programs": ["replace('a', 'b')"], "max_rules": 2, "max_rule_len": 1, "alphabet": "ab"}"#;
         assert_eq!(own_instance(authors), None);
     }
@@ -348,6 +348,9 @@ mod tests {
         .to_string();
         assert!(e.contains("not of the form"), "{e}");
         assert!(parse_replace_call("replace('a','b')").is_ok());
-        assert!(parse_replace_call("replace('a','b') + 1").is_err());
+        assert!(matches!(
+            parse_replace_call("replace('a','b') + 1"),
+            Err(ReplaceCallError::NotACall(text)) if text == "replace('a','b') + 1"
+        ));
     }
 }

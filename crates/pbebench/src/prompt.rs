@@ -512,8 +512,13 @@ mod tests {
             e.to_string(),
             "line 2, column 4: '{inputs' is never closed: write {inputs} (or {{ for a literal brace)"
         );
-        for text in ["{max_rules", "{alphabet }", "x {outputs\n}"] {
-            assert!(PromptTemplate::parse(text).is_err(), "{text}");
+        for (text, name) in [
+            ("{max_rules", "max_rules"),
+            ("{alphabet }", "alphabet"),
+            ("x {outputs\n}", "outputs"),
+        ] {
+            let e = PromptTemplate::parse(text).unwrap_err();
+            assert_eq!(e.problem, TemplateProblem::Unclosed(name.into()), "{text}");
         }
         let e = PromptTemplate::parse("ok\n\n  {nope} {inputs}").unwrap_err();
         assert_eq!((e.line, e.column), (3, 3));

@@ -351,10 +351,11 @@ mod tests {
         assert_eq!(lit(r"'\q'"), "\\q");
         assert_eq!(lit("'''a'b'''"), "a'b");
         assert_eq!(lit("'ʔaː'"), "ʔaː");
-        assert!(parse_string_literal("'abc", 0).is_err());
-        assert!(parse_string_literal("b'abc'", 0).is_err());
-        assert!(parse_string_literal(r"'\x4'", 0).is_err());
-        assert!(parse_string_literal("abc", 0).is_err());
+        let err = |src: &str| parse_string_literal(src, 0).unwrap_err();
+        assert_eq!(err("'abc"), LiteralError::Unterminated { at: 0 });
+        assert_eq!(err("b'abc'"), LiteralError::Bytes { at: 0 });
+        assert_eq!(err(r"'\x4'"), LiteralError::BadEscape { at: 1 });
+        assert_eq!(err("abc"), LiteralError::NotAString { at: 0 });
     }
 
     /// `\N{…}` as CPython reads it (the whole table is checked against CPython in
@@ -403,8 +404,9 @@ mod tests {
                 "{bad}"
             );
         }
-        assert!(
-            parse_string_literal(r"'\x+4'", 0).is_err(),
+        assert_eq!(
+            parse_string_literal(r"'\x+4'", 0),
+            Err(LiteralError::BadEscape { at: 1 }),
             "a sign is no hex digit"
         );
     }
@@ -416,7 +418,11 @@ mod tests {
         assert_eq!(text, r#"['a', "it's", 'q"', '\\']"#);
         assert_eq!(parse_str_list(&text).unwrap(), items);
         assert_eq!(parse_str_list(" [ 'a' , ] ").unwrap(), vec!["a"]);
-        assert!(parse_str_list("['a' 'b']").is_err());
-        assert!(parse_str_list("['a'] x").is_err());
+        let not_a_list = |why: &str| Err(LiteralError::NotAList(why.to_owned()));
+        assert_eq!(
+            parse_str_list("['a' 'b']"),
+            not_a_list("expected ',' or ']'")
+        );
+        assert_eq!(parse_str_list("['a'] x"), not_a_list("text after ']'"));
     }
 }

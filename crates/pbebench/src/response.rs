@@ -943,18 +943,39 @@ mod tests {
     fn empty_and_unparsable_blocks() {
         assert_eq!(rules("[]"), vec![]);
         assert_eq!(rules("answer = [ ]"), vec![]);
-        assert!(parse_block("").is_err());
-        assert!(parse_block("print('hello')").is_err());
+        assert_eq!(parse_block(""), Err(BlockError::NoRules));
+        assert_eq!(parse_block("print('hello')"), Err(BlockError::NoRules));
         // Broken quoting: the list's one element is no rule (Python would refuse the block).
         assert_eq!(
             rules("['replace('a','b')']"),
             vec![Err(RuleProblem::NotAString)]
         );
-        assert!(parse_block("[('a', 'b')").is_err());
-        assert!(parse_block("[('a', 'b')]]").is_err());
-        assert!(parse_block("[('a', 'b'])").is_err());
-        assert!(parse_block("'unterminated").is_err());
-        assert!(parse_block(&"[".repeat(syntax::MAX_DEPTH + 5)).is_err());
+        assert_eq!(
+            parse_block("[('a', 'b')"),
+            Err(BlockError::NeverClosed('['))
+        );
+        assert_eq!(
+            parse_block("[('a', 'b')]]"),
+            Err(BlockError::ClosesNothing(']'))
+        );
+        assert_eq!(
+            parse_block("[('a', 'b'])"),
+            Err(BlockError::Mismatched {
+                close: ']',
+                open: '('
+            })
+        );
+        assert_eq!(
+            parse_block("'unterminated"),
+            Err(BlockError::Literal {
+                error: crate::pylit::LiteralError::Unterminated { at: 0 },
+                at: 0
+            })
+        );
+        assert_eq!(
+            parse_block(&"[".repeat(syntax::MAX_DEPTH + 5)),
+            Err(BlockError::TooDeep)
+        );
     }
 
     #[test]

@@ -585,7 +585,10 @@ pub(crate) mod tests {
     #[test]
     fn empty_pattern_is_rejected() {
         assert_eq!(Rule::new("", "x"), Err(RuleError::EmptyPattern));
-        assert!(Cascade::from_json(r#"[["", "x"]]"#).is_err());
+        let err = Cascade::from_json(r#"[["", "x"]]"#)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("must not be empty"), "{err}");
     }
 
     #[test]
@@ -594,8 +597,12 @@ pub(crate) mod tests {
         assert_eq!(c.len(), 2);
         assert_eq!(c.apply("xabc"), "x");
         assert_eq!(c.to_json(), r#"[["ab","c"],["c",""]]"#);
-        assert!(Cascade::from_json(r#"[["ab"]]"#).is_err());
-        assert!(Cascade::from_json(r#"{"a":1}"#).is_err());
+        let malformed = |text: &str| match Cascade::from_json(text) {
+            Err(RuleError::Malformed(why)) => why,
+            other => panic!("{text}: {other:?}"),
+        };
+        assert!(malformed(r#"[["ab"]]"#).contains("length 1"));
+        assert!(malformed(r#"{"a":1}"#).contains("expected a sequence"));
     }
 
     #[test]

@@ -297,7 +297,8 @@ mod tests {
             max_rules: 0,
             ..WordListOptions::default()
         };
-        assert!(word_list_instances("x", words(&["a"]), words(&["b"]), &zero).is_err());
+        let e = word_list_instances("x", words(&["a"]), words(&["b"]), &zero).unwrap_err();
+        assert!(e.to_string().contains("must be at least 1"), "{e}");
     }
 
     /// A byte-order mark (which some editors write) is no part of the first word.

@@ -48,7 +48,10 @@ fn the_space_spans_visible_and_held_out_inputs() {
     assert_eq!((space.min_len(), space.max_len()), (2, 8));
     let mut empty = inst.clone();
     empty.alphabet.clear();
-    assert!(InputSpace::of(&empty).is_err());
+    assert_eq!(
+        InputSpace::of(&empty).unwrap_err(),
+        equiv::SpaceError::EmptyAlphabet
+    );
 }
 
 /// Over "ab" with lengths 1–2 (each length weighs 1/2): gold a→b, answer ab→bb. They

@@ -145,7 +145,13 @@ fn every_reader_of_untrusted_text_stays_within_its_budget() {
         let held = vec![0_u8; FIXED + 1000 * data.len() + 1];
         std::hint::black_box(&held);
     }
-    assert!(within_budget("greedy", greedy, b"x").is_err());
+    let refused = within_budget("greedy", greedy, b"x")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        refused.contains("greedy: ") && refused.contains("bytes of input"),
+        "{refused}"
+    );
     for (name, target) in readers::TARGETS {
         let mut runner = TestRunner::new(Config {
             cases: 300,

@@ -382,10 +382,29 @@ mod tests {
         Cli::try_parse_from(std::iter::once("eval").chain(argv.iter().copied())).map(|c| c.args)
     }
 
+    /// `argv` is refused by clap with an error of `kind` whose message names `flag`.
+    fn refused(argv: &[&str], kind: clap::error::ErrorKind, flag: &str) {
+        let Err(e) = parse(argv) else {
+            panic!("{argv:?} is accepted")
+        };
+        let message = e.to_string();
+        assert_eq!(e.kind(), kind, "{argv:?}: {message}");
+        assert!(message.contains(flag), "{argv:?}: {message}");
+    }
+
     #[test]
     fn a_model_run_needs_model_and_endpoint() {
-        assert!(parse(&["--dataset", "d.jsonl"]).is_err());
-        assert!(parse(&["--dataset", "d.jsonl", "--model", "m"]).is_err());
+        use clap::error::ErrorKind::MissingRequiredArgument;
+        refused(
+            &["--dataset", "d.jsonl"],
+            MissingRequiredArgument,
+            "--model",
+        );
+        refused(
+            &["--dataset", "d.jsonl", "--model", "m"],
+            MissingRequiredArgument,
+            "--base-url",
+        );
         let args = parse(&[
             "--dataset",
             "d/lite.jsonl",
@@ -418,10 +437,19 @@ mod tests {
         let c = config(args).unwrap();
         assert!(matches!(c.solver, SolverSpec::Command(_)));
         assert!(c.run_dir.to_string_lossy().starts_with("runs/x__cmd-"));
-        assert!(parse(&["--dataset", "x", "--solver-cmd", "s", "--model", "m"]).is_err());
-        assert!(parse(&["--rescore"]).is_err());
+        use clap::error::ErrorKind::{ArgumentConflict, MissingRequiredArgument, ValueValidation};
+        refused(
+            &["--dataset", "x", "--solver-cmd", "s", "--model", "m"],
+            ArgumentConflict,
+            "--model",
+        );
+        refused(&["--rescore"], MissingRequiredArgument, "--run");
         assert!(parse(&["--rescore", "--run", "r", "--block", "first"]).is_ok());
-        assert!(parse(&["--rescore", "--run", "r", "--block", "middle"]).is_err());
+        refused(
+            &["--rescore", "--run", "r", "--block", "middle"],
+            ValueValidation,
+            "'middle' for '--block",
+        );
     }
 
     #[test]
@@ -445,17 +473,25 @@ mod tests {
         let spec = config(args).unwrap().interactive.unwrap();
         assert_eq!((spec.probe_budget, spec.max_turns), (12, 5));
         assert_eq!(spec.tool_protocol, ToolProtocol::Text);
-        assert!(parse(&["--dataset", "d", "--solver-cmd", "s", "--probe-budget", "3"]).is_err());
-        assert!(parse(&[
-            "--dataset",
-            "d",
-            "--solver-cmd",
-            "s",
+        use clap::error::ErrorKind::{MissingRequiredArgument, ValueValidation};
+        refused(
+            &["--dataset", "d", "--solver-cmd", "s", "--probe-budget", "3"],
+            MissingRequiredArgument,
             "--interactive",
-            "--tool-protocol",
-            "x"
-        ])
-        .is_err());
+        );
+        refused(
+            &[
+                "--dataset",
+                "d",
+                "--solver-cmd",
+                "s",
+                "--interactive",
+                "--tool-protocol",
+                "x",
+            ],
+            ValueValidation,
+            "'x' for '--tool-protocol",
+        );
         assert!(parse(&["--dataset", "d", "--solver-cmd", "s", "--format", "json"]).is_ok());
     }
 

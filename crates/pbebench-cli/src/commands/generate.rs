@@ -413,6 +413,7 @@ mod tests {
     #[test]
     fn shards_parse() {
         assert_eq!(parse_shard("1/4").unwrap(), (1, 4));
-        assert!(parse_shard("1").is_err());
+        let err = parse_shard("1").unwrap_err();
+        assert_eq!(err, "'1' is not a shard such as 0/4");
     }
 }

@@ -311,30 +311,33 @@ mod tests {
     fn bad_input_is_an_error_not_a_panic() {
         let dir = tempfile::tempdir().unwrap();
         let zero_rules = r#"{"id":"a","inputs":["ab"],"outputs":["b"],"max_rules":0,"max_rule_len":3,"alphabet":"ab"}"#;
-        let err = run(args(dir.path(), zero_rules)).unwrap_err();
-        assert!(
-            format!("{err:#}").contains("max_rules must be positive"),
-            "{err:#}"
-        );
+        let fails = |args: Args, phrase: &str| {
+            let err = format!("{:#}", run(args).unwrap_err());
+            assert!(err.contains(phrase), "expected '{phrase}' in: {err}");
+        };
+        fails(args(dir.path(), zero_rules), "max_rules must be positive");
         let zero_len = r#"{"id":"a","inputs":["ab"],"outputs":["b"],"max_rules":2,"max_rule_len":0,"alphabet":"ab"}"#;
-        assert!(run(args(dir.path(), zero_len)).is_err());
+        fails(args(dir.path(), zero_len), "max_rule_len must be positive");
         let no_outputs =
             r#"{"id":"a","inputs":["ab"],"max_rules":2,"max_rule_len":3,"alphabet":"ab"}"#;
         let err = run(args(dir.path(), no_outputs)).unwrap_err();
         assert!(format!("{err:#}").contains("data.jsonl:1"), "{err:#}");
         let empty_outputs = r#"{"id":"a","inputs":["ab"],"outputs":[],"max_rules":2,"max_rule_len":3,"alphabet":"ab"}"#;
-        assert!(run(args(dir.path(), empty_outputs)).is_err());
-        assert!(run(args(dir.path(), "{not json\n")).is_err());
-        assert!(run(args(dir.path(), "")).is_err());
+        fails(args(dir.path(), empty_outputs), "1 inputs but 0 outputs");
+        fails(
+            args(dir.path(), "{not json\n"),
+            "data.jsonl:1: malformed JSON",
+        );
+        fails(args(dir.path(), ""), "no instances");
         let mut a = args(dir.path(), TWO);
         a.time_limit = 0.0;
-        assert!(run(a).is_err());
+        fails(a, "--time-limit");
         let mut a = args(dir.path(), TWO);
         a.solver = "nope".into();
         assert!(format!("{:#}", run(a).unwrap_err()).contains("available: beam"));
         let mut a = args(dir.path(), TWO);
         a.dataset = dir.path().join("missing.jsonl");
-        assert!(run(a).is_err());
+        fails(a, "missing.jsonl: No such file");
         assert!(!dir.path().join("responses.jsonl").exists());
     }
 }

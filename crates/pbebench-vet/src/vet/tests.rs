@@ -273,7 +273,8 @@ fn an_interrupted_run_resumes_from_its_journal() {
     let stopped = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         vet_dataset(&data, &job, &StopAfter(1))
     }));
-    assert!(stopped.is_err());
+    let payload = stopped.expect_err("the panel stops after one instance");
+    assert_eq!(payload.downcast_ref::<&str>(), Some(&"interrupted"));
     // As a kill leaves it: five slots written, the sixth cut short.
     let journal = dir.path().join("v.jsonl.partial");
     let text = std::fs::read_to_string(&journal).unwrap();

@@ -709,7 +709,10 @@ mod tests {
         );
         assert_eq!(parse_alphabet("full").unwrap().len(), 52);
         assert_eq!(parse_alphabet("xyz").unwrap(), vec!['x', 'y', 'z']);
-        assert!(parse_alphabet("z-a").is_err());
+        assert_eq!(
+            parse_alphabet("z-a"),
+            Err(ParseError::EmptyLetterRange { lo: 'z', hi: 'a' })
+        );
     }
 
     #[test]
@@ -717,9 +720,19 @@ mod tests {
         assert_eq!(parse_range("2..6").unwrap(), (2, 6));
         assert_eq!(parse_range("2..=6").unwrap(), (2, 6));
         assert_eq!(parse_range("3").unwrap(), (3, 3));
-        assert!(parse_range("a..b").is_err());
+        assert_eq!(
+            parse_range("a..b"),
+            Err(ParseError::NotARange("a..b".to_owned()))
+        );
         assert_eq!(parse_lengths("25,30").unwrap(), vec![25, 30]);
         assert_eq!(parse_lengths("2..4").unwrap(), vec![2, 3, 4]);
-        assert!(parse_lengths("5..2").is_err());
+        assert_eq!(
+            parse_lengths("5..2"),
+            Err(ParseError::MinAboveMax {
+                text: "5..2".to_owned(),
+                min: 5,
+                max: 2
+            })
+        );
     }
 }

@@ -395,7 +395,8 @@ mod tests {
             assert_eq!(c.to_string().parse::<Category>().unwrap(), c);
         }
         assert_eq!("1011".parse::<Category>().unwrap().index(), 11);
-        assert!("10a1".parse::<Category>().is_err());
+        let err = "10a1".parse::<Category>().unwrap_err();
+        assert!(err.contains("'10a1' is not a category"), "{err}");
         assert_eq!(
             "0010".parse::<Category>().unwrap().description(),
             "Counterfeeding"

@@ -484,17 +484,29 @@ mod tests {
         assert_eq!(r.instance, InstanceRef::Index(3));
         let r = parse_response_line(r#"{"input": {"index": "3_5"}, "outputs": ["x"]}"#).unwrap();
         assert_eq!((r.instance, r.sample), (InstanceRef::Index(3), Some(5)));
-        for bad in [
-            "{",
-            "[]",
-            r#"{"id": "a"}"#,
-            r#"{"id": [1], "response": "x"}"#,
-            r#"{"id": "a", "response": 3}"#,
-            r#"{"id": "a", "response": "x", "responses": []}"#,
-            r#"{"input": {"index": "x_1"}, "outputs": []}"#,
-            r#"{"response": "x"}"#,
+        for (bad, error) in [
+            (
+                "{",
+                LineError::MalformedJson {
+                    column: 1,
+                    what: "EOF while parsing an object".into(),
+                },
+            ),
+            ("[]", LineError::NotAnObject),
+            (r#"{"id": "a"}"#, LineError::NoResponse),
+            (r#"{"id": [1], "response": "x"}"#, LineError::BadId),
+            (r#"{"id": "a", "response": 3}"#, LineError::BadResponse),
+            (
+                r#"{"id": "a", "response": "x", "responses": []}"#,
+                LineError::ResponseAndResponses,
+            ),
+            (
+                r#"{"input": {"index": "x_1"}, "outputs": []}"#,
+                LineError::BadAuthorsIndexText("x_1".into()),
+            ),
+            (r#"{"response": "x"}"#, LineError::NoInstance),
         ] {
-            assert!(parse_response_line(bad).is_err(), "{bad}");
+            assert_eq!(parse_response_line(bad), Err(error), "{bad}");
         }
     }
 
