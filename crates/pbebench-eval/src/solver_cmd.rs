@@ -122,7 +122,7 @@ impl SolverCommand {
             buf
         });
 
-        let deadline = start + self.timeout;
+        let deadline = pbebench::deadline(start, self.timeout);
         let mut pause = Duration::from_millis(1);
         let exit: Option<ExitStatus> = loop {
             match child.try_wait() {

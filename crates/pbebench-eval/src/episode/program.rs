@@ -65,7 +65,7 @@ pub(crate) fn run(
     };
     send(&mut stdin, &first_line(instance, &spec));
 
-    let deadline = start + cmd.timeout;
+    let deadline = pbebench::deadline(start, cmd.timeout);
     let mut totals = Totals::default();
     let mut timed_out = false;
     while episode.ended().is_none() {
