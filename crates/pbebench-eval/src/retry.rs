@@ -146,7 +146,11 @@ mod tests {
         );
         assert_eq!(parse_retry_after("-3", now), None);
         assert_eq!(parse_retry_after("soon", now), None);
-        assert_eq!(parse_retry_after("1e300", now), None, "no panic on a huge delay");
+        assert_eq!(
+            parse_retry_after("1e300", now),
+            None,
+            "no panic on a huge delay"
+        );
         assert_eq!(
             parse_retry_after("Sun, 06 Nov 1994 08:49:27 PST", now),
             None

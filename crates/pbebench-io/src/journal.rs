@@ -135,7 +135,11 @@ mod tests {
             }
             other => panic!("expected a lock error, not {:?}", other.map(|(_, d)| d)),
         }
-        assert_eq!(std::fs::read_to_string(&path).unwrap(), "{\"h\":1}\n", "untouched");
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            "{\"h\":1}\n",
+            "untouched"
+        );
         drop(first);
         let (_, done) = open_journal(&path, false, "{\"h\":1}", lines).unwrap();
         assert_eq!(done, Some(1));

@@ -247,8 +247,7 @@ fn remove_stale_temps(dir: &Path, prefix: &str) {
             continue;
         };
         let alive = pid == std::process::id()
-            || (Path::new("/proc/self").exists()
-                && Path::new(&format!("/proc/{pid}")).exists());
+            || (Path::new("/proc/self").exists() && Path::new(&format!("/proc/{pid}")).exists());
         if alive {
             continue;
         }
