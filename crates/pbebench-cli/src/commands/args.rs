@@ -206,7 +206,9 @@ mod tests {
     fn seconds_are_positive_finite_and_bounded() {
         assert_eq!(seconds("0.5"), Ok(Duration::from_millis(500)));
         assert_eq!(seconds("1e6"), Ok(Duration::from_secs(1_000_000)));
-        for bad in ["0", "-1", "nan", "inf", "1e19", "1e300", "1e-300", "ten", ""] {
+        for bad in [
+            "0", "-1", "nan", "inf", "1e19", "1e300", "1e-300", "ten", "",
+        ] {
             let e = seconds(bad).unwrap_err();
             assert!(e.contains("at most 1000000"), "{bad}: {e}");
         }

@@ -1,9 +1,9 @@
 //! `pbebench equiv`: exact behavioural equivalence of two cascades over an input space.
 
+use super::args::{alphabet, Format, FormatArg};
 use super::cascade_arg::read_cascade;
 use anyhow::Context;
 use pbebench::equiv::{self, Comparison, Counterexample, InputSpace, Limits, Output, Ratio};
-use super::args::{alphabet, Format, FormatArg};
 use pbebench::generate::parse_range;
 use std::process::ExitCode;
 

@@ -5,8 +5,8 @@ use super::output::Outputs;
 use super::status::StatusLines;
 use anyhow::Context;
 use pbebench::generate::{
-    self, parse_lengths, parse_range, Balance, GenParams, GenStats, Overrides, PatternDraw,
-    Preset, SinkError,
+    self, parse_lengths, parse_range, Balance, GenParams, GenStats, Overrides, PatternDraw, Preset,
+    SinkError,
 };
 use pbebench::RelationMode;
 use std::io::Write;
@@ -128,7 +128,10 @@ impl std::str::FromStr for PresetArg {
                 let names: Vec<&str> = (Preset::ALL.iter().map(|(name, _)| *name))
                     .chain(VETTED.iter().map(|(name, _, _)| *name))
                     .collect();
-                format!("unknown preset '{s}' (expected one of {})", names.join(", "))
+                format!(
+                    "unknown preset '{s}' (expected one of {})",
+                    names.join(", ")
+                )
             })
     }
 }
@@ -204,7 +207,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             "--max-examples applies to the vetted presets (lite-vetted, full-vetted) only"
         );
     }
-    let out_path = args.out.as_deref().unwrap_or(Path::new(pbebench_io::STDOUT));
+    let out_path = args
+        .out
+        .as_deref()
+        .unwrap_or(Path::new(pbebench_io::STDOUT));
     let files = Outputs::new()
         .output("--out", out_path)
         .output_opt("--stats-json", args.stats_json.as_deref())

@@ -1,14 +1,15 @@
 //! `pbebench relations`: the feeding/bleeding matrix and category of a cascade.
 
-use super::cascade_arg::read_cascade;
 use super::args::{Format, FormatArg};
+use super::cascade_arg::read_cascade;
 use pbebench::{RelationMode, Relations};
 use std::process::ExitCode;
 
 /// Arguments of `pbebench relations`.
 #[derive(clap::Args)]
 #[command(
-    after_help = "Example: pbebench relations --cascade '[[\"a\",\"b\"],[\"b\",\"c\"]]' --format json"
+    after_help = "Example: pbebench relations --cascade '[[\"a\",\"b\"],[\"b\",\"c\"]]' --format json",
+    mut_arg("format", |a| a.help("text (a readable matrix) or json ({\"feeds\", \"bleeds\", \"category\"})"))
 )]
 pub struct Args {
     /// The cascade: a JSON array of [pattern, replacement] pairs, or @FILE holding one.

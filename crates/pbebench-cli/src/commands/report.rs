@@ -1,9 +1,9 @@
 //! `pbebench report`: a leaderboard, SVG figures, a logistic regression and one
 //! self-contained `index.html` from scored results.
 
+use super::output::Outputs;
 use anyhow::{bail, Context};
 use pbebench::dataset::read_dataset;
-use super::output::Outputs;
 use pbebench_vet::audit::AuditFindings;
 use pbebench_vet::report::{build, ReportInput, Transcript};
 use pbebench_vet::{load_results, GenerationStats, ResultSet};
