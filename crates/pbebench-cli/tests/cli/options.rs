@@ -190,6 +190,8 @@ fn temporaries(dir: &Path) -> Vec<String> {
 /// Starts a `generate` of the full preset (minutes) in `dir`, and waits until it writes
 /// `out.jsonl`: it says so on standard error (`--status-every`), and its temporary file
 /// beside the output is there. Returns it and the name of that file.
+// (The child is returned to be killed and waited for by the caller.)
+#[allow(clippy::zombie_processes)]
 fn generating(dir: &Path, old: &[String]) -> (Child, String) {
     let args = [
         "generate",
@@ -215,8 +217,10 @@ fn generating(dir: &Path, old: &[String]) -> (Child, String) {
     let mut line = String::new();
     while !line.starts_with("generate:") {
         line.clear();
-        let n = std::io::BufRead::read_line(&mut err, &mut line).unwrap();
-        assert!(n > 0, "generate ended before it was seen at work");
+        if std::io::BufRead::read_line(&mut err, &mut line).unwrap() == 0 {
+            kill(child);
+            panic!("generate ended before it was seen at work");
+        }
     }
     std::thread::spawn(move || std::io::copy(&mut err, &mut std::io::sink()));
     loop {
@@ -239,10 +243,10 @@ fn a_rerun_removes_the_temporaries_of_a_killed_one() {
     let d = dir.path();
     let (killed, stale) = generating(d, &[]);
     kill(killed);
-    assert_eq!(temporaries(d), [stale.clone()]);
+    assert_eq!(temporaries(d), std::slice::from_ref(&stale));
     assert!(stale.starts_with(".pbebench-out.jsonl."), "{stale}");
     // A writer of the same output at work: its temporary file is not touched.
-    let (running, busy) = generating(d, &[stale.clone()]);
+    let (running, busy) = generating(d, std::slice::from_ref(&stale));
     let o = pbebench_in(&["generate", "--size", "16", "--out", "out.jsonl"], d);
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(
