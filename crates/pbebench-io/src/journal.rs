@@ -109,6 +109,7 @@ mod tests {
             text, "{\"h\":1}\n{\"a\":1}\n{\"c\":3}\n",
             "the cut line is gone"
         );
+        drop(file); // (Else the journal is locked by it.)
         let refused = open_journal(&path, false, "{\"h\":1}", |_| Err::<(), _>("another job"));
         assert!(matches!(
             refused,

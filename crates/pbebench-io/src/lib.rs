@@ -376,6 +376,33 @@ mod tests {
         assert!(!pending().contains(&tmp));
     }
 
+    /// The temporary files a killed writer of the same output left are removed when the
+    /// output is written again; one still locked (being written), or of another output, is
+    /// kept.
+    #[test]
+    fn stale_temporaries_of_the_same_output_are_removed() {
+        let _serial = serial();
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("out.jsonl");
+        // Process ids beyond Linux's largest (2^22): no process has them.
+        let stale = dir.path().join(".pbebench-out.jsonl.4999999.aBc123.tmp");
+        let busy = dir.path().join(".pbebench-out.jsonl.4999998.dEf456.tmp");
+        let other = dir.path().join(".pbebench-other.jsonl.4999997.gHi789.tmp");
+        for path in [&stale, &busy, &other] {
+            std::fs::write(path, "half").unwrap();
+        }
+        let held = File::open(&busy).unwrap();
+        assert!(lock::try_lock_now(&held).unwrap());
+        write_atomic(&target, b"x\n").unwrap();
+        assert!(!stale.exists(), "left by a killed writer: removed");
+        assert!(busy.exists(), "locked by its writer: kept");
+        assert!(other.exists(), "another output's: kept");
+        drop(held);
+        write_atomic(&target, b"y\n").unwrap();
+        assert!(!busy.exists());
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
+    }
+
     #[test]
     fn a_dash_is_standard_output() {
         let _serial = serial();

@@ -647,8 +647,6 @@ mod tests {
             );
             assert!(e.to_string().ends_with("r.jsonl: none of its 2 response line(s) is for an instance of the dataset (line 2: id 'zz' is not in the dataset): are these responses to another dataset?"), "{e}");
         }
-        std::fs::write(&path, "").unwrap();
-        assert!(read_responses(&path, &dataset).unwrap().by_id.is_empty());
     }
 
     /// An empty or blank responses file is an error naming it, not a table of zeros.
