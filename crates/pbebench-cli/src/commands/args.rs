@@ -58,14 +58,14 @@ pub const MAX_SECONDS: f64 = 1e6;
 /// Every flag that takes seconds (`--time-limit`, `--timeout`, `--status-every`, …): a
 /// positive number of seconds, at most [`MAX_SECONDS`].
 pub fn seconds(text: &str) -> Result<Duration, String> {
-    let wrong = || {
-        format!(
-            "'{text}' is not a number of seconds above 0 and at most {MAX_SECONDS:.0} \
-             (e.g. 0.5, 10, 600)"
-        )
-    };
+    seconds_up_to(text, MAX_SECONDS)
+}
+
+/// A positive number of seconds, at most `max` (itself at most [`MAX_SECONDS`]).
+pub fn seconds_up_to(text: &str, max: f64) -> Result<Duration, String> {
+    let wrong = || format!("'{text}' is not a number of seconds above 0 and at most {max}");
     let s: f64 = text.trim().parse().map_err(|_| wrong())?;
-    if !(s > 0.0 && s <= MAX_SECONDS) {
+    if !(s > 0.0 && s <= max.min(MAX_SECONDS)) {
         return Err(wrong());
     }
     Duration::try_from_secs_f64(s)
@@ -81,7 +81,7 @@ pub fn alphabet(text: &str) -> Result<String, String> {
     let mut seen = std::collections::HashSet::new();
     if let Some(c) = letters.iter().find(|c| !seen.insert(**c)) {
         return Err(format!(
-            "'{text}' holds the letter {c:?} twice; give each letter once"
+            "the letter {c:?} appears twice in '{text}'; give each letter once"
         ));
     }
     if let Some(c) = letters.iter().find(|c| c.is_whitespace() || c.is_control()) {
@@ -111,7 +111,8 @@ pub fn solver() -> clap::builder::PossibleValuesParser {
 /// `--status-every SECONDS`, for long commands.
 #[derive(clap::Args, Debug, Clone, Copy)]
 pub struct StatusEvery {
-    /// Seconds between status lines when standard error is no terminal (a log, CI)
+    /// Seconds between status lines when standard error is no terminal (a log, CI; at most
+    /// 1000000)
     #[arg(long, value_name = "SECONDS", default_value = STATUS_EVERY, value_parser = seconds)]
     pub status_every: Duration,
 }

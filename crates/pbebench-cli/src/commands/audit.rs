@@ -43,7 +43,7 @@ pub struct Args {
     /// counted in evaluations under it, so the counts do not depend on the load).
     #[arg(long, value_name = "N", default_value_t = 600)]
     solver_nodes: u64,
-    /// Wall-clock backstop per solve, in seconds.
+    /// Wall-clock backstop per solve, in seconds (at most 1000000).
     #[arg(long, value_name = "SECONDS", default_value = "2", value_parser = seconds)]
     solver_time: Duration,
     /// Flag instances whose shortest found cascade has at most this share of the stated rules.

@@ -104,7 +104,7 @@ pub struct Args {
     #[arg(long, default_value_t = 16, value_name = "N")]
     concurrency: usize,
 
-    /// Seconds one attempt (or one solver run) may take.
+    /// Seconds one attempt (or one solver run) may take (at most 1000000).
     #[arg(long, default_value = "600", value_name = "S", value_parser = seconds)]
     timeout: Duration,
 
@@ -112,8 +112,8 @@ pub struct Args {
     #[arg(long, default_value_t = 6, value_name = "N")]
     max_retries: u32,
 
-    /// Seconds before the first retry; doubled each time, with jitter, at most 60 s
-    /// (a server's Retry-After is honoured).
+    /// Seconds before the first retry (at most 1000000); doubled each time, with jitter, at
+    /// most 60 s (a server's Retry-After is honoured).
     #[arg(long, default_value = "1", value_name = "S", value_parser = seconds)]
     backoff: Duration,
 

@@ -56,7 +56,7 @@ pub struct Args {
     /// Solver to use
     #[arg(long, default_value = DEFAULT_SOLVER, value_parser = super::args::solver())]
     solver: String,
-    /// Wall-clock limit per instance, in seconds.
+    /// Wall-clock limit per instance, in seconds (at most 1000000).
     #[arg(long, value_name = "SECONDS", default_value = "10", value_parser = seconds)]
     time_limit: Duration,
     #[command(flatten)]

@@ -65,7 +65,7 @@ fn every_seconds_flag_is_bounded() {
         for value in ["1e19", "1e300", "nan", "inf", "0"] {
             let args: Vec<&str> = command.iter().copied().chain([flag, value]).collect();
             let o = pbebench_in(&args, dir.path());
-            refused(&o, flag, "at most 1000000");
+            refused(&o, flag, "is not a number of seconds above 0 and at most");
         }
     }
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
