@@ -440,9 +440,10 @@ fn retry_after(headers: &ureq::http::HeaderMap) -> Option<Duration> {
         .get("retry-after-ms")
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.trim().parse::<f64>().ok())
-        .filter(|ms| ms.is_finite() && *ms >= 0.0)
+        .and_then(|ms| Duration::try_from_secs_f64(ms / 1e3).ok())
     {
-        return Some(Duration::from_secs_f64(ms / 1e3));
+        // (A value no duration can hold, 1e300, is ignored as one that is no number.)
+        return Some(ms);
     }
     headers
         .get("retry-after")

@@ -67,7 +67,7 @@ impl Control {
 
     /// Sleeps `d`, waking early when the run stops; false if it did.
     pub fn sleep(&self, d: Duration) -> bool {
-        let end = Instant::now() + d;
+        let end = pbebench::deadline(Instant::now(), d);
         while !self.stopped() {
             let now = Instant::now();
             if now >= end {

@@ -50,7 +50,8 @@ impl RetryPolicy {
 pub fn parse_retry_after(value: &str, now: SystemTime) -> Option<Duration> {
     let value = value.trim();
     if let Ok(secs) = value.parse::<f64>() {
-        return (secs.is_finite() && secs >= 0.0).then(|| Duration::from_secs_f64(secs));
+        // Negative, not finite or beyond what a duration holds (1e300): no delay given.
+        return Duration::try_from_secs_f64(secs).ok();
     }
     let at = parse_http_date(value)?;
     let now = now.duration_since(UNIX_EPOCH).ok()?.as_secs();
@@ -145,6 +146,11 @@ mod tests {
         );
         assert_eq!(parse_retry_after("-3", now), None);
         assert_eq!(parse_retry_after("soon", now), None);
+        assert_eq!(
+            parse_retry_after("1e300", now),
+            None,
+            "no panic on a huge delay"
+        );
         assert_eq!(
             parse_retry_after("Sun, 06 Nov 1994 08:49:27 PST", now),
             None

@@ -132,7 +132,7 @@ impl SolverCommand {
         };
         let err_reader = read_stderr_tail(child.stderr.take().expect("stderr is piped"));
 
-        let deadline = start + self.timeout;
+        let deadline = pbebench::deadline(start, self.timeout);
         let mut pause = Duration::from_millis(1);
         let exit: Option<ExitStatus> = loop {
             match child.try_wait() {

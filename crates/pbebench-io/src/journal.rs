@@ -22,10 +22,13 @@ pub enum JournalOpenError<E> {
 }
 
 /// Opens the journal at `path` for appending and returns it with what `read` made of an
-/// earlier run's text. With `fresh`, an earlier journal is removed first. A journal with
-/// text is passed to `read` (header included); a last line cut short by a kill is then
-/// dropped from the file, so the next append starts a line of its own. An empty or new
-/// journal gets `header` as its first line, and `None` is returned for it.
+/// earlier run's text. The journal is locked ([`crate::lock_exclusive`]) for as long as
+/// the returned file is open: a second run on the same journal gets an `Io` error with
+/// the action `lock` (of kind [`io::ErrorKind::WouldBlock`]) instead of doing all the work
+/// again beside the first. With `fresh`, an earlier journal is emptied first. A journal
+/// with text is passed to `read` (header included); a last line cut short by a kill is
+/// then dropped from the file, so the next append starts a line of its own. An empty or
+/// new journal gets `header` as its first line, and `None` is returned for it.
 pub fn open_journal<T, E>(
     path: &Path,
     fresh: bool,
@@ -33,22 +36,15 @@ pub fn open_journal<T, E>(
     read: impl FnOnce(&str) -> Result<T, E>,
 ) -> Result<(File, Option<T>), JournalOpenError<E>> {
     let io = |action| move |source| JournalOpenError::Io { action, source };
+    let mut file = locked(path).map_err(|(action, e)| io(action)(e))?;
     if fresh {
-        match std::fs::remove_file(path) {
-            Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(io("remove")(e)),
-            _ => {}
-        }
+        file.set_len(0).map_err(io("remove"))?;
     }
     let existing = match crate::read_input_string(path) {
         Ok(text) => Some(text),
         Err(e) if e.kind() == io::ErrorKind::NotFound => None,
         Err(e) => return Err(io("read")(e)),
     };
-    let mut file = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)
-        .map_err(io("write"))?;
     let done = match existing.filter(|text| !text.trim().is_empty()) {
         Some(text) => {
             let done = read(&text).map_err(JournalOpenError::Read)?;
@@ -59,11 +55,37 @@ pub fn open_journal<T, E>(
             Some(done)
         }
         None => {
+            file.set_len(0).map_err(io("write"))?;
             writeln!(file, "{header}").map_err(io("write"))?;
             None
         }
     };
     Ok((file, done))
+}
+
+/// The journal at `path`, opened for appending (created if need be) and locked: the file
+/// that is at `path` once the lock is taken (a run that finished meanwhile removes its
+/// journal).
+fn locked(path: &Path) -> Result<File, (&'static str, io::Error)> {
+    loop {
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .map_err(|e| ("write", e))?;
+        crate::lock_exclusive(&file).map_err(|e| {
+            if e.kind() == io::ErrorKind::WouldBlock {
+                let held = "another run of this command is writing it: wait for it to finish, \
+                            or give another output path";
+                ("lock", io::Error::new(io::ErrorKind::WouldBlock, held))
+            } else {
+                ("lock", e)
+            }
+        })?;
+        if crate::lock::still_at(&file, path) {
+            return Ok(file);
+        }
+    }
 }
 
 #[cfg(test)]
@@ -87,6 +109,7 @@ mod tests {
             text, "{\"h\":1}\n{\"a\":1}\n{\"c\":3}\n",
             "the cut line is gone"
         );
+        drop(file); // (Else the journal is locked by it.)
         let refused = open_journal(&path, false, "{\"h\":1}", |_| Err::<(), _>("another job"));
         assert!(matches!(
             refused,
@@ -95,5 +118,31 @@ mod tests {
         let (_, done) = open_journal(&path, true, "{\"h\":2}", lines).unwrap();
         assert_eq!(done, None);
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "{\"h\":2}\n");
+    }
+
+    /// A second run on a journal that one holds open is refused, naming the lock; once the
+    /// first closes it, the second resumes it.
+    #[test]
+    fn a_journal_has_one_writer() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("out.partial");
+        let lines = |text: &str| Ok::<_, ()>(text.lines().count());
+        let (first, _) = open_journal(&path, false, "{\"h\":1}", lines).unwrap();
+        match open_journal(&path, true, "{\"h\":1}", lines) {
+            Err(JournalOpenError::Io { action, source }) => {
+                assert_eq!(action, "lock");
+                assert_eq!(source.kind(), io::ErrorKind::WouldBlock);
+                assert!(source.to_string().contains("another run"), "{source}");
+            }
+            other => panic!("expected a lock error, not {:?}", other.map(|(_, d)| d)),
+        }
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            "{\"h\":1}\n",
+            "untouched"
+        );
+        drop(first);
+        let (_, done) = open_journal(&path, false, "{\"h\":1}", lines).unwrap();
+        assert_eq!(done, Some(1));
     }
 }

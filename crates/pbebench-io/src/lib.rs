@@ -15,7 +15,8 @@
 //!   of its inputs (or another output) is refused, comparing files rather than strings,
 //!   and every output must be creatable;
 //! - **journals** of long runs ([`open_journal`]) are appended a line per result and
-//!   resumed after an interruption, a last line cut short by a kill dropped;
+//!   resumed after an interruption, a last line cut short by a kill dropped, and locked
+//!   ([`lock_exclusive`]) so that a second run on the same output refuses to start;
 //! - **fingerprints** ([`sha256_file`], [`Sha256Writer`]) identify a dataset by its
 //!   contents, and [`safe_file_name`] makes a free-text label a file name.
 //!
@@ -41,11 +42,13 @@ mod digest;
 mod files;
 mod input;
 mod journal;
+mod lock;
 
 pub use digest::{sha256_file, sha256_hex, Sha256Writer};
 pub use files::{safe_file_name, Files, FilesError};
 pub use input::{open_input, read_input, read_input_string, Input};
 pub use journal::{open_journal, JournalOpenError};
+pub use lock::{lock_exclusive, LOCK_PATIENCE};
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
@@ -152,15 +155,21 @@ impl AtomicFile {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
             _ => PathBuf::from("."),
         };
+        let prefix = temp_prefix(&path);
+        remove_stale_temps(&dir, &prefix);
+        let prefix = format!("{prefix}{}.", std::process::id());
         let mut builder = tempfile::Builder::new();
-        builder.prefix(".pbebench-").suffix(".tmp");
+        builder.prefix(&prefix).suffix(".tmp");
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
             // Created with 0666 the umask still applies, as for any new file.
             builder.permissions(std::fs::Permissions::from_mode(0o666));
         }
-        let (tmp, listed) = Pending::create(|| builder.tempfile_in(dir))?;
+        let (tmp, listed) = Pending::create(|| builder.tempfile_in(&dir))?;
+        // Held until the file is dropped or the process dies: what tells a later run
+        // whether the file is still being written.
+        lock::try_lock_now(tmp.as_file())?;
         if let Some(meta) = existing.filter(|m| m.is_file()) {
             tmp.as_file().set_permissions(meta.permissions())?;
         }
@@ -201,6 +210,54 @@ impl Write for AtomicFile {
     }
     fn flush(&mut self) -> io::Result<()> {
         self.writer().flush()
+    }
+}
+
+/// The start of the names of the temporary files of an [`AtomicFile`] writing `path`:
+/// `.pbebench-NAME.` (the first 100 bytes of the target's name at most), then the
+/// writer's process id, a dot, random letters and `.tmp`.
+fn temp_prefix(path: &Path) -> String {
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    let mut end = name.len().min(100);
+    while !name.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!(".pbebench-{}.", &name[..end])
+}
+
+/// Removes the temporary files that an [`AtomicFile`] of the same output left in `dir`
+/// when its process was killed (`kill -9`, a crash, a power cut): those named after the
+/// output (`prefix`) whose lock no one holds, and whose writer's process (the id in the
+/// name) is gone where that can be told (`/proc`). A file being written is locked by its
+/// writer and is never touched. Failures are ignored: this only tidies up.
+fn remove_stale_temps(dir: &Path, prefix: &str) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(rest) = name.to_str().and_then(|n| n.strip_prefix(prefix)) else {
+            continue;
+        };
+        let Some(pid) = rest
+            .strip_suffix(".tmp")
+            .and_then(|r| r.split_once('.'))
+            .and_then(|(pid, _)| pid.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let alive = pid == std::process::id()
+            || (Path::new("/proc/self").exists() && Path::new(&format!("/proc/{pid}")).exists());
+        if alive {
+            continue;
+        }
+        let path = entry.path();
+        let Ok(file) = File::open(&path) else {
+            continue;
+        };
+        if matches!(lock::try_lock_now(&file), Ok(true)) && lock::still_at(&file, &path) {
+            let _ = std::fs::remove_file(&path);
+        }
     }
 }
 
@@ -317,6 +374,33 @@ mod tests {
         assert_eq!(std::fs::read_to_string(&target).unwrap(), "before\n");
         drop(file);
         assert!(!pending().contains(&tmp));
+    }
+
+    /// The temporary files a killed writer of the same output left are removed when the
+    /// output is written again; one still locked (being written), or of another output, is
+    /// kept.
+    #[test]
+    fn stale_temporaries_of_the_same_output_are_removed() {
+        let _serial = serial();
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("out.jsonl");
+        // Process ids beyond Linux's largest (2^22): no process has them.
+        let stale = dir.path().join(".pbebench-out.jsonl.4999999.aBc123.tmp");
+        let busy = dir.path().join(".pbebench-out.jsonl.4999998.dEf456.tmp");
+        let other = dir.path().join(".pbebench-other.jsonl.4999997.gHi789.tmp");
+        for path in [&stale, &busy, &other] {
+            std::fs::write(path, "half").unwrap();
+        }
+        let held = File::open(&busy).unwrap();
+        assert!(lock::try_lock_now(&held).unwrap());
+        write_atomic(&target, b"x\n").unwrap();
+        assert!(!stale.exists(), "left by a killed writer: removed");
+        assert!(busy.exists(), "locked by its writer: kept");
+        assert!(other.exists(), "another output's: kept");
+        drop(held);
+        write_atomic(&target, b"y\n").unwrap();
+        assert!(!busy.exists());
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
     }
 
     #[test]

@@ -207,7 +207,7 @@ pub fn solve_probing(
         // A candidate surprised by the last round is first mended in place, when one
         // learnt rule or one local change makes it fit again; only else solved anew.
         if need_solve && config.mend {
-            let deadline = start + budget.time_limit;
+            let deadline = pbebench::deadline(start, budget.time_limit);
             let mended = (answer.as_ref())
                 .and_then(|c| mend(c, &task, (&inputs, &outputs), new_from, deadline));
             if let Some(mended) = mended {

@@ -229,7 +229,7 @@ fn verified(
     // takes tens of milliseconds on a loaded machine: it stops a little early so that
     // the whole solve ends within the limit.
     let margin = (budget.time_limit / 20).min(Duration::from_millis(250));
-    let deadline = start + budget.time_limit - margin;
+    let deadline = pbebench::deadline(start, budget.time_limit - margin);
     let mut outcome = search(deadline);
     if let Some(cascade) = &outcome.cascade {
         match problem.check(cascade) {
@@ -260,7 +260,36 @@ fn verified(
 /// (the most probable fit); `beam-v1` is the beam search alone, as it was before (the
 /// first fit it finds), kept to be measured side by side; `beam-distance` and `beam-hunks`
 /// are `beam-v1` with one of its two rankings.
-pub const SOLVER_NAMES: &[&str] = &["beam", "beam-v1", "beam-distance", "beam-hunks"];
+pub const SOLVER_NAMES: &[&str] = &{
+    let mut names = [""; SOLVERS.len()];
+    let mut k = 0;
+    while k < SOLVERS.len() {
+        names[k] = SOLVERS[k].0;
+        k += 1;
+    }
+    names
+};
+
+/// The registered solvers, each with one line saying what it is (for `--help`); the first
+/// is the default, and [`SOLVER_NAMES`] is their names.
+pub const SOLVERS: &[(&str, &str)] = &[
+    (
+        "beam",
+        "the most probable fit: beam-v1's fit, then a simpler, more probable one that fits too",
+    ),
+    (
+        "beam-v1",
+        "beam search, distance and hunk rankings in turn; the first fit it finds",
+    ),
+    (
+        "beam-distance",
+        "beam-v1 ranking by Levenshtein distance to the outputs alone",
+    ),
+    (
+        "beam-hunks",
+        "beam-v1 ranking by estimated rules left (alignment hunks) alone",
+    ),
+];
 
 /// The solver used when none is named.
 pub const DEFAULT_SOLVER: &str = "beam";

@@ -121,3 +121,28 @@ pub use wordlists::{
     language_pairs, read_word_lists, word_list_instances, LanguagePair, WordListError,
     WordListOptions,
 };
+
+/// The instant `after` past `start`, or the latest instant that can be represented when
+/// that lies beyond it: a deadline for a limit a caller gave, which may be any
+/// [`Duration`](std::time::Duration) (`Instant + Duration` panics on overflow).
+///
+/// ```
+/// use std::time::{Duration, Instant};
+/// let now = Instant::now();
+/// assert_eq!(pbebench::deadline(now, Duration::from_secs(1)), now + Duration::from_secs(1));
+/// assert!(pbebench::deadline(now, Duration::MAX) > now + Duration::from_secs(1 << 40));
+/// ```
+pub fn deadline(start: std::time::Instant, after: std::time::Duration) -> std::time::Instant {
+    if let Some(at) = start.checked_add(after) {
+        return at;
+    }
+    // The largest sum that fits: add what fits, halving what does not.
+    let (mut at, mut step) = (start, after);
+    while !step.is_zero() {
+        match at.checked_add(step) {
+            Some(later) => at = later,
+            None => step /= 2,
+        }
+    }
+    at
+}

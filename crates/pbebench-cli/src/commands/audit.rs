@@ -1,11 +1,11 @@
 //! `pbebench audit`: vet a dataset (gates, shortcuts, duplicates, labels, calibration),
 //! print the findings and write them as JSON.
 
-use super::output::{say, Out};
+use super::args::{seconds, StatusEvery, Threads};
+use super::output::{say, Outputs};
 use anyhow::{bail, Context};
 use indicatif::{ProgressBar, ProgressStyle};
 use pbebench::dataset::read_dataset;
-use pbebench_io::Files;
 use pbebench_vet::audit::{audit, AuditOptions, AuditProgress, SolverCheck};
 use pbebench_vet::{load_results, Panel};
 use std::path::PathBuf;
@@ -36,16 +36,16 @@ pub struct Args {
     /// Skip the built-in solver's search for cascades shorter than stated.
     #[arg(long)]
     no_solver: bool,
-    /// Solver of the stated-length check.
-    #[arg(long, default_value = pbebench_solve::DEFAULT_SOLVER)]
+    /// Solver of the stated-length check
+    #[arg(long, default_value = pbebench_solve::DEFAULT_SOLVER, value_parser = super::args::solver())]
     solver: String,
     /// Search nodes per solve of that check (bounds the cost; the solver's repair step is
     /// counted in evaluations under it, so the counts do not depend on the load).
     #[arg(long, value_name = "N", default_value_t = 600)]
     solver_nodes: u64,
-    /// Wall-clock backstop per solve, in seconds.
-    #[arg(long, value_name = "S", default_value_t = 2.0)]
-    solver_time: f64,
+    /// Wall-clock backstop per solve, in seconds (at most 1000000).
+    #[arg(long, value_name = "SECONDS", default_value = "2", value_parser = seconds)]
+    solver_time: Duration,
     /// Flag instances whose shortest found cascade has at most this share of the stated rules.
     #[arg(long, value_name = "R", default_value_t = 0.6)]
     shorter_ratio: f64,
@@ -64,12 +64,10 @@ pub struct Args {
     /// Examples listed per finding.
     #[arg(long, value_name = "N", default_value_t = 5)]
     examples: usize,
-    /// Worker threads (default: all cores).
-    #[arg(long)]
-    threads: Option<usize>,
-    /// Seconds between status lines when standard error is no terminal.
-    #[arg(long, hide = true, value_parser = super::status::parse_every, default_value = super::status::STATUS_EVERY)]
-    status_every: std::time::Duration,
+    #[command(flatten)]
+    threads: Threads,
+    #[command(flatten)]
+    status: StatusEvery,
 }
 
 /// Runs `pbebench audit`.
@@ -83,12 +81,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if !(args.collapse > 0.5 && args.collapse <= 1.0) {
         bail!("--collapse must be in (0.5, 1], not {}", args.collapse);
     }
-    if !(args.solver_time.is_finite() && args.solver_time > 0.0) {
-        bail!(
-            "--solver-time must be a positive number of seconds, not {}",
-            args.solver_time
-        );
-    }
     if args.solver_nodes == 0 {
         bail!("--solver-nodes must be at least 1");
     }
@@ -98,9 +90,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             args.solver,
             pbebench_solve::SOLVER_NAMES.join(", ")
         );
-    }
-    if args.threads == Some(0) {
-        bail!("--threads must be at least 1");
     }
     let identifiability = match args.panel.as_str() {
         "none" => None,
@@ -112,14 +101,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     let name = args.dataset.display().to_string();
     let (panel, warnings) = load_results(&args.results, Some((&dataset, &name)))?;
-    let mut files = Files::new();
+    let mut files = Outputs::new();
     files.input("--dataset", &args.dataset);
     for set in &panel {
         for source in &set.sources {
             files.input("--results", source);
         }
     }
-    files.output("--out", &args.out).check()?;
+    let checked = files.output("--out", &args.out).check()?;
     for set in &panel {
         set.require_instances()?;
     }
@@ -127,27 +116,24 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         eprintln!("warning: {w}");
     }
     // Opened first so that an unwritable path fails before the work, not after.
-    let out = Out::create(&args.out)?;
+    let out = checked.create(&args.out)?;
     let options = AuditOptions {
         solver: (!args.no_solver).then(|| SolverCheck {
             name: args.solver.clone(),
             max_nodes: args.solver_nodes,
-            time_limit: Duration::from_secs_f64(args.solver_time),
+            time_limit: args.solver_time,
         }),
         shorter_ratio: args.shorter_ratio,
         collapse: args.collapse,
         shown: args.examples,
         identifiability,
     };
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(args.threads.unwrap_or(0))
-        .build()
-        .context("starting worker threads")?;
+    let pool = args.threads.pool()?;
     let started = std::time::Instant::now();
     let progress = Progress::default();
     let status = {
         let counts = std::sync::Arc::clone(&progress.counts);
-        super::status::StatusLines::off_terminal(args.status_every, move || {
+        super::status::StatusLines::off_terminal(args.status.status_every, move || {
             let (done, total) = (counts.0.load(Relaxed), counts.1.load(Relaxed));
             format!(
                 "audit: {done}/{total} instances done in the current stage, {:.0} s",

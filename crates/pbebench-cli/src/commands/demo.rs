@@ -1,7 +1,9 @@
 //! `pbebench demo`: generate a small Lite set, solve it with the built-in solvers, score,
 //! audit and report, offline; prints where to open the report.
 
-use anyhow::{bail, Context};
+use super::args::{seconds_up_to, Threads};
+use super::output::Outputs;
+use anyhow::bail;
 use pbebench::{figure, Column};
 use pbebench_vet::{run_demo, DemoOptions};
 use std::path::PathBuf;
@@ -21,12 +23,11 @@ pub struct Args {
     /// Generator seed.
     #[arg(long, value_name = "S", default_value_t = 0)]
     seed: u64,
-    /// Solver time limit per instance, in seconds.
-    #[arg(long, value_name = "S", default_value_t = 0.5)]
-    time_limit: f64,
-    /// Worker threads (default: all cores).
-    #[arg(long)]
-    threads: Option<usize>,
+    /// Solver time limit per instance, in seconds (at most 60).
+    #[arg(long, value_name = "SECONDS", default_value = "0.5", value_parser = |s: &str| seconds_up_to(s, 60.0))]
+    time_limit: Duration,
+    #[command(flatten)]
+    threads: Threads,
 }
 
 /// Runs `pbebench demo`.
@@ -39,28 +40,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             below + 16
         );
     }
-    if !(args.time_limit.is_finite() && args.time_limit > 0.0 && args.time_limit <= 60.0) {
-        bail!(
-            "--time-limit must be more than 0 and at most 60 seconds, not {}",
-            args.time_limit
-        );
-    }
-    if args.threads == Some(0) {
-        bail!("--threads must be at least 1");
-    }
-    pbebench_io::Files::new()
-        .output_dir("--out", &args.out)
-        .check()?;
+    // The demo writes its files itself (`run_demo`), all inside --out.
+    Outputs::new().output_dir("--out", &args.out, []).check()?;
     let options = DemoOptions {
         out: args.out.clone(),
         size: args.size,
         seed: args.seed,
-        time_limit: Duration::from_secs_f64(args.time_limit),
+        time_limit: args.time_limit,
     };
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(args.threads.unwrap_or(0))
-        .build()
-        .context("starting worker threads")?;
+    let pool = args.threads.pool()?;
     let summary = pool.install(|| run_demo(&options, &|line| eprintln!("{line}")))?;
     println!();
     let w = summary

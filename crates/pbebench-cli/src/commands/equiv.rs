@@ -1,17 +1,11 @@
 //! `pbebench equiv`: exact behavioural equivalence of two cascades over an input space.
 
+use super::args::{alphabet, Format, FormatArg};
 use super::cascade_arg::read_cascade;
 use anyhow::Context;
 use pbebench::equiv::{self, Comparison, Counterexample, InputSpace, Limits, Output, Ratio};
-use pbebench::generate::{parse_alphabet, parse_range};
+use pbebench::generate::parse_range;
 use std::process::ExitCode;
-
-/// Output format.
-#[derive(Clone, Copy, clap::ValueEnum)]
-enum Format {
-    Text,
-    Json,
-}
 
 /// The exit code of a comparison that ran into one of the engine's limits.
 const UNDECIDED: u8 = 3;
@@ -49,14 +43,13 @@ pub struct Args {
     cascade: Vec<String>,
     /// The input letters, in the order that orders counterexamples: letters and ranges
     /// (`a-ku-z`), or `lite` / `full`.
-    #[arg(long)]
+    #[arg(long, value_parser = alphabet)]
     alphabet: String,
     /// Input lengths, inclusive: `2..6`, `2-6` or one number.
     #[arg(long, default_value = "2..6", value_parser = parse_range)]
     input_len: (usize, usize),
-    /// text (readable) or json (one object).
-    #[arg(long, value_enum, default_value = "text")]
-    format: Format,
+    #[command(flatten)]
+    format: FormatArg,
 }
 
 /// Runs `pbebench equiv`.
@@ -68,12 +61,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         );
     };
     let (reference, answer) = (read_cascade(reference)?, read_cascade(answer)?);
-    let letters = parse_alphabet(&args.alphabet).map_err(|e| anyhow::anyhow!("--alphabet: {e}"))?;
+    let letters: Vec<char> = args.alphabet.chars().collect();
     let (min, max) = args.input_len;
     let space = InputSpace::new(letters, min, max).context("--alphabet / --input-len")?;
     match equiv::compare(&reference, &answer, &space, &Limits::default()) {
         Ok(found) => {
-            match args.format {
+            match args.format.format {
                 Format::Json => println!("{}", json(&found)),
                 Format::Text => print!("{}", text(&found, &space)),
             }

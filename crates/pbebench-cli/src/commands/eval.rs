@@ -1,6 +1,8 @@
 //! `pbebench eval`: evaluate a model behind OpenAI-compatible endpoints, or an external
 //! solver program, with a resumable run store; or rescore a stored run.
 
+use super::args::{seconds, Format, FormatArg, ProbeLen};
+use super::output::{Checked, Outputs};
 use anyhow::{bail, Context};
 use pbebench_eval::{
     evaluate, rescore, Block, ChatParams, ChatSpec, EvalConfig, InteractiveSpec, Prices,
@@ -23,7 +25,13 @@ Examples:
 
 Re-running the same command continues the run: stored samples are never requested again.
 Exit status: 0 when every sample is answered, 1 when the run stopped early or samples
-failed (re-run to continue), 2 on an error.")]
+failed (re-run to continue), 2 on an error.",
+    mut_arg("max_probe_len", |a| a.requires("interactive")
+        .help("With --interactive: the longest probe input accepted, in letters (or twice \
+               the longest visible input, when longer)")),
+    mut_arg("format", |a| a.help("The report on standard output: the table (text), or the \
+        JSON of results.json (json)"))
+)]
 pub struct Args {
     /// The dataset (JSONL, pbebench's or the authors' format). With --rescore: only to
     /// point at a moved copy of the run's dataset.
@@ -96,18 +104,18 @@ pub struct Args {
     #[arg(long, default_value_t = 16, value_name = "N")]
     concurrency: usize,
 
-    /// Seconds one attempt (or one solver run) may take.
-    #[arg(long, default_value_t = 600.0, value_name = "S")]
-    timeout: f64,
+    /// Seconds one attempt (or one solver run) may take (at most 1000000).
+    #[arg(long, default_value = "600", value_name = "S", value_parser = seconds)]
+    timeout: Duration,
 
     /// Retries of a request after 429, 5xx, a timeout or a dropped connection.
     #[arg(long, default_value_t = 6, value_name = "N")]
     max_retries: u32,
 
-    /// Seconds before the first retry; doubled each time, with jitter, at most 60 s
-    /// (a server's Retry-After is honoured).
-    #[arg(long, default_value_t = 1.0, value_name = "S")]
-    backoff: f64,
+    /// Seconds before the first retry (at most 1000000); doubled each time, with jitter, at
+    /// most 60 s (a server's Retry-After is honoured).
+    #[arg(long, default_value = "1", value_name = "S", value_parser = seconds)]
+    backoff: Duration,
 
     /// Price per million prompt tokens.
     #[arg(long, default_value_t = 0.0, value_name = "PRICE")]
@@ -130,9 +138,8 @@ pub struct Args {
     #[arg(long)]
     no_progress: bool,
 
-    /// How the report is printed on stdout: a table, or the JSON of results.json.
-    #[arg(long, value_name = "text|json", default_value = "text")]
-    format: Format,
+    #[command(flatten)]
+    format: FormatArg,
 
     /// Interactive mode: each sample is an episode in which the solver probes the hidden
     /// cascade (run_hidden), tests candidates (test_cascade) and submits one.
@@ -143,12 +150,8 @@ pub struct Args {
     #[arg(long, default_value_t = 40, value_name = "N", requires = "interactive")]
     probe_budget: usize,
 
-    /// The longest probe input accepted, in letters (or twice the longest visible input,
-    /// when longer; with --interactive)
-    #[arg(long, value_name = "N", requires = "interactive",
-          default_value_t = pbebench::probe::DEFAULT_PROBE_LEN as u64,
-          value_parser = clap::value_parser!(u64).range(1..=pbebench::probe::MAX_PROBE_LEN as u64))]
-    max_probe_len: u64,
+    #[command(flatten)]
+    max_probe_len: ProbeLen,
 
     /// Turns per episode: model replies, or program messages (with --interactive).
     #[arg(long, default_value_t = 30, value_name = "N", requires = "interactive")]
@@ -169,15 +172,6 @@ pub struct Args {
     tool_protocol: ToolProtocol,
 }
 
-/// How `eval` prints its report.
-#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-enum Format {
-    /// The summary table.
-    Text,
-    /// The JSON of results.json.
-    Json,
-}
-
 /// Runs `pbebench eval`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if args.rescore {
@@ -189,26 +183,25 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             input: args.price_in,
             output: args.price_out,
         });
+        let mut files = Outputs::new();
+        if let Some(dataset) = &args.dataset {
+            files.input("--dataset", dataset);
+        }
+        let checked = files.output_dir("--run", run, ["results.json"]).check()?;
         let outcome = rescore(run, args.dataset.as_deref(), args.block, prices)?;
-        return finish(&outcome, args.format);
+        return finish(&outcome, args.format.format, &checked);
     }
-    let format = args.format;
+    let format = args.format.format;
     let config = config(args)?;
-    check_files(&config)?;
+    let checked = check_files(&config)?;
     eprintln!("run: {}", config.run_dir.display());
     let outcome = evaluate(&config)?;
-    finish(&outcome, format)
+    finish(&outcome, format, &checked)
 }
 
 fn config(args: Args) -> anyhow::Result<EvalConfig> {
     let dataset = args.dataset.expect("clap requires --dataset");
-    let secs = |name: &str, s: f64| -> anyhow::Result<Duration> {
-        Duration::try_from_secs_f64(s)
-            .ok()
-            .filter(|d| !d.is_zero())
-            .with_context(|| format!("{name} must be a positive number of seconds"))
-    };
-    let timeout = secs("--timeout", args.timeout)?;
+    let timeout = args.timeout;
     let solver = match args.solver_cmd {
         Some(command) => SolverSpec::Command(SolverCommand { command, timeout }),
         None => {
@@ -257,7 +250,7 @@ fn config(args: Args) -> anyhow::Result<EvalConfig> {
                 timeout,
                 retry: RetryPolicy {
                     max_retries: args.max_retries,
-                    base: secs("--backoff", args.backoff)?,
+                    base: args.backoff,
                     cap: Duration::from_secs(60),
                 },
             })
@@ -285,15 +278,15 @@ fn config(args: Args) -> anyhow::Result<EvalConfig> {
             max_turns: args.max_turns,
             max_episode_tokens: args.max_episode_tokens,
             tool_protocol: args.tool_protocol,
-            probe_len: args.max_probe_len as usize,
+            probe_len: args.max_probe_len.get(),
         }),
     })
 }
 
 /// Refuses a run directory whose files (`results.json`, the store) would overwrite the
 /// dataset or the template, and one that cannot be written, before anything is sent.
-fn check_files(config: &EvalConfig) -> anyhow::Result<()> {
-    let mut files = pbebench_io::Files::new();
+fn check_files(config: &EvalConfig) -> anyhow::Result<Checked> {
+    let mut files = Outputs::new();
     files.input("--dataset", &config.dataset);
     if let SolverSpec::Chat(ChatSpec {
         template: Some(template),
@@ -302,12 +295,12 @@ fn check_files(config: &EvalConfig) -> anyhow::Result<()> {
     {
         files.input("--template", template);
     }
-    files.output_dir("--run", &config.run_dir);
-    for name in ["results.json", pbebench_eval::store::STORE_FILE] {
-        files.output_within(&format!("--run's {name}"), config.run_dir.join(name));
-    }
-    files.check()?;
-    Ok(())
+    files.output_dir(
+        "--run",
+        &config.run_dir,
+        ["results.json", pbebench_eval::store::STORE_FILE],
+    );
+    files.check()
 }
 
 /// `runs/<dataset stem>__<model>` (or `__cmd-<hash>` for a solver command): the same
@@ -331,7 +324,7 @@ fn default_run_dir(dataset: &Path, solver: &SolverSpec) -> PathBuf {
 }
 
 /// Prints the report, writes `results.json`, and picks the exit status.
-fn finish(outcome: &RunOutcome, format: Format) -> anyhow::Result<ExitCode> {
+fn finish(outcome: &RunOutcome, format: Format, files: &Checked) -> anyhow::Result<ExitCode> {
     for w in &outcome.warnings {
         eprintln!("warning: {w}");
     }
@@ -350,8 +343,7 @@ fn finish(outcome: &RunOutcome, format: Format) -> anyhow::Result<ExitCode> {
         }
     }
     let results = outcome.run_dir.join("results.json");
-    pbebench_io::write_atomic(&results, json.as_bytes())
-        .with_context(|| format!("cannot write {}", results.display()))?;
+    files.write(&results, json.as_bytes())?;
     if let Some(reason) = &outcome.stopped {
         eprintln!("{reason}");
         return Ok(ExitCode::from(1));
@@ -510,7 +502,6 @@ mod tests {
             config(parse(&argv).unwrap()).unwrap_err().to_string()
         };
         assert!(with(&["--extra-body", "[1]"]).contains("--extra-body"));
-        assert!(with(&["--timeout", "0"]).contains("--timeout"));
         assert!(with(&["--api-key-env", "PBEBENCH_TEST_SURELY_UNSET"])
             .contains("PBEBENCH_TEST_SURELY_UNSET is not set"));
     }

@@ -1,7 +1,7 @@
 //! `pbebench export`: a dataset (ours or the authors' format) written in the authors'
 //! published format, or in ours.
 
-use super::output::Out;
+use super::output::Outputs;
 use anyhow::Context;
 use pbebench::dataset::DatasetReader;
 use pbebench::{authors_line, AuthorsExport, AuthorsOptions, RelationMode};
@@ -61,8 +61,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .out
         .clone()
         .unwrap_or_else(|| PathBuf::from(pbebench_io::STDOUT));
+    let checked = Outputs::new()
+        .input("--dataset", &args.dataset)
+        .output("--out", &out_path)
+        .check()?;
     let mut reader = DatasetReader::open(&args.dataset)?;
-    let out = Out::create(&out_path)?;
+    let out = checked.create(&out_path)?;
     let mut export = AuthorsExport::default();
     let mut count = 0;
     // The first bad line stops the export; the output is then never put into place.

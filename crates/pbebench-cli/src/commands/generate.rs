@@ -1,19 +1,20 @@
 //! `pbebench generate`: write a PBEBench-style dataset as JSONL.
 
-use super::status::{parse_every, StatusLines, STATUS_EVERY};
+use super::args::{alphabet, StatusEvery, Threads};
+use super::output::Outputs;
+use super::status::StatusLines;
 use anyhow::Context;
 use pbebench::generate::{
-    self, parse_alphabet, parse_lengths, parse_range, Balance, GenParams, GenStats, Overrides,
-    PatternDraw, Preset, SinkError,
+    self, parse_lengths, parse_range, Balance, GenParams, GenStats, Overrides, PatternDraw, Preset,
+    SinkError,
 };
 use pbebench::RelationMode;
-use pbebench_io::AtomicFile;
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// Arguments of `pbebench generate`. Every preset parameter can be overridden.
 #[derive(clap::Args)]
@@ -45,7 +46,7 @@ pub struct Args {
     examples: Option<usize>,
     /// Letters (2 to 255): "lite" (a–k, u–z), "full" (a–z, A–Z), or letters and ranges such
     /// as "a-ku-z".
-    #[arg(long)]
+    #[arg(long, value_parser = alphabet)]
     alphabet: Option<String>,
     /// Input length range, e.g. 2..6.
     #[arg(long, value_parser = parse_range)]
@@ -76,18 +77,16 @@ pub struct Args {
     /// Held-out examples per instance, never shown to solvers (at most 10000).
     #[arg(long)]
     heldout: Option<usize>,
-    /// Worker threads (default: all cores). Does not change the output.
-    #[arg(long)]
-    threads: Option<usize>,
+    #[command(flatten)]
+    threads: Threads,
     /// Write only shard K of N (K/N, 0-based); shards concatenated in order equal the whole.
     #[arg(long, value_parser = parse_shard)]
     shard: Option<(usize, usize)>,
     /// Write generation statistics (attempts, rejections, balance, timing) as JSON here.
     #[arg(long)]
     stats_json: Option<PathBuf>,
-    /// Seconds between status lines when standard error is no terminal (a log, CI).
-    #[arg(long, value_name = "SECONDS", default_value = STATUS_EVERY, value_parser = parse_every)]
-    status_every: Duration,
+    #[command(flatten)]
+    status: StatusEvery,
     /// Vetted presets: the most visible examples repair may reach (default: 12 for
     /// lite-vetted, 70 for full-vetted).
     #[arg(long, value_name = "N")]
@@ -125,7 +124,15 @@ impl std::str::FromStr for PresetArg {
                 preset,
                 vetted: None,
             })
-            .map_err(|e| format!("{e}, lite-vetted or full-vetted"))
+            .map_err(|_| {
+                let names: Vec<&str> = (Preset::ALL.iter().map(|(name, _)| *name))
+                    .chain(VETTED.iter().map(|(name, _, _)| *name))
+                    .collect();
+                format!(
+                    "unknown preset '{s}' (expected one of {})",
+                    names.join(", ")
+                )
+            })
     }
 }
 
@@ -143,10 +150,7 @@ fn parse_shard(text: &str) -> Result<(usize, usize), String> {
 
 impl Args {
     fn params(&self) -> anyhow::Result<GenParams> {
-        let alphabet = (self.alphabet.as_deref())
-            .map(parse_alphabet)
-            .transpose()
-            .map_err(|e| anyhow::anyhow!("--alphabet: {e}"))?;
+        let alphabet = (self.alphabet.as_ref()).map(|letters| letters.chars().collect());
         let cascade_lens = (self.cascade_len.as_deref())
             .map(parse_lengths)
             .transpose()
@@ -203,19 +207,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             "--max-examples applies to the vetted presets (lite-vetted, full-vetted) only"
         );
     }
-    let mut files = pbebench_io::Files::new();
-    for (option, path) in [("--out", &args.out), ("--stats-json", &args.stats_json)] {
-        if let Some(path) = path {
-            files.output(option, path);
-        }
-    }
-    files.check()?;
-    let threads = args.threads.unwrap_or(0);
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .use_current_thread()
-        .build()
-        .context("starting worker threads")?;
+    let out_path = args
+        .out
+        .as_deref()
+        .unwrap_or(Path::new(pbebench_io::STDOUT));
+    let files = Outputs::new()
+        .output("--out", out_path)
+        .output_opt("--stats-json", args.stats_json.as_deref())
+        .check()?;
+    let pool = args.threads.pool()?;
     let (lo, hi) = params.shard_range();
     let bar = indicatif::ProgressBar::new((hi - lo) as u64);
     bar.set_style(
@@ -232,7 +232,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let status = {
         let (counts, total) = (Arc::clone(&bar.counts), hi - lo);
         let started = Instant::now();
-        StatusLines::off_terminal(args.status_every, move || {
+        StatusLines::off_terminal(args.status.status_every, move || {
             format!(
                 "generate: {}/{total} instances, {} attempts, {:.0} s",
                 counts[0].load(Ordering::Relaxed),
@@ -243,57 +243,43 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
 
     // Opened before generating, so that a bad path fails at once, not after the work.
-    let stats_file = match &args.stats_json {
-        Some(path) => Some((
-            AtomicFile::create(path)
-                .with_context(|| format!("cannot create {}", path.display()))?,
-            path,
-        )),
-        None => None,
-    };
-    let mut file = match &args.out {
-        Some(path) if path.as_os_str() != "-" => Some(
-            AtomicFile::create(path)
-                .with_context(|| format!("cannot create {}", path.display()))?,
-        ),
-        _ => None,
-    };
-    let mut stdout = std::io::BufWriter::new(std::io::stdout());
+    let out = files.create(out_path)?;
     let mut pipe_closed = false;
-    // One buffer for every line, so that a line does not grow a fresh String.
-    let mut line = Vec::new();
-    let mut sink = |inst: pbebench::Instance| -> Result<(), SinkError> {
-        line.clear();
-        serde_json::to_writer(&mut line, &inst)?;
-        line.push(b'\n');
-        match file.as_mut() {
-            Some(f) => f.write_all(&line),
-            None => stdout.write_all(&line),
+    let mut result = None;
+    let written = out.write(|w| {
+        // One buffer for every line, so that a line does not grow a fresh String.
+        let mut line = Vec::new();
+        let mut sink = |inst: pbebench::Instance| -> Result<(), SinkError> {
+            line.clear();
+            serde_json::to_writer(&mut line, &inst)?;
+            line.push(b'\n');
+            w.write_all(&line).map_err(|e| {
+                pipe_closed = e.kind() == std::io::ErrorKind::BrokenPipe;
+                e.into()
+            })
+        };
+        let generated = pool.install(|| generate::generate(&params, &bar, &mut sink));
+        let stopped = generated.is_err();
+        result = Some(generated);
+        if stopped {
+            // Not put into place: the output stays as it was.
+            return Err(std::io::Error::other("generation stopped"));
         }
-        .map_err(|e| {
-            pipe_closed = e.kind() == std::io::ErrorKind::BrokenPipe;
-            e.into()
-        })
-    };
-    let result = pool.install(|| generate::generate(&params, &bar, &mut sink));
+        Ok(())
+    });
     drop(status);
     bar.bar.finish_and_clear();
     if pipe_closed {
         // The reader (e.g. `head`) has what it wanted: stop quietly, like other Unix tools.
+        pbebench_io::remove_uncommitted();
         return Ok(ExitCode::SUCCESS);
     }
-    let stats = result?;
-    stdout.flush().context("writing to standard output")?;
-    if let (Some(f), Some(path)) = (file, &args.out) {
-        f.commit()
-            .with_context(|| format!("cannot write {}", path.display()))?;
-    }
-    if let Some((mut f, path)) = stats_file {
+    let stats = result.expect("the writer ran")?;
+    written?;
+    if let Some(path) = &args.stats_json {
         let json = serde_json::json!({ "params": params, "stats": stats });
         let text = serde_json::to_string_pretty(&json)? + "\n";
-        f.write_all(text.as_bytes())
-            .and_then(|()| f.commit())
-            .with_context(|| format!("cannot write {}", path.display()))?;
+        files.write(path, text.as_bytes())?;
     }
     print_summary(&params, &stats, args.out.as_ref());
     Ok(ExitCode::SUCCESS)
@@ -307,18 +293,12 @@ fn run_vetted(args: &Args, params: GenParams, max_examples: usize) -> anyhow::Re
     }
     let panel: pbebench_vet::Panel = args.panel.parse().context("--panel")?;
     let out = args.out.clone().unwrap_or_else(|| PathBuf::from("-"));
-    let mut files = pbebench_io::Files::new();
-    files.output("--out", &out);
-    if let Some(path) = &args.stats_json {
-        files.output("--stats-json", path);
-    }
-    files.check()?;
-    let threads = super::vet::threads(args.threads)?;
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .use_current_thread()
-        .build()
-        .context("starting worker threads")?;
+    let files = Outputs::new()
+        .output("--out", &out)
+        .output_opt("--stats-json", args.stats_json.as_deref())
+        .check()?;
+    let threads = args.threads.count();
+    let pool = args.threads.pool()?;
     let mut instances = Vec::with_capacity(params.size);
     let stats = pool.install(|| {
         generate::generate(&params, &(), &mut |inst| {
@@ -339,7 +319,8 @@ fn run_vetted(args: &Args, params: GenParams, max_examples: usize) -> anyhow::Re
         threads,
         fresh: false,
         stats_json: None,
-        status_every: args.status_every,
+        status_every: args.status.status_every,
+        files: &files,
     };
     let summary = pool.install(|| {
         run.vet(
@@ -350,8 +331,7 @@ fn run_vetted(args: &Args, params: GenParams, max_examples: usize) -> anyhow::Re
     if let Some(path) = &args.stats_json {
         let json = serde_json::json!({ "params": params, "stats": stats, "vet": summary });
         let text = serde_json::to_string_pretty(&json)? + "\n";
-        pbebench_io::write_atomic(path, text.as_bytes())
-            .with_context(|| format!("cannot write {}", path.display()))?;
+        files.write(path, text.as_bytes())?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -1,6 +1,6 @@
 //! `pbebench inspect`: validate a dataset (ours or the authors' format) and summarise it.
 
-use super::Format;
+use super::args::{Format, FormatArg};
 use pbebench::DatasetStats;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -17,9 +17,8 @@ pub struct Args {
     /// Also count instances whose category differs between the paper and exact classifiers.
     #[arg(long)]
     compare_relations: bool,
-    /// text (the summary to read) or json (the same as one JSON object).
-    #[arg(long, value_enum, default_value_t = Format::Text)]
-    format: Format,
+    #[command(flatten)]
+    format: FormatArg,
     /// The same as --format json (the old spelling).
     #[arg(long, hide = true, conflicts_with = "format")]
     json: bool,
@@ -29,7 +28,7 @@ pub struct Args {
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let name = args.file.display().to_string();
     let stats = DatasetStats::of_file(&args.file, &name, args.compare_relations)?;
-    if args.json || args.format == Format::Json {
+    if args.json || args.format.format == Format::Json {
         println!("{}", serde_json::to_string_pretty(&stats)?);
     } else {
         print!("{stats}");

@@ -1,6 +1,7 @@
 //! One module per subcommand: its arguments (`Args`) and `run`.
 
 pub mod apply;
+mod args;
 pub mod audit;
 mod cascade_arg;
 pub mod demo;
@@ -21,12 +22,3 @@ pub mod show;
 pub mod solve;
 mod status;
 pub mod vet;
-
-/// How a command prints what it found: `--format text|json`, the same in every command.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Format {
-    /// Text to read.
-    Text,
-    /// One JSON value.
-    Json,
-}

@@ -1,11 +1,10 @@
 //! `pbebench pairs`: real sound-change data (parallel word lists) as a dataset without gold
 //! cascades, for `solve`, `prompt`, `eval` and `score`.
 
-use super::output::Out;
+use super::output::Outputs;
 use anyhow::{bail, Context};
 use pbebench::Instance;
 use pbebench::{language_pairs, read_word_lists, LanguagePair, WordListOptions};
-use pbebench_io::Files;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -45,8 +44,9 @@ pub struct Args {
     /// The longest side a rule may have, in characters.
     #[arg(long, value_name = "N", default_value_t = WordListOptions::default().max_rule_len)]
     max_rule_len: usize,
-    /// The letters rules may use [default: every letter of the language's two lists].
-    #[arg(long, value_name = "LETTERS")]
+    /// The letters rules may use: letters and ranges (`a-ku-z`), or `lite` / `full`
+    /// [default: every letter of the language's two lists].
+    #[arg(long, value_name = "LETTERS", value_parser = super::args::alphabet)]
     alphabet: Option<String>,
     /// Where to write the dataset (JSONL; "-": standard output).
     #[arg(long, value_name = "FILE")]
@@ -57,9 +57,6 @@ pub struct Args {
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if args.max_rules == 0 || args.max_rule_len == 0 {
         bail!("--max-rules and --max-rule-len must be at least 1");
-    }
-    if args.alphabet.as_deref() == Some("") {
-        bail!("--alphabet: give the letters rules may use, or leave it out");
     }
     let options = WordListOptions {
         chunk: args.chunk,
@@ -90,13 +87,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         },
         _ => bail!("give --inputs and --outputs, or --dir"),
     }
-    let mut files = Files::new();
+    let mut files = Outputs::new();
     for l in &languages {
         files
             .input("--inputs", &l.inputs)
             .input("--outputs", &l.outputs);
     }
-    files.output("--out", &args.out).check()?;
+    let checked = files.output("--out", &args.out).check()?;
     let mut instances: Vec<Instance> = Vec::new();
     for l in &languages {
         instances.extend(read_word_lists(&l.name, &l.inputs, &l.outputs, &options)?);
@@ -106,7 +103,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         lines.push_str(&serde_json::to_string(inst)?);
         lines.push('\n');
     }
-    Out::create(&args.out)?.write_all(lines.as_bytes())?;
+    checked.write(&args.out, lines.as_bytes())?;
     let words: usize = instances.iter().map(|i| i.inputs.len()).sum();
     eprintln!(
         "wrote {} instances ({words} word pairs, {} language pair(s)) to {}",

@@ -14,8 +14,9 @@ pub struct Args {
     /// A rule side longer than N characters is invalid (default: no limit).
     #[arg(long, value_name = "N")]
     max_rule_len: Option<usize>,
-    /// Letters rules may use, as one string (default: any).
-    #[arg(long, value_name = "LETTERS")]
+    /// Letters rules may use: letters and ranges (`a-ku-z`), or `lite` / `full` [default:
+    /// any]
+    #[arg(long, value_name = "LETTERS", value_parser = super::args::alphabet)]
     alphabet: Option<String>,
     /// Which fenced code block holds the answer.
     #[arg(long, default_value_t = BlockChoice::Last)]

@@ -1,10 +1,9 @@
 //! `pbebench prompt`: one prompt per instance of a dataset, as JSONL.
 
-use super::output::Out;
+use super::output::Outputs;
 use anyhow::Context;
 use pbebench::dataset::read_dataset;
 use pbebench::{PromptLine, PromptTemplate};
-use pbebench_io::Files;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -55,7 +54,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .out
         .as_deref()
         .unwrap_or(Path::new(pbebench_io::STDOUT));
-    let mut files = Files::new();
+    let mut files = Outputs::new();
     files.input("--dataset", &dataset_path).output("--out", out);
     // A built-in template's name is no file.
     let template_file = args
@@ -65,7 +64,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if let Some(template) = template_file {
         files.input("--template", template);
     }
-    files.check()?;
+    let checked = files.check()?;
     let template = match &args.template {
         Some(spec) => PromptTemplate::named_or_file(spec)?,
         None => PromptTemplate::default(),
@@ -82,7 +81,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         PromptLine::new(&instance.id, &prompt).write_to(&mut lines)?;
     }
     let to_file = !pbebench_io::is_stdout(out);
-    Out::create(out)?.write_all(&lines)?;
+    checked.write(out, &lines)?;
     if to_file {
         eprintln!("wrote {} prompts to {}", dataset.len(), out.display());
     }

@@ -1,14 +1,15 @@
 //! `pbebench relations`: the feeding/bleeding matrix and category of a cascade.
 
+use super::args::{Format, FormatArg};
 use super::cascade_arg::read_cascade;
-use super::Format;
 use pbebench::{RelationMode, Relations};
 use std::process::ExitCode;
 
 /// Arguments of `pbebench relations`.
 #[derive(clap::Args)]
 #[command(
-    after_help = "Example: pbebench relations --cascade '[[\"a\",\"b\"],[\"b\",\"c\"]]' --format json"
+    after_help = "Example: pbebench relations --cascade '[[\"a\",\"b\"],[\"b\",\"c\"]]' --format json",
+    mut_arg("format", |a| a.help("text (a readable matrix) or json ({\"feeds\", \"bleeds\", \"category\"})"))
 )]
 pub struct Args {
     /// The cascade: a JSON array of [pattern, replacement] pairs, or @FILE holding one.
@@ -17,9 +18,8 @@ pub struct Args {
     /// exact (sound and complete) or paper (the published formula).
     #[arg(long, default_value = "exact")]
     mode: RelationMode,
-    /// text (a readable matrix) or json ({"feeds", "bleeds", "category"}).
-    #[arg(long, value_enum, default_value = "text")]
-    format: Format,
+    #[command(flatten)]
+    format: FormatArg,
 }
 
 /// Runs `pbebench relations`.
@@ -27,7 +27,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let cascade = read_cascade(&args.cascade)?;
     let relations = Relations::of(&cascade, args.mode);
     let category = relations.category();
-    match args.format {
+    match args.format.format {
         Format::Json => {
             let json = serde_json::json!({
                 "feeds": relations.feeds,

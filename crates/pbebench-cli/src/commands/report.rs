@@ -1,9 +1,9 @@
 //! `pbebench report`: a leaderboard, SVG figures, a logistic regression and one
 //! self-contained `index.html` from scored results.
 
+use super::output::Outputs;
 use anyhow::{bail, Context};
 use pbebench::dataset::read_dataset;
-use pbebench_io::Files;
 use pbebench_vet::audit::AuditFindings;
 use pbebench_vet::report::{build, ReportInput, Transcript};
 use pbebench_vet::{load_results, GenerationStats, ResultSet};
@@ -79,7 +79,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         None => None,
     };
     // Every file read, for the check that no output is one of them.
-    let mut files = Files::new();
+    let mut files = Outputs::new();
     let results_read: Vec<PathBuf> = results.iter().flat_map(|r| r.sources.clone()).collect();
     let title = args.title.clone().unwrap_or_else(|| match &dataset {
         Some((name, _)) => format!("pbebench report — {name}"),
@@ -108,10 +108,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     {
         files.input(option, path);
     }
-    files.output_dir("--out", &args.out);
-    for name in report.file_names() {
-        files.output_within(&format!("--out's {name}"), args.out.join(name));
-    }
+    let names = report.file_names();
+    files.output_dir("--out", &args.out, names.iter().map(String::as_str));
     files.check()?;
     for w in &report.warnings {
         eprintln!("warning: {w}");

@@ -1,11 +1,10 @@
 //! `pbebench score`: score responses against a dataset; the summary table, `results.json`
 //! and the per-instance lines.
 
-use super::output::{any_stdout, create, say};
+use super::output::{any_stdout, say, Outputs};
 use anyhow::bail;
 use pbebench::dataset::read_dataset;
 use pbebench::{score_responses, write_score_lines, BlockChoice, Results, ScoreOptions};
-use pbebench_io::Files;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -42,16 +41,12 @@ const SHOWN: usize = 5;
 
 /// Runs `pbebench score`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let mut files = Files::new();
-    files
+    let checked = Outputs::new()
         .input("--dataset", &args.dataset)
-        .input("--responses", &args.responses);
-    for (option, path) in [("--out", &args.out), ("--per-instance", &args.per_instance)] {
-        if let Some(path) = path {
-            files.output(option, path);
-        }
-    }
-    files.check()?;
+        .input("--responses", &args.responses)
+        .output_opt("--out", args.out.as_deref())
+        .output_opt("--per-instance", args.per_instance.as_deref())
+        .check()?;
     let dataset = read_dataset(&args.dataset)?;
     if dataset.is_empty() {
         bail!("{}: the dataset has no instances", args.dataset.display());
@@ -70,8 +65,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
     }
     // Opened first so that an unwritable path fails before the work, not after.
-    let out = create(args.out.as_deref())?;
-    let per_instance = create(args.per_instance.as_deref())?;
+    let out = checked.create_opt(args.out.as_deref())?;
+    let per_instance = checked.create_opt(args.per_instance.as_deref())?;
     let options = ScoreOptions {
         block: args.block,
         skip_behaviour: args.no_behaviour,

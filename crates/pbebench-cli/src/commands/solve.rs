@@ -4,11 +4,12 @@
 //! writing are `pbebench_solve::solve_dataset`'s; this parses the arguments and shows
 //! progress.
 
+use super::args::{seconds, ProbeLen, Resumable, Threads};
+use super::output::{Checked, Outputs};
 use super::status::StatusLines;
 use anyhow::{bail, Context};
 use indicatif::{ProgressBar, ProgressStyle};
 use pbebench::dataset::read_dataset;
-use pbebench_io::Files;
 use pbebench_solve::{
     solve_dataset, solver_by_name, Budget, SolveJob, SolveProgress, DEFAULT_SOLVER, SOLVER_NAMES,
 };
@@ -38,53 +39,42 @@ surprises it, it mends its answer with the rule a probe showed, or solves again 
 the answers as examples, until the budget is spent. Every probe and its output is in the statistics line of its instance \
 (`probes`, `probes_used`), as are `recovered` and `behaviour` (exact, over the instance's \
 input space) whenever the instance has a gold cascade. The time limit then holds for the \
-whole loop of an instance."
+whole loop of an instance.",
+    mut_arg("out", |a| a.help("Where to write the responses JSONL (`{\"id\", \"response\"}` per \
+        instance; \"-\": standard output, without a journal)")),
+    mut_arg("stats_json", |a| a.help("Where to write per-instance statistics JSONL (time, \
+        effort, length found, limit hit; \"-\": standard output)")),
+    mut_arg("max_probe_len", |a| a.requires("probe_budget")
+        .help("With --probe-budget: the hidden cascade takes probe inputs of up to N letters \
+               (or twice the longest visible input, when longer). Longer probes let the solver \
+               hold every pair of letters, which finds hidden two-letter intermediates")),
 )]
 pub struct Args {
     /// Dataset to solve (pbebench JSONL or the authors' published format).
     #[arg(long)]
     dataset: PathBuf,
-    /// Solver to use.
-    #[arg(long, default_value = DEFAULT_SOLVER)]
+    /// Solver to use
+    #[arg(long, default_value = DEFAULT_SOLVER, value_parser = super::args::solver())]
     solver: String,
-    /// Wall-clock limit per instance, in seconds.
-    #[arg(long, default_value_t = 10.0)]
-    time_limit: f64,
-    /// Instances solved in parallel (one core each); default: all cores.
-    #[arg(long)]
-    threads: Option<usize>,
-    /// Where to write the responses JSONL (`{"id", "response"}` per instance; "-":
-    /// standard output, without a journal).
-    #[arg(long)]
-    out: PathBuf,
-    /// Where to write per-instance statistics JSONL (time, effort, length found, limit
-    /// hit; "-": standard output).
-    #[arg(long = "stats-json", alias = "stats", value_name = "FILE")]
-    stats: Option<PathBuf>,
-    /// Solve every instance again, discarding the results an interrupted run of this
-    /// command kept in OUT.partial (by default they are reused).
-    #[arg(long)]
-    fresh: bool,
+    /// Wall-clock limit per instance, in seconds (at most 1000000).
+    #[arg(long, value_name = "SECONDS", default_value = "10", value_parser = seconds)]
+    time_limit: Duration,
+    #[command(flatten)]
+    threads: Threads,
+    #[command(flatten)]
+    output: Resumable,
     /// Let the solver probe each instance's hidden cascade on up to K inputs (see below);
     /// needs instances with a gold cascade.
     #[arg(long, value_name = "K")]
     probe_budget: Option<usize>,
-    /// With --probe-budget: the hidden cascade takes probe inputs of up to N letters (or
-    /// twice the longest visible input, when longer). Longer probes let the solver hold
-    /// every pair of letters, which finds hidden two-letter intermediates
-    #[arg(long, value_name = "N", requires = "probe_budget",
-          default_value_t = pbebench::probe::DEFAULT_PROBE_LEN as u64,
-          value_parser = clap::value_parser!(u64).range(1..=pbebench::probe::MAX_PROBE_LEN as u64))]
-    max_probe_len: u64,
+    #[command(flatten)]
+    max_probe_len: ProbeLen,
     /// Cross-validate instead (real word lists): hold out this share of each instance's
     /// words (spread evenly, the same every run), solve on the rest, and print Edit_Sim and
     /// exact matches on the held-out words, against the identity and against the fit of
     /// the seen words, per language; --out gets one JSON line per instance.
     #[arg(long, value_name = "SHARE", conflicts_with = "probe_budget")]
     holdout: Option<f64>,
-    /// Seconds between status lines when standard error is no terminal.
-    #[arg(long, hide = true, value_parser = super::status::parse_every, default_value = super::status::STATUS_EVERY)]
-    status_every: Duration,
 }
 
 /// Runs `pbebench solve`.
@@ -96,47 +86,33 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             SOLVER_NAMES.join(", ")
         );
     };
-    if !(args.time_limit.is_finite() && args.time_limit > 0.0) {
-        bail!(
-            "--time-limit must be a positive number of seconds, not {}",
-            args.time_limit
-        );
-    }
-    let threads = match args.threads {
-        Some(0) => bail!("--threads must be at least 1"),
-        Some(n) => n,
-        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
-    };
-    let mut files = Files::new();
-    files
-        .input("--dataset", &args.dataset)
-        .output("--out", &args.out);
-    if let Some(stats) = &args.stats {
-        files.output("--stats-json", stats);
-    }
-    files.check()?;
+    let threads = args.threads.count();
+    let mut files = Outputs::new();
+    files.input("--dataset", &args.dataset);
+    args.output.declare(&mut files);
+    let checked = files.check()?;
     let instances = read_dataset(&args.dataset)?;
     if instances.is_empty() {
         bail!("{}: the dataset holds no instances", args.dataset.display());
     }
     if let Some(share) = args.holdout {
-        return holdout(&args, &instances, solver.as_ref(), threads, share);
+        return holdout(&args, &instances, solver.as_ref(), threads, share, &checked);
     }
     let job = SolveJob {
         solver: solver.as_ref(),
-        budget: Budget::time(Duration::from_secs_f64(args.time_limit)),
+        budget: Budget::time(args.time_limit),
         threads,
-        out: &args.out,
-        stats: args.stats.as_deref(),
-        fresh: args.fresh,
+        out: &args.output.out,
+        stats: args.output.stats_json(),
+        fresh: args.output.fresh,
         probe_budget: args.probe_budget,
-        probe_len: args.max_probe_len as usize,
+        probe_len: args.max_probe_len.get(),
     };
     let bar = Bar::new(instances.len());
     let status = {
         let (counts, total) = (Arc::clone(&bar.counts), instances.len());
         let started = Instant::now();
-        StatusLines::off_terminal(args.status_every, move || {
+        StatusLines::off_terminal(args.output.status.status_every, move || {
             let (done, solved) = counts.get();
             format!(
                 "solve: {done}/{total} done, {solved} solved, {:.0} s",
@@ -157,7 +133,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         args.dataset.display(),
         100.0 * ok as f64 / n as f64,
         solver.name(),
-        args.time_limit,
+        args.time_limit.as_secs_f64(),
         if resumed > 0 {
             format!(" ({resumed} resumed)")
         } else {
@@ -174,11 +150,12 @@ fn holdout(
     solver: &dyn pbebench_solve::Solver,
     threads: usize,
     share: f64,
+    files: &Checked,
 ) -> anyhow::Result<ExitCode> {
     if !(share > 0.0 && share < 1.0) {
         bail!("--holdout must be a share between 0 and 1 (exclusive), not {share}");
     }
-    let budget = Budget::time(Duration::from_secs_f64(args.time_limit));
+    let budget = Budget::time(args.time_limit);
     let (done, total, started) = (
         Arc::new(AtomicUsize::new(0)),
         instances.len(),
@@ -186,7 +163,7 @@ fn holdout(
     );
     let status = {
         let done = Arc::clone(&done);
-        StatusLines::off_terminal(args.status_every, move || {
+        StatusLines::off_terminal(args.output.status.status_every, move || {
             format!(
                 "solve --holdout: {}/{total} done, {:.0} s",
                 done.load(Ordering::Relaxed),
@@ -199,16 +176,15 @@ fn holdout(
     });
     drop(status);
     let rows = rows.context("--holdout")?;
-    let mut out = pbebench_io::Output::create(&args.out)
-        .with_context(|| format!("cannot write {}", args.out.display()))?;
-    for row in &rows {
-        serde_json::to_writer(&mut out, row)?;
-        std::io::Write::write_all(&mut out, b"\n")?;
-    }
-    out.commit()
-        .with_context(|| format!("cannot write {}", args.out.display()))?;
+    files.create(&args.output.out)?.write(|out| {
+        for row in &rows {
+            serde_json::to_writer(&mut *out, row)?;
+            std::io::Write::write_all(out, b"\n")?;
+        }
+        Ok(())
+    })?;
     let table = pbebench_solve::HoldoutSummary(&rows);
-    if pbebench_io::is_stdout(&args.out) {
+    if pbebench_io::is_stdout(&args.output.out) {
         eprint!("{table}"); // standard output holds the rows
     } else {
         print!("{table}");
@@ -288,15 +264,19 @@ mod tests {
         Args {
             dataset: path,
             solver: DEFAULT_SOLVER.to_owned(),
-            time_limit: 5.0,
-            threads: Some(2),
-            out: dir.join("responses.jsonl"),
-            stats: Some(dir.join("stats.jsonl")),
-            fresh: false,
+            time_limit: Duration::from_secs(5),
+            threads: Threads::new(2),
+            output: Resumable {
+                out: dir.join("responses.jsonl"),
+                stats_json: Some(dir.join("stats.jsonl")),
+                fresh: false,
+                status: super::super::args::StatusEvery {
+                    status_every: Duration::from_secs(30),
+                },
+            },
             probe_budget: None,
-            max_probe_len: pbebench::probe::DEFAULT_PROBE_LEN as u64,
+            max_probe_len: ProbeLen::default(),
             holdout: None,
-            status_every: Duration::from_secs(30),
         }
     }
 
@@ -329,9 +309,6 @@ mod tests {
             "data.jsonl:1: malformed JSON",
         );
         fails(args(dir.path(), ""), "no instances");
-        let mut a = args(dir.path(), TWO);
-        a.time_limit = 0.0;
-        fails(a, "--time-limit");
         let mut a = args(dir.path(), TWO);
         a.solver = "nope".into();
         assert!(format!("{:#}", run(a).unwrap_err()).contains("available: beam"));

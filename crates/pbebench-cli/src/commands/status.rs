@@ -7,10 +7,6 @@ use std::sync::mpsc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-/// Seconds between two status lines, unless a command is told otherwise (as a command's
-/// `--status-every` default).
-pub const STATUS_EVERY: &str = "30";
-
 /// Prints a status line on standard error every `every` while it lives (the thread stops
 /// when it is dropped), when standard error is no terminal; does nothing on a terminal.
 pub struct StatusLines {
@@ -47,13 +43,4 @@ impl Drop for StatusLines {
             let _ = thread.join();
         }
     }
-}
-
-/// `--status-every SECONDS` as a duration: a positive number of seconds.
-pub fn parse_every(text: &str) -> Result<Duration, String> {
-    text.parse::<f64>()
-        .ok()
-        .and_then(|s| Duration::try_from_secs_f64(s).ok())
-        .filter(|d| !d.is_zero())
-        .ok_or_else(|| format!("'{text}' is not a positive number of seconds"))
 }

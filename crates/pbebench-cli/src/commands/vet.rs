@@ -3,12 +3,13 @@
 //! cannot be pinned. The loop, its journal and the statistics are
 //! `pbebench_vet::vet_dataset`'s; this parses the arguments and shows progress.
 
+use super::args::{Resumable, Threads};
+use super::output::{Checked, Outputs};
 use super::status::StatusLines;
 use anyhow::{bail, Context};
 use indicatif::{ProgressBar, ProgressStyle};
 use pbebench::dataset::read_dataset;
 use pbebench::Instance;
-use pbebench_io::Files;
 use pbebench_vet::{
     vet_dataset, Panel, VetCounts, VetJob, VetOptions, VetProgress, VetSummary,
     DEFAULT_MAX_EXAMPLES, DEFAULT_PANEL,
@@ -39,16 +40,17 @@ three).\n\n\
 The run is deterministic for a seed whatever --threads (solver members run under node budgets, \
 their repair step counted in evaluations, not time). It is resumable: each instance's result is appended to OUT.partial, and the same command resumes from \
 it.\n\n\
-Example: pbebench vet --dataset lite.jsonl --out lite-vetted.jsonl --max-examples 12"
+Example: pbebench vet --dataset lite.jsonl --out lite-vetted.jsonl --max-examples 12",
+    mut_arg("out", |a| a.help("Where to write the vetted snapshot (\"-\": standard output, \
+        without a journal)")),
+    mut_arg("stats_json", |a| a.help("Write the run's figures (examples added, replaced, \
+        dropped, statistics) as JSON here")),
 )]
 pub struct Args {
     /// Dataset to vet (pbebench JSONL or the authors' published format); every instance
     /// needs its gold cascade.
     #[arg(long, value_name = "FILE")]
     dataset: PathBuf,
-    /// Where to write the vetted snapshot ("-": standard output, without a journal).
-    #[arg(long, value_name = "FILE")]
-    out: PathBuf,
     /// The most visible examples an instance may reach by repair.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_EXAMPLES)]
     max_examples: usize,
@@ -58,32 +60,19 @@ pub struct Args {
     /// Seed of the solvers' example orders and of the replacements' generator.
     #[arg(long, default_value_t = 0)]
     seed: u64,
-    /// Instances vetted at once (default: all cores). Does not change the output.
-    #[arg(long)]
-    threads: Option<usize>,
-    /// Write the run's figures (examples added, replaced, dropped, statistics) as JSON here.
-    #[arg(long, value_name = "FILE")]
-    stats_json: Option<PathBuf>,
-    /// Vet every instance again, discarding the journal of an interrupted run.
-    #[arg(long)]
-    fresh: bool,
-    /// Seconds between status lines when standard error is no terminal.
-    #[arg(long, hide = true, value_parser = super::status::parse_every, default_value = super::status::STATUS_EVERY)]
-    status_every: Duration,
+    #[command(flatten)]
+    threads: Threads,
+    #[command(flatten)]
+    output: Resumable,
 }
 
 /// Runs `pbebench vet`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let panel: Panel = args.panel.parse().context("--panel")?;
-    let threads = threads(args.threads)?;
-    let mut files = Files::new();
-    files
-        .input("--dataset", &args.dataset)
-        .output("--out", &args.out);
-    if let Some(path) = &args.stats_json {
-        files.output("--stats-json", path);
-    }
-    files.check()?;
+    let mut files = Outputs::new();
+    files.input("--dataset", &args.dataset);
+    args.output.declare(&mut files);
+    let checked = files.check()?;
     let instances = read_dataset(&args.dataset)?;
     if instances.is_empty() {
         bail!("{}: the dataset holds no instances", args.dataset.display());
@@ -96,23 +85,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     let run = Run {
         options: &options,
-        out: &args.out,
-        threads,
-        fresh: args.fresh,
-        stats_json: args.stats_json.as_deref(),
-        status_every: args.status_every,
+        out: &args.output.out,
+        threads: args.threads.count(),
+        fresh: args.output.fresh,
+        stats_json: args.output.stats_json(),
+        status_every: args.output.status.status_every,
+        files: &checked,
     };
     run.vet(&instances, &args.dataset.display().to_string())?;
     Ok(ExitCode::SUCCESS)
-}
-
-/// `--threads`: at least 1, all cores by default.
-pub fn threads(threads: Option<usize>) -> anyhow::Result<usize> {
-    match threads {
-        Some(0) => bail!("--threads must be at least 1"),
-        Some(n) => Ok(n),
-        None => Ok(std::thread::available_parallelism().map_or(1, |n| n.get())),
-    }
 }
 
 /// One vetting run as the commands show it (`vet`, and `generate --preset *-vetted`).
@@ -129,6 +110,8 @@ pub struct Run<'a> {
     pub stats_json: Option<&'a Path>,
     /// Seconds between status lines off a terminal.
     pub status_every: Duration,
+    /// The command's checked outputs (`stats_json` among them).
+    pub files: &'a Checked,
 }
 
 impl Run<'_> {
@@ -167,8 +150,7 @@ impl Run<'_> {
         }
         if let Some(path) = self.stats_json {
             let json = serde_json::to_string_pretty(&summary)? + "\n";
-            pbebench_io::write_atomic(path, json.as_bytes())
-                .with_context(|| format!("{}: cannot write", path.display()))?;
+            self.files.write(path, json.as_bytes())?;
         }
         eprint!(
             "{}",

@@ -135,7 +135,7 @@ fn bad_input_is_one_line_and_exit_2() {
     );
     assert_fatal(
         &audit(&["--dataset", &s(&data), "--solver", "nope"]),
-        "unknown solver",
+        "invalid value 'nope' for '--solver <SOLVER>'",
     );
 
     // Unknown ids and missing instances are warnings, listed; the audit goes on.

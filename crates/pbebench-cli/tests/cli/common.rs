@@ -168,3 +168,16 @@ macro_rules! pbebench_snapshot {
         output
     }};
 }
+
+/// A responses file for `data` in which every instance gets an empty answer: a solver that
+/// answered nothing (an empty responses file is refused as the wrong file).
+pub fn empty_answers(data: &Path) -> String {
+    std::fs::read_to_string(data)
+        .unwrap()
+        .lines()
+        .map(|line| {
+            let inst: serde_json::Value = serde_json::from_str(line).unwrap();
+            serde_json::json!({ "id": inst["id"], "response": "" }).to_string() + "\n"
+        })
+        .collect()
+}

@@ -124,7 +124,7 @@ fn bad_input_is_one_error_line_and_exit_2() {
     );
     assert_fatal(
         &run(&[&ok[..], &["--alphabet", ""]].concat()),
-        "alphabet is empty",
+        "gives 0 letters",
     );
     assert_fatal(
         &run(&[&ok[..], &["--alphabet", "aba"]].concat()),

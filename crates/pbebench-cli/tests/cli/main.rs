@@ -11,6 +11,7 @@ mod derive;
 mod equiv;
 mod export;
 mod files;
+mod options;
 mod outputs;
 mod parse;
 mod prompt;

@@ -16,7 +16,7 @@ struct Run {
 fn setup(dir: &Path, seed: &str) -> Run {
     let scored = scored_lite(dir, seed);
     let none = dir.join(format!("none{seed}.jsonl"));
-    std::fs::write(&none, "").unwrap();
+    std::fs::write(&none, empty_answers(&scored.data)).unwrap();
     let empty_per = dir.join(format!("empty-per{seed}.jsonl"));
     let o = pbebench(&[
         "score",

@@ -136,7 +136,7 @@ fn report_page_and_a_figure() {
         })
         .collect();
     write(d, "gold.jsonl", &gold);
-    write(d, "none.jsonl", "");
+    write(d, "none.jsonl", &empty_answers(&d.join("d.jsonl")));
     for (name, responses) in [("gold", "gold.jsonl"), ("none", "none.jsonl")] {
         let per = format!("{name}.per.jsonl");
         let args = [

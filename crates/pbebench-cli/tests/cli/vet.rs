@@ -164,7 +164,7 @@ fn the_vetted_preset_is_one_command() {
     let o = pbebench(&["generate", "--preset", "nope-vetted"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(
-        stderr(&o).contains("lite-vetted or full-vetted"),
+        stderr(&o).contains("full-25-30, lite-vetted, full-vetted)"),
         "{}",
         stderr(&o)
     );

@@ -69,7 +69,7 @@ pub(crate) fn run(
     };
     send(&mut stdin, &first_line(instance, &spec));
 
-    let deadline = start + cmd.timeout;
+    let deadline = pbebench::deadline(start, cmd.timeout);
     let mut totals = Totals::default();
     let mut timed_out = false;
     let mut too_long = false;

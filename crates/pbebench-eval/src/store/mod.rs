@@ -586,14 +586,9 @@ fn err(path: &Path, source: rusqlite::Error) -> StoreError {
     }
 }
 
-/// Takes an exclusive `flock` on `RUN_DIR/run.lock`; the OS drops it when the process
-/// dies, so a killed runner never leaves a stale lock.
-///
-/// A lock found taken is tried again for up to [`LOCK_PATIENCE`]: a lock is held by an
-/// open file description, which a child process forked at that moment (by any thread of
-/// this process, e.g. to start a solver command) shares until it executes its program and
-/// closes the descriptor; on a loaded machine that window can last milliseconds after the
-/// store was closed. A runner that really holds the lock holds it far longer.
+/// Takes an exclusive lock on `RUN_DIR/run.lock` ([`pbebench_io::lock_exclusive`], as
+/// `solve` and `vet` lock their journals); the OS drops it when the process dies, so a
+/// killed runner never leaves a stale lock.
 fn take_lock(dir: &Path) -> Result<File, StoreError> {
     let path = dir.join(LOCK_FILE);
     let file = File::options()
@@ -605,28 +600,14 @@ fn take_lock(dir: &Path) -> Result<File, StoreError> {
             path: path.clone(),
             source,
         })?;
-    let deadline = std::time::Instant::now() + LOCK_PATIENCE;
-    loop {
-        match rustix::fs::flock(&file, rustix::fs::FlockOperation::NonBlockingLockExclusive) {
-            Ok(()) => return Ok(file),
-            Err(rustix::io::Errno::WOULDBLOCK) if std::time::Instant::now() < deadline => {
-                std::thread::sleep(std::time::Duration::from_millis(20));
-            }
-            Err(rustix::io::Errno::WOULDBLOCK) => {
-                return Err(StoreError::Locked(dir.to_path_buf()))
-            }
-            Err(e) => {
-                return Err(StoreError::Io {
-                    path,
-                    source: e.into(),
-                })
-            }
+    match pbebench_io::lock_exclusive(&file) {
+        Ok(()) => Ok(file),
+        Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+            Err(StoreError::Locked(dir.to_path_buf()))
         }
+        Err(source) => Err(StoreError::Io { path, source }),
     }
 }
-
-/// How long [`take_lock`] waits for a lock held elsewhere before it refuses.
-const LOCK_PATIENCE: std::time::Duration = std::time::Duration::from_secs(1);
 
 #[cfg(test)]
 mod tests {

@@ -66,6 +66,13 @@ pub enum ResponsesError {
         /// What is wrong with it.
         first: String,
     },
+    /// The file holds no response line at all (it is empty, or blank): scoring it would
+    /// give a table of zeros that looks like a result.
+    #[error("{path}: holds no response line; give the file the solver wrote its responses to (an interrupted `pbebench solve` writes them only at the end)")]
+    Empty {
+        /// The file.
+        path: PathBuf,
+    },
     /// The file could not be opened or read.
     #[error("{path}: {source}")]
     Io {

@@ -442,6 +442,11 @@ fn read_records<T: Default + Send>(
     }
     let mut responses = collector.finish();
     responses.path = path.to_path_buf();
+    if responses.by_id.is_empty() && responses.unknown.is_empty() {
+        return Err(ResponsesError::Empty {
+            path: path.to_path_buf(),
+        });
+    }
     if let (true, Some(first)) = (responses.by_id.is_empty(), responses.unknown.first()) {
         return Err(ResponsesError::NoneMatch {
             path: path.to_path_buf(),
@@ -654,7 +659,26 @@ mod tests {
             );
             assert!(e.to_string().ends_with("r.jsonl: none of its 2 response line(s) is for an instance of the dataset (line 2: id 'zz' is not in the dataset): are these responses to another dataset?"), "{e}");
         }
-        std::fs::write(&path, "").unwrap();
-        assert!(read_responses(&path, &dataset).unwrap().by_id.is_empty());
+    }
+
+    /// An empty or blank responses file is an error naming it, not a table of zeros.
+    #[test]
+    fn an_empty_file_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let dataset = instances(&["a"]);
+        for text in ["", "\n\n  \n"] {
+            let path = dir.path().join("empty.jsonl");
+            std::fs::write(&path, text).unwrap();
+            for e in [
+                read_responses(&path, &dataset).unwrap_err(),
+                read_responses_with(&path, &dataset, |_, t| t.len()).unwrap_err(),
+            ] {
+                assert!(
+                    matches!(&e, ResponsesError::Empty { path: p } if *p == path),
+                    "{e}"
+                );
+                assert!(e.to_string().contains("holds no response line"), "{e}");
+            }
+        }
     }
 }
