@@ -139,7 +139,7 @@ fn final_table(summary: &DemoSummary) -> String {
                 t,
                 "{}: audit passes every gate ({})",
                 set.name,
-                verdict.map_or_else(String::new, |v| in_short(v))
+                verdict.map_or_else(String::new, in_short)
             ),
         };
     }
