@@ -560,3 +560,25 @@ fn score_run(
     set.dataset = Some(dataset_path.to_path_buf());
     Ok(set)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::wilson_95;
+
+    /// Against values worked by hand from the formula: 50 of 100 gives 0.4038–0.5962, and
+    /// at the edges the interval is `[0, z²/(n + z²)]` and `[n/(n + z²), 1]`.
+    #[test]
+    fn wilson_matches_hand_computed_values() {
+        let close = |a: f64, b: f64| (a - b).abs() < 5e-5;
+        let (lo, hi) = wilson_95(0.5, 100);
+        assert!(close(lo, 0.4038) && close(hi, 0.5962), "{lo} {hi}");
+        let z2 = 1.959_963_984_540_054_f64.powi(2);
+        let (lo, hi) = wilson_95(0.0, 64);
+        assert_eq!(lo, 0.0);
+        assert!(close(hi, z2 / (64.0 + z2)), "{hi}");
+        let (lo, hi) = wilson_95(1.0, 64);
+        assert!(close(lo, 64.0 / (64.0 + z2)), "{lo}");
+        assert_eq!(hi, 1.0);
+        assert_eq!(wilson_95(0.3, 0), (0.0, 1.0));
+    }
+}
