@@ -1,12 +1,17 @@
-//! The end-to-end demo: generate a small Lite set, solve it with the built-in solvers,
-//! score every run through the shared scoring path, audit the set, and write the report.
+//! The end-to-end demo (issue 38.4): generate a small plain Lite set and its vetted
+//! counterpart (`pbebench vet`), solve both with the built-in solvers, score every run
+//! through the shared scoring path, audit both sets, and write a report for each. Its
+//! summary sets Pass@1 beside Recovered@1 with 95% intervals, and each audit's verdict:
+//! the plain set rewards fitting (its audit fails, as expected), the vetted one does not.
 //! Offline and deterministic apart from the solvers' wall-clock limits.
 
+use crate::attack::Panel;
 use crate::audit::{audit, AuditFindings, AuditOptions};
 use crate::genstats::GenerationStats;
 use crate::report::{self, ReportInput};
 use crate::results::ResultSet;
 use crate::shortcuts::Baseline;
+use crate::vet::{vet_dataset, VetCounts, VetJob, VetOptions, VetProgress, VetSummary};
 use pbebench::generate::{self, GenStats, Preset};
 use pbebench::{
     read_responses, render_answer, score_dataset, write_score_lines, Instance, ResponseLine,
@@ -23,7 +28,7 @@ use std::time::{Duration, Instant};
 pub struct DemoOptions {
     /// Directory for everything it writes.
     pub out: PathBuf,
-    /// Instances in the Lite set.
+    /// Instances in the plain Lite set (the vetted one has as many slots).
     pub size: usize,
     /// Generator seed.
     pub seed: u64,
@@ -35,7 +40,7 @@ impl Default for DemoOptions {
     fn default() -> Self {
         DemoOptions {
             out: PathBuf::from("pbebench-demo"),
-            size: 128,
+            size: 64,
             seed: 0,
             time_limit: Duration::from_millis(500),
         }
@@ -71,19 +76,82 @@ fn io_err(path: &Path) -> impl FnOnce(io::Error) -> DemoError + '_ {
     }
 }
 
+/// A rate over instances with its 95% interval.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Rate {
+    /// The rate.
+    pub value: f64,
+    /// Instances it is over.
+    pub n: usize,
+    /// Lower end of the 95% Wilson interval.
+    pub lo: f64,
+    /// Upper end of the 95% Wilson interval.
+    pub hi: f64,
+}
+
+impl Rate {
+    /// `value` over `n` instances, with its Wilson interval.
+    pub fn of(value: f64, n: usize) -> Self {
+        let (lo, hi) = wilson_95(value, n);
+        Rate { value, n, lo, hi }
+    }
+}
+
+/// One solver (or baseline) on one set.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DemoRow {
+    /// The run's label.
+    pub label: String,
+    /// Pass@1: its answer reproduces every visible example.
+    pub pass_at_1: Rate,
+    /// Recovered@1: its answer is equivalent to the gold on the whole input space
+    /// (`None`: nothing decided).
+    pub recovered_at_1: Option<Rate>,
+}
+
+/// One of the demo's two sets and what became of it.
+#[derive(Debug, Clone)]
+pub struct DemoSet {
+    /// `plain Lite` or `vetted Lite`.
+    pub name: String,
+    /// Its dataset file.
+    pub dataset: PathBuf,
+    /// Its instances.
+    pub instances: usize,
+    /// Its audit (`audit.json` beside the dataset).
+    pub audit: AuditFindings,
+    /// Its report's page.
+    pub index: PathBuf,
+    /// The panel's solvers, then the shortcut baselines.
+    pub rows: Vec<DemoRow>,
+}
+
 /// What the demo produced.
 #[derive(Debug, Clone)]
 pub struct DemoSummary {
-    /// The report's page.
-    pub index: PathBuf,
-    /// The dataset generated.
-    pub dataset: PathBuf,
-    /// The audit.
-    pub audit: AuditFindings,
-    /// Leaderboard rows, best first: (label, best-of-K, mean reward).
-    pub leaderboard: Vec<(String, f64, f64)>,
+    /// The plain set, then the vetted one.
+    pub sets: Vec<DemoSet>,
+    /// What vetting did.
+    pub vet: VetSummary,
     /// Wall-clock seconds.
     pub seconds: f64,
+}
+
+/// The 95% Wilson score interval of a proportion `p` over `n` trials ((0, 1) for none).
+///
+/// TODO(stats): replace with the core crate's interval module from the `stats` branch
+/// (issue 38.2) when it is merged; this private copy exists so that the demo has
+/// intervals before it.
+fn wilson_95(p: f64, n: usize) -> (f64, f64) {
+    if n == 0 {
+        return (0.0, 1.0);
+    }
+    let z = 1.959_963_984_540_054_f64;
+    let n = n as f64;
+    let z2n = z * z / n;
+    let centre = (p + z2n / 2.0) / (1.0 + z2n);
+    let half = z * (p * (1.0 - p) / n + z2n / (4.0 * n)).sqrt() / (1.0 + z2n);
+    ((centre - half).max(0.0), (centre + half).min(1.0))
 }
 
 /// Patience values of the efficiency sweep (the preset's own is added).
@@ -121,7 +189,8 @@ pub fn run_demo(
     result
 }
 
-/// The demo's five stages, into the directory `options.out` (which exists).
+/// The demo's six stages, into the directory `options.out` (which exists): the plain set
+/// at the top of it, the vetted one under `vetted/`.
 fn run_stages(
     options: &DemoOptions,
     params: &generate::GenParams,
@@ -131,30 +200,85 @@ fn run_stages(
     let out = &options.out;
 
     say(&format!(
-        "[1/5] generating {} Lite instances (seed {})",
+        "[1/6] generating {} Lite instances (seed {})",
         params.size, params.seed
     ));
     let dataset_path = out.join("dataset.jsonl");
     let (dataset, generation) = generate_set(params, &dataset_path, &out.join("generation"), say)?;
 
-    let runs_dir = out.join("runs");
-    let mut runs = solve_with_panel(&dataset, &runs_dir, options.time_limit, say)?;
-    say("[3/5] scoring the runs and the trivial baselines (identity, single rule, memoriser)");
+    let vetted_dir = out.join("vetted");
+    std::fs::create_dir_all(&vetted_dir).map_err(io_err(&vetted_dir))?;
+    let vetted_path = vetted_dir.join("dataset.jsonl");
+    let (vetted, vet) = vet_set(&dataset, params, &vetted_path, say)?;
+
+    let sets = [
+        (
+            "plain Lite",
+            dataset,
+            dataset_path,
+            out.to_path_buf(),
+            generation,
+        ),
+        ("vetted Lite", vetted, vetted_path, vetted_dir, Vec::new()),
+    ];
+    let mut done = Vec::new();
+    for (name, data, path, dir, generation) in sets {
+        done.push(run_set(
+            options, params, name, data, &path, &dir, generation, say,
+        )?);
+    }
+    Ok(DemoSummary {
+        sets: done,
+        vet,
+        seconds: start.elapsed().as_secs_f64(),
+    })
+}
+
+/// Solves, scores, audits and reports one set, in `dir`.
+#[allow(clippy::too_many_arguments)]
+fn run_set(
+    options: &DemoOptions,
+    params: &generate::GenParams,
+    name: &str,
+    dataset: Vec<Instance>,
+    dataset_path: &Path,
+    dir: &Path,
+    generation: Vec<GenerationStats>,
+    say: &(dyn Fn(&str) + Sync),
+) -> Result<DemoSet, DemoError> {
+    let runs_dir = dir.join("runs");
+    let mut runs = solve_with_panel(&dataset, name, &runs_dir, options.time_limit, say)?;
+    say(&format!(
+        "[4/6] {name}: scoring the runs and the trivial baselines (identity, single rule, memoriser)"
+    ));
     runs.extend(answer_with_baselines(&dataset, &runs_dir)?);
     let results = runs
         .iter()
-        .map(|(name, responses)| score_run(&dataset, &dataset_path, name, responses))
+        .map(|(label, responses)| score_run(&dataset, dataset_path, label, responses))
         .collect::<Result<Vec<ResultSet>, DemoError>>()?;
+    let rows = results
+        .iter()
+        .map(|r| {
+            let o = &r.summary.overall;
+            DemoRow {
+                label: r.label.clone(),
+                pass_at_1: Rate::of(o.pass_at_k.get(&1).copied().unwrap_or(0.0), o.instances),
+                recovered_at_1: o.recovered.map(|v| Rate::of(v, o.recovered_instances)),
+            }
+        })
+        .collect();
 
-    say("[4/5] auditing the set (gates, shortcuts, stated lengths, duplicates, labels, calibration)");
-    let findings = audit_set(&dataset, &dataset_path, &results, out, say)?;
+    say(&format!(
+        "[5/6] {name}: auditing (gates, shortcuts, stated lengths from the panel's answers, duplicates, labels, identifiability, calibration)"
+    ));
+    let findings = audit_set(&dataset, dataset_path, &results, dir, say)?;
 
-    say("[5/5] writing the report");
-    let report_dir = out.join("report");
+    say(&format!("[6/6] {name}: writing the report"));
+    let report_dir = dir.join("report");
+    let instances = dataset.len();
     let built = report::build(ReportInput {
         title: format!(
-            "pbebench demo — Lite, {} instances, seed {}",
-            dataset.len(),
+            "pbebench demo — {name}, {instances} instances, seed {}",
             params.seed
         ),
         results,
@@ -165,17 +289,64 @@ fn run_stages(
         transcripts: Vec::new(),
     });
     built.write(&report_dir).map_err(io_err(&report_dir))?;
-    Ok(DemoSummary {
-        index: report_dir.join("index.html"),
-        dataset: dataset_path,
+    Ok(DemoSet {
+        name: name.to_owned(),
+        dataset: dataset_path.to_path_buf(),
+        instances,
         audit: findings,
-        leaderboard: built
-            .leaderboard
-            .iter()
-            .map(|r| (r.label.clone(), r.overall.pass, r.overall.mean_reward))
-            .collect(),
-        seconds: start.elapsed().as_secs_f64(),
+        index: report_dir.join("index.html"),
+        rows,
     })
+}
+
+/// What vetting says as it goes: every 16 slots, and at the end.
+struct VetSays<'a>(&'a (dyn Fn(&str) + Sync));
+
+impl VetProgress for VetSays<'_> {
+    fn done(&self, c: VetCounts) {
+        if c.done.is_multiple_of(16) || c.done == c.total {
+            (self.0)(&format!(
+                "      {}/{} vetted, {} examples added, {} replaced, {} dropped",
+                c.done, c.total, c.added, c.replaced, c.dropped
+            ));
+        }
+    }
+}
+
+/// Vets `dataset` into `path` as `pbebench generate --preset lite-vetted` does (the
+/// default panel and cap, the generation parameters for replacements) and reads it back.
+fn vet_set(
+    dataset: &[Instance],
+    params: &generate::GenParams,
+    path: &Path,
+    say: &(dyn Fn(&str) + Sync),
+) -> Result<(Vec<Instance>, VetSummary), DemoError> {
+    let options = VetOptions {
+        panel: Panel::default(),
+        max_examples: crate::vet::DEFAULT_MAX_EXAMPLES,
+        seed: params.seed,
+        params: Some(params.clone()),
+    };
+    say(&format!(
+        "[2/6] vetting it (pbebench vet: panel {}, at most {} examples)",
+        options.panel, options.max_examples
+    ));
+    let job = VetJob {
+        options: &options,
+        out: path,
+        threads: rayon::current_num_threads(),
+        // The set is generated again by every demo: an older journal is not of it.
+        fresh: true,
+    };
+    let summary =
+        vet_dataset(dataset, &job, &VetSays(say)).map_err(|e| DemoError::Other(e.to_string()))?;
+    let vetted =
+        pbebench::dataset::read_dataset(path).map_err(|e| DemoError::Other(e.to_string()))?;
+    say(&format!(
+        "      {} of {} slots kept ({} with a fresh instance), {} dropped; {} examples added",
+        summary.kept, summary.instances, summary.replaced, summary.dropped, summary.added
+    ));
+    Ok((vetted, summary))
 }
 
 /// Generates the set into `dataset_path`, and a patience sweep into `gen_dir` for the
@@ -234,6 +405,7 @@ impl SolveProgress for PanelProgress<'_> {
 /// as `pbebench solve` does; returns (label, responses file) per solver.
 fn solve_with_panel(
     dataset: &[Instance],
+    set: &str,
     runs_dir: &Path,
     time_limit: Duration,
     say: &(dyn Fn(&str) + Sync),
@@ -243,7 +415,7 @@ fn solve_with_panel(
         let solver = solver_by_name(name)
             .ok_or_else(|| DemoError::Other(format!("solver '{name}' is not registered")))?;
         say(&format!(
-            "[2/5] solving with '{label}' ({}/{}; {:.1} s limit per instance{})",
+            "[3/6] {set}: solving with '{label}' ({}/{}; {:.1} s limit per instance{})",
             k + 1,
             PANEL.len(),
             time_limit.as_secs_f64(),
@@ -292,8 +464,8 @@ fn answer_with_baselines(
         .collect()
 }
 
-/// Audits the set with the panel's results as calibration panel; writes `audit.json` and
-/// `audit.txt` into `out`.
+/// Audits the set with the panel's results as calibration panel (and as the source of
+/// shorter cascades); writes `audit.json` and `audit.txt` into `out`.
 fn audit_set(
     dataset: &[Instance],
     dataset_path: &Path,
@@ -310,7 +482,12 @@ fn audit_set(
         dataset,
         &dataset_path.display().to_string(),
         &panel,
-        &AuditOptions::default(),
+        // The stated-length check takes its shorter cascades from the panel's answers: the
+        // built-in solver's own search would cost more than the rest of the demo.
+        &AuditOptions {
+            solver: None,
+            ..AuditOptions::default()
+        },
         &|stage: &str| say(&format!("      {stage}")),
     );
     let audit_json = out.join("audit.json");
@@ -382,4 +559,26 @@ fn score_run(
     set.sources = vec![results_path, per_path];
     set.dataset = Some(dataset_path.to_path_buf());
     Ok(set)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::wilson_95;
+
+    /// Against values worked by hand from the formula: 50 of 100 gives 0.4038–0.5962, and
+    /// at the edges the interval is `[0, z²/(n + z²)]` and `[n/(n + z²), 1]`.
+    #[test]
+    fn wilson_matches_hand_computed_values() {
+        let close = |a: f64, b: f64| (a - b).abs() < 5e-5;
+        let (lo, hi) = wilson_95(0.5, 100);
+        assert!(close(lo, 0.4038) && close(hi, 0.5962), "{lo} {hi}");
+        let z2 = 1.959_963_984_540_054_f64.powi(2);
+        let (lo, hi) = wilson_95(0.0, 64);
+        assert_eq!(lo, 0.0);
+        assert!(close(hi, z2 / (64.0 + z2)), "{hi}");
+        let (lo, hi) = wilson_95(1.0, 64);
+        assert!(close(lo, 64.0 / (64.0 + z2)), "{lo}");
+        assert_eq!(hi, 1.0);
+        assert_eq!(wilson_95(0.3, 0), (0.0, 1.0));
+    }
 }

@@ -18,7 +18,8 @@
 //! - **identifiability and vetting** ([`probe`] with a [`Panel`] of attackers,
 //!   [`vet_dataset`]): whether the visible examples pin the gold's behaviour down, and the
 //!   judge-and-doctor loop that adds counterexamples until they do (issue 20).
-//! - **demo** ([`run_demo`]): generate, solve, score, audit and report a small Lite set.
+//! - **demo** ([`run_demo`]): generate a small Lite set and vet it, then solve, score,
+//!   audit and report both, Pass@1 beside Recovered@1 with intervals.
 //!
 //! ```
 //! use pbebench_vet::{audit, AuditOptions};
@@ -50,7 +51,7 @@ mod vet;
 
 pub use attack::{probe, Attacker, Panel, PanelError, Probe, Witness, DEFAULT_PANEL, MAX_NODES};
 pub use audit::{audit, AuditFindings, AuditOptions, AuditProgress, SolverCheck};
-pub use demo::{run_demo, DemoError, DemoOptions, DemoSummary};
+pub use demo::{run_demo, DemoError, DemoOptions, DemoRow, DemoSet, DemoSummary, Rate};
 pub use genstats::{GenStatsError, GenerationStats};
 pub use logit::{fit_logit, LogitError, LogitFit};
 pub use report::{Report, ReportInput};

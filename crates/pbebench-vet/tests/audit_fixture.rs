@@ -5,7 +5,7 @@ use pbebench::dataset::read_dataset;
 use pbebench::render_answer;
 use pbebench::Instance;
 use pbebench::{score_instance, ScoreOptions};
-use pbebench_vet::audit::{audit, AuditFindings, AuditOptions};
+use pbebench_vet::audit::{audit, AuditFindings, AuditOptions, Reason, Thresholds};
 use pbebench_vet::{check_against, check_same_instances, ResultSet};
 
 fn flawed() -> Vec<Instance> {
@@ -90,8 +90,10 @@ fn each_flaw_is_found() {
     assert_eq!(back, a);
 }
 
+/// Sound instances pass the gold and dummy gates; the set still fails on what the audit
+/// measures (shortcuts, ambiguity) until the thresholds allow it.
 #[test]
-fn a_clean_dataset_passes_the_gates() {
+fn a_sound_dataset_passes_gold_and_dummy_and_the_verdict_judges_the_rest() {
     let data: Vec<Instance> = flawed()
         .into_iter()
         .filter(|i| i.id != "bad-gold" && i.id != "no-op")
@@ -101,8 +103,98 @@ fn a_clean_dataset_passes_the_gates() {
         ..AuditOptions::default()
     };
     let a = audit(&data, "clean", &[], &options, &|_: &str| {});
-    assert!(a.passed, "{a}");
+    assert!(a.gates.gold.passed && a.gates.dummy.passed, "{a}");
     assert!(a.shortcuts.stated_length.solver.is_none());
+    assert!(!a.passed, "{a}");
+    let v = a.verdict.as_ref().unwrap();
+    let failed: Vec<&str> = v.failed().map(|g| g.gate.as_str()).collect();
+    assert_eq!(
+        failed,
+        ["shortcut:single-rule", "shortcut:memoriser", "ambiguous"]
+    );
+    assert!(
+        a.to_string()
+            .contains("FAILED gate(s): shortcut:single-rule, shortcut:memoriser, ambiguous"),
+        "{a}"
+    );
+    let loose = AuditOptions {
+        solver: None,
+        thresholds: Thresholds {
+            max_shortcut: 1.0,
+            max_ambiguous: 1.0,
+            ..Thresholds::default()
+        },
+        ..AuditOptions::default()
+    };
+    let a = audit(&data, "clean", &[], &loose, &|_: &str| {});
+    assert!(a.passed, "{a}");
+    assert!(a.to_string().contains("every gate passed"), "{a}");
+}
+
+/// Each instance is flagged with each of its reasons, and the evidence.
+#[test]
+fn each_instance_is_flagged_with_its_reasons() {
+    let data = flawed();
+    let options = AuditOptions {
+        solver: None,
+        ..AuditOptions::default()
+    };
+    let a = audit(&data, "flawed.jsonl", &[], &options, &|_: &str| {});
+    let v = a.verdict.as_ref().unwrap();
+    let reasons = |id: &str| -> Vec<Reason> {
+        v.flagged
+            .iter()
+            .find(|f| f.id == id)
+            .map_or_else(Vec::new, |f| f.flags.iter().map(|f| f.reason).collect())
+    };
+    assert!(reasons("bad-gold").contains(&Reason::GoldFails));
+    assert!(reasons("no-op").contains(&Reason::DummyPasses));
+    assert!(reasons("twin-2").contains(&Reason::Duplicate));
+    assert!(
+        !reasons("twin-1").contains(&Reason::Duplicate),
+        "the first of a group is kept"
+    );
+    // The shortcut flag names its baseline; the ambiguous one carries a real witness.
+    let ok = v.flagged.iter().find(|f| f.id == "ok").unwrap();
+    let shortcut = ok
+        .flags
+        .iter()
+        .find(|f| f.reason == Reason::Shortcut)
+        .unwrap();
+    assert_eq!(shortcut.baseline.as_deref(), Some("single-rule"));
+    assert!(
+        shortcut.detail.contains("not equivalent to the gold"),
+        "{}",
+        shortcut.detail
+    );
+    let ambiguous = ok
+        .flags
+        .iter()
+        .find(|f| f.reason == Reason::Ambiguous)
+        .unwrap();
+    let w = ambiguous.witness.as_ref().unwrap();
+    let inst = data.iter().find(|i| i.id == "ok").unwrap();
+    assert!(w.found.reproduces(&inst.inputs, &inst.outputs));
+    assert_ne!(
+        inst.cascade.as_ref().unwrap().apply(&w.counterexample),
+        w.found.apply(&w.counterexample)
+    );
+    // Every ambiguous instance of the identifiability check is flagged, not only the
+    // first few it shows.
+    let id = a.identifiability.as_ref().unwrap();
+    assert_eq!(v.flag_counts[&Reason::Ambiguous], id.ambiguous);
+    // The flags are in audit.json.
+    let json: serde_json::Value = serde_json::to_value(&a).unwrap();
+    let gates = json["verdict"]["gates"].as_array().unwrap();
+    let gold = gates.iter().find(|g| g["gate"] == "gold").unwrap();
+    assert_eq!(gold["passed"], false);
+    assert_eq!(gold["threshold"], 0.0);
+    assert!((gold["value"].as_f64().unwrap() - 1.0 / 7.0).abs() < 1e-12);
+    assert!(json["verdict"]["flagged"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|f| f["id"] == "bad-gold" && f["flags"][0]["reason"] == "gold-fails"));
 }
 
 #[test]
@@ -111,6 +203,21 @@ fn calibration_flags_collapsed_slices() {
     let solved = ResultSet::from_instances("gold", answers(&data, true));
     let nothing = ResultSet::from_instances("empty", answers(&data, false));
     let a = run(&data, &[solved, nothing]);
+    // The collapse gate: no-op is passed by both, bad-gold by neither.
+    let v = a.verdict.as_ref().unwrap();
+    let collapse = v.gates.iter().find(|g| g.gate == "collapse").unwrap();
+    assert_eq!(collapse.value, Some(2.0 / 7.0));
+    assert!(collapse.passed, "{}", collapse.line);
+    assert!(
+        collapse.line.contains("(1 passed by every one, 1 by none)"),
+        "{}",
+        collapse.line
+    );
+    let trivial: Vec<&str> = (v.flagged.iter())
+        .filter(|f| f.flags.iter().any(|f| f.reason == Reason::Trivial))
+        .map(|f| f.id.as_str())
+        .collect();
+    assert_eq!(trivial, ["no-op"]);
     let c = a.calibration.unwrap();
     assert_eq!(c.panel, ["gold", "empty"]);
     assert_eq!(c.instances, data.len());

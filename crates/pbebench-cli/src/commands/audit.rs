@@ -6,7 +6,10 @@ use super::output::{say, Outputs};
 use anyhow::{bail, Context};
 use indicatif::{ProgressBar, ProgressStyle};
 use pbebench::dataset::read_dataset;
-use pbebench_vet::audit::{audit, AuditOptions, AuditProgress, SolverCheck};
+use pbebench_vet::audit::{
+    audit, AuditOptions, AuditProgress, SolverCheck, Thresholds, DEFAULT_MAX_AMBIGUOUS,
+    DEFAULT_MAX_COLLAPSED, DEFAULT_MAX_DUMMY, DEFAULT_MAX_SHORTCUT,
+};
 use pbebench_vet::{load_results, Panel};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -16,7 +19,11 @@ use std::time::Duration;
 /// Arguments of `pbebench audit`.
 #[derive(clap::Args)]
 #[command(
-    after_help = "Exit status: 0 when every gate passes, 1 when a gate fails, 2 on bad input.\n\n\
+    after_help = "Gates (each a largest share of instances; docs/audit.md): gold 0 (fixed), \
+--max-dummy, --max-shortcut (each baseline), --max-ambiguous, --max-collapsed (needs --results \
+of 2 or more solvers). Every flagged instance is listed in --out with its reasons.\n\n\
+Exit status: 0 when every gate passes, 1 when a gate fails (one line each on standard error), \
+2 on bad input.\n\n\
 Examples:\n  pbebench audit --dataset lite.jsonl\n  \
 pbebench audit --dataset lite.jsonl --results beam=runs/beam --results gpt=gpt.per-instance.jsonl --out audit.json"
 )]
@@ -52,6 +59,22 @@ pub struct Args {
     /// A calibration slice collapses when at least this share is solved by all or by none.
     #[arg(long, value_name = "R", default_value_t = 0.95)]
     collapse: f64,
+    /// Gate: the largest share of instances on which a dummy answer (empty, identity)
+    /// passes or earns any reward.
+    #[arg(long, value_name = "SHARE", default_value_t = DEFAULT_MAX_DUMMY)]
+    max_dummy: f64,
+    /// Gate: the largest share of instances each shortcut baseline (identity, single-rule,
+    /// memoriser) may resolve.
+    #[arg(long, value_name = "SHARE", default_value_t = DEFAULT_MAX_SHORTCUT)]
+    max_shortcut: f64,
+    /// Gate: the largest share of ambiguous instances (a fitting answer not equivalent to
+    /// the gold).
+    #[arg(long, value_name = "SHARE", default_value_t = DEFAULT_MAX_AMBIGUOUS)]
+    max_ambiguous: f64,
+    /// Gate: the largest share of scored instances every solver of the --results panel
+    /// passes, or none does.
+    #[arg(long, value_name = "SHARE", default_value_t = DEFAULT_MAX_COLLAPSED)]
+    max_collapsed: f64,
     /// Attackers of the identifiability check, comma-separated: neighbours (the gold's
     /// cascades one edit away), splices[@NODES] (the gold with up to 3 consecutive rules
     /// re-solved), SOLVER@NODES[:sSEED], identity, single-rule, memoriser,
@@ -80,6 +103,16 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     if !(args.collapse > 0.5 && args.collapse <= 1.0) {
         bail!("--collapse must be in (0.5, 1], not {}", args.collapse);
+    }
+    for (flag, share) in [
+        ("--max-dummy", args.max_dummy),
+        ("--max-shortcut", args.max_shortcut),
+        ("--max-ambiguous", args.max_ambiguous),
+        ("--max-collapsed", args.max_collapsed),
+    ] {
+        if !(0.0..=1.0).contains(&share) {
+            bail!("{flag} must be a share from 0 to 1 (0.05 for 5%), not {share}",);
+        }
     }
     if args.solver_nodes == 0 {
         bail!("--solver-nodes must be at least 1");
@@ -127,6 +160,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         collapse: args.collapse,
         shown: args.examples,
         identifiability,
+        thresholds: Thresholds {
+            max_dummy: args.max_dummy,
+            max_shortcut: args.max_shortcut,
+            max_ambiguous: args.max_ambiguous,
+            max_collapsed: args.max_collapsed,
+        },
     };
     let pool = args.threads.pool()?;
     let started = std::time::Instant::now();
@@ -153,6 +192,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         args.out.display(),
         started.elapsed().as_secs_f64()
     );
+    for gate in findings.verdict.iter().flat_map(|v| v.failed()) {
+        eprintln!("audit FAILED {}", gate.line);
+    }
     Ok(if findings.passed {
         ExitCode::SUCCESS
     } else {

@@ -1,11 +1,12 @@
-//! `pbebench demo`: generate a small Lite set, solve it with the built-in solvers, score,
-//! audit and report, offline; prints where to open the report.
+//! `pbebench demo`: generate a small Lite set and its vetted counterpart, solve both with
+//! the built-in solvers, score, audit and report, offline; ends with Pass@1 beside
+//! Recovered@1 (95% intervals) and each set's audit verdict.
 
 use super::args::{seconds_up_to, Threads};
 use super::output::Outputs;
 use anyhow::bail;
-use pbebench::{figure, Column};
-use pbebench_vet::{run_demo, DemoOptions};
+use pbebench_vet::audit::percent;
+use pbebench_vet::{run_demo, DemoOptions, DemoSummary, Rate};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -17,8 +18,9 @@ pub struct Args {
     /// Directory for the dataset, runs, audit and report.
     #[arg(long, value_name = "DIR", default_value = "pbebench-demo")]
     out: PathBuf,
-    /// Instances in the Lite set: a multiple of 16 (one per category), from 16 to 2000.
-    #[arg(long, value_name = "N", default_value_t = 128)]
+    /// Instances in the plain Lite set (the vetted one has as many slots): a multiple of
+    /// 16 (one per category), from 16 to 2000.
+    #[arg(long, value_name = "N", default_value_t = 64)]
     size: usize,
     /// Generator seed.
     #[arg(long, value_name = "S", default_value_t = 0)]
@@ -50,42 +52,101 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     let pool = args.threads.pool()?;
     let summary = pool.install(|| run_demo(&options, &|line| eprintln!("{line}")))?;
-    println!();
-    let w = summary
-        .leaderboard
-        .iter()
-        .map(|(l, _, _)| l.chars().count())
-        .max()
-        .unwrap_or(7)
-        .max(7);
-    let (best, reward) = (Column::BEST_OF_K.header, Column::MEAN_REWARD.header);
-    println!("{:<w$} {best:>9} {reward:>11}", "results");
-    for (label, pass, mean) in &summary.leaderboard {
-        println!(
-            "{label:<w$} {:>9} {:>11}",
-            figure(Some(*pass)),
-            figure(Some(*mean))
-        );
-    }
-    let a = &summary.audit;
+    print!("{}", final_table(&summary));
     println!(
-        "\naudit: {} — dummy floor (identity's mean reward) {:.3}, {} much-shorter cascades, {} paper≠exact labels, {} duplicate groups",
-        if a.passed { "every gate passed" } else { "A GATE FAILED" },
-        a.gates.identity_fractional_floor,
-        a.shortcuts.stated_length.much_shorter.count,
-        a.labels.paper_vs_exact.count,
-        a.duplicates.identical.groups + a.duplicates.renamed.groups,
-    );
-    println!(
-        "done in {:.1} s. Open the report: {}",
+        "done in {:.1} s. Open the reports: {} (plain), {} (vetted)",
         summary.seconds,
-        super::report::file_url(&summary.index)
+        super::report::file_url(&summary.sets[0].index),
+        super::report::file_url(&summary.sets[1].index),
     );
     println!(
-        "(dataset {}, audit {}/audit.json, runs {}/runs/)",
-        summary.dataset.display(),
+        "(datasets, audit.json and runs/ in {} and {}/vetted)",
         args.out.display(),
         args.out.display()
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// The demo's closing table: for each set, each solver's Pass@1 and Recovered@1 with
+/// their 95% intervals, then each set's audit verdict.
+fn final_table(summary: &DemoSummary) -> String {
+    use std::fmt::Write as _;
+    let rate = |r: Option<Rate>| {
+        r.map_or_else(
+            || "–".to_owned(),
+            |r| format!("{:.3} [{:.3}, {:.3}]", r.value, r.lo, r.hi),
+        )
+    };
+    let w = (summary.sets.iter().flat_map(|s| &s.rows))
+        .map(|r| r.label.chars().count() + 2)
+        .chain(summary.sets.iter().map(|s| s.name.chars().count()))
+        .max()
+        .unwrap_or(0)
+        .max(12);
+    let mut t = String::new();
+    let _ = writeln!(
+        t,
+        "\n{:<w$}  {:<22}  Recovered@1 [95% CI]",
+        "set / solver", "Pass@1 [95% CI]"
+    );
+    for set in &summary.sets {
+        let _ = writeln!(t, "{:<w$}  ({} instances)", set.name, set.instances);
+        for row in &set.rows {
+            let _ = writeln!(
+                t,
+                "  {:<w2$}  {:<22}  {}",
+                row.label,
+                rate(Some(row.pass_at_1)),
+                rate(row.recovered_at_1),
+                w2 = w - 2
+            );
+        }
+    }
+    let _ = writeln!(
+        t,
+        "Pass@1: the answer reproduces every visible example. Recovered@1: it is the hidden \
+         behaviour (equivalent to the gold on every input). 95% Wilson intervals over instances."
+    );
+    let _ = writeln!(t);
+    for (k, set) in summary.sets.iter().enumerate() {
+        let verdict = set.audit.verdict.as_ref();
+        let failures = verdict.map(|v| v.failures_in_short()).unwrap_or_default();
+        let _ = match (set.audit.passed, k) {
+            (false, 0) => writeln!(
+                t,
+                "{}: audit FAILS ({failures}) — expected: this is why pbebench vets",
+                set.name
+            ),
+            (false, _) => writeln!(
+                t,
+                "{}: audit FAILS ({failures}) — not expected of a vetted set: see {}",
+                set.name,
+                set.dataset.with_file_name("audit.txt").display()
+            ),
+            (true, _) => writeln!(
+                t,
+                "{}: audit passes every gate ({})",
+                set.name,
+                verdict.map_or_else(String::new, in_short)
+            ),
+        };
+    }
+    let _ = writeln!(
+        t,
+        "vetting: {} of {} slots kept ({} with a fresh instance), {} examples added",
+        summary.vet.kept, summary.vet.instances, summary.vet.replaced, summary.vet.added
+    );
+    t
+}
+
+/// The measured gates of a verdict in short: `ambiguous 0%, shortcut:memoriser 0%, …`.
+fn in_short(v: &pbebench_vet::audit::Verdict) -> String {
+    let cells: Vec<String> = (v.gates.iter())
+        .filter(|g| g.gate != "gold")
+        .filter_map(|g| {
+            g.value
+                .map(|x| format!("{} {} ≤ {}", g.gate, percent(x), percent(g.threshold)))
+        })
+        .collect();
+    cells.join(", ")
 }

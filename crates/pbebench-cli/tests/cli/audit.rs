@@ -57,11 +57,30 @@ fn a_panel_of_results_gives_calibration() {
         "--solver-nodes",
         "50",
     ]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // A plain Lite set fails the verdict (it is ambiguous): exit 1, and each failed gate
+    // said in one line on standard error.
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let err = stderr(&o);
+    let failed: Vec<&str> = err
+        .lines()
+        .filter(|l| l.starts_with("audit FAILED "))
+        .collect();
+    assert!(
+        failed
+            .iter()
+            .any(|l| l.starts_with("audit FAILED ambiguous: ")
+                && l.ends_with("allowed (--max-ambiguous)")),
+        "{err}"
+    );
     let text = stdout(&o);
-    assert!(text.contains("every gate passed"), "{text}");
+    assert!(text.contains("FAILED gate(s): "), "{text}");
     assert!(
         text.contains("calibration (panel: beam; 32 instances scored)"),
+        "{text}"
+    );
+    // One solver cannot be judged for collapse.
+    assert!(
+        text.contains("collapse: not evaluated: calibration needs scored results of at least 2 solvers (--results), 1 given"),
         "{text}"
     );
     assert!(text.contains("passing answers of 'beam'"), "{text}");
@@ -70,6 +89,32 @@ fn a_panel_of_results_gives_calibration() {
     assert_eq!(json["calibration"]["panel"][0], "beam");
     assert_eq!(json["shortcuts"]["baselines"].as_array().unwrap().len(), 3);
     assert_eq!(json["gates"]["dummy"]["passed"], true);
+    assert_eq!(json["passed"], false);
+    assert_eq!(json["verdict"]["thresholds"]["max_ambiguous"], 0.05);
+    let flagged = json["verdict"]["flagged"].as_array().unwrap();
+    assert!(!flagged.is_empty());
+    assert!(flagged
+        .iter()
+        .all(|f| !f["flags"].as_array().unwrap().is_empty()));
+
+    // Thresholds are flags: allowing everything passes the same set.
+    let o = pbebench(&[
+        "audit",
+        "--dataset",
+        &s(&data),
+        "--results",
+        &panel,
+        "--out",
+        &s(&out),
+        "--no-solver",
+        "--max-ambiguous",
+        "1",
+        "--max-shortcut",
+        "1",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stdout(&o).contains("every gate passed"), "{}", stdout(&o));
+    assert!(!stderr(&o).contains("audit FAILED"), "{}", stderr(&o));
 }
 
 #[test]
@@ -137,6 +182,18 @@ fn bad_input_is_one_line_and_exit_2() {
         &audit(&["--dataset", &s(&data), "--solver", "nope"]),
         "invalid value 'nope' for '--solver <SOLVER>'",
     );
+    for flag in [
+        "--max-dummy",
+        "--max-shortcut",
+        "--max-ambiguous",
+        "--max-collapsed",
+    ] {
+        let o = audit(&["--dataset", &s(&data), flag, "5"]);
+        assert_fatal(
+            &o,
+            &format!("{flag} must be a share from 0 to 1 (0.05 for 5%), not 5"),
+        );
+    }
 
     // Unknown ids and missing instances are warnings, listed; the audit goes on.
     let text = std::fs::read_to_string(&per).unwrap();
@@ -144,8 +201,16 @@ fn bad_input_is_one_line_and_exit_2() {
     lines[0] = lines[0].replacen("\"id\":\"", "\"id\":\"stranger-", 1);
     let partial = d.join("partial.jsonl");
     std::fs::write(&partial, lines.join("\n") + "\n").unwrap();
-    let o = audit(&["--dataset", &s(&data), "--results", &s(&partial)]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = audit(&[
+        "--dataset",
+        &s(&data),
+        "--results",
+        &s(&partial),
+        "--panel",
+        "none",
+    ]);
+    // Not fatal: the verdict is given (a plain Lite set fails its shortcut gates).
+    assert!(matches!(o.status.code(), Some(0 | 1)), "{}", stderr(&o));
     let err = stderr(&o);
     assert!(
         err.contains("warning:") && err.contains("stranger-"),

@@ -1,5 +1,5 @@
 //! `pbebench demo` end to end (small and with short limits, so that it runs in debug
-//! builds too).
+//! builds too): the plain set and its vetted counterpart, each audited and reported.
 
 use std::process::Command;
 
@@ -11,7 +11,7 @@ fn the_demo_writes_every_artefact_and_says_where_to_look() {
         .args([
             "demo",
             "--size",
-            "32",
+            "16",
             "--seed",
             "3",
             "--time-limit",
@@ -26,11 +26,56 @@ fn the_demo_writes_every_artefact_and_says_where_to_look() {
         String::from_utf8(o.stderr).unwrap(),
     );
     assert!(o.status.success(), "{stderr}");
-    for step in ["[1/5]", "[2/5]", "[3/5]", "[4/5]", "[5/5]"] {
+    for step in ["[1/6]", "[2/6]", "[3/6]", "[4/6]", "[5/6]", "[6/6]"] {
         assert!(stderr.contains(step), "progress {step} missing: {stderr}");
     }
-    assert!(stdout.contains("Open the report: file://"), "{stdout}");
-    assert!(stdout.contains("audit: every gate passed"), "{stdout}");
+    assert!(stdout.contains("Open the reports: file://"), "{stdout}");
+    // The closing table: Pass@1 and Recovered@1 with intervals for both sets, and the
+    // plain set's failing audit said as the expected result it is.
+    assert!(
+        stdout.contains("Pass@1 [95% CI]") && stdout.contains("Recovered@1 [95% CI]"),
+        "{stdout}"
+    );
+    let heading = |set: &str| {
+        stdout
+            .lines()
+            .any(|l| l.starts_with(set) && l.trim_end().ends_with(" instances)"))
+    };
+    assert!(
+        heading("plain Lite ") && heading("vetted Lite "),
+        "{stdout}"
+    );
+    assert!(stdout.contains("(16 instances)"), "{stdout}");
+    assert!(
+        stdout.contains("plain Lite: audit FAILS (")
+            && stdout.contains(") — expected: this is why pbebench vets"),
+        "{stdout}"
+    );
+    let plain: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("audit.json")).unwrap()).unwrap();
+    assert_eq!(plain["passed"], false);
+    let failed: Vec<&str> = plain["verdict"]["gates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|g| g["passed"] == false)
+        .map(|g| g["gate"].as_str().unwrap())
+        .collect();
+    assert!(failed.contains(&"ambiguous"), "{failed:?}");
+    // Vetting removes the ambiguity the plain set's audit finds.
+    let vetted: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("vetted/audit.json")).unwrap()).unwrap();
+    let ambiguous = |a: &serde_json::Value| {
+        a["verdict"]["gates"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|g| g["gate"] == "ambiguous")
+            .unwrap()["value"]
+            .as_f64()
+            .unwrap()
+    };
+    assert!(ambiguous(&vetted) < ambiguous(&plain), "{vetted}");
     for file in [
         "dataset.jsonl",
         "audit.json",
@@ -43,6 +88,10 @@ fn the_demo_writes_every_artefact_and_says_where_to_look() {
         "runs/memoriser/per-instance.jsonl",
         "report/index.html",
         "report/survival.svg",
+        "vetted/dataset.jsonl",
+        "vetted/audit.json",
+        "vetted/runs/beam/per-instance.jsonl",
+        "vetted/report/index.html",
     ] {
         assert!(out.join(file).is_file(), "{file} missing");
     }

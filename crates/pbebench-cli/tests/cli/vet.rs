@@ -32,7 +32,13 @@ fn the_issue_example_gets_its_counterexample_and_the_audit_sees_why() {
         "-",
     ];
     let o = pbebench(&args);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // Ambiguous, and the verdict says so: exit 1, one line on the failed gate.
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("audit FAILED ambiguous: 100% (1 of 1)"),
+        "{}",
+        stderr(&o)
+    );
     let audit: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let id = &audit["identifiability"];
     assert_eq!(

@@ -64,7 +64,20 @@ pub struct Calibration {
 /// little about the slice.
 pub const MIN_SLICE: usize = 5;
 
-pub(super) fn run(dataset: &[Instance], panel: &[ResultSet], collapse: f64) -> Calibration {
+/// How the panel does on one instance: every solver passes it, or none does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Outcome {
+    pub all: bool,
+    pub none: bool,
+}
+
+/// The calibration section, and each instance's [`Outcome`] in dataset order (`None`:
+/// no solver of the panel scored it).
+pub(super) fn run(
+    dataset: &[Instance],
+    panel: &[ResultSet],
+    collapse: f64,
+) -> (Calibration, Vec<Option<Outcome>>) {
     let mut per_id: HashMap<&str, Vec<(f64, bool)>> = HashMap::new();
     for set in panel {
         for s in set.instances.iter().flatten() {
@@ -144,7 +157,17 @@ pub(super) fn run(dataset: &[Instance], panel: &[ResultSet], collapse: f64) -> C
     for (cat, members) in by_cat {
         slice("category", cat, members);
     }
-    Calibration {
+    let outcomes = dataset
+        .iter()
+        .map(|inst| {
+            let v = per_id.get(inst.id.as_str())?;
+            Some(Outcome {
+                all: v.iter().all(|(_, p)| *p),
+                none: v.iter().all(|(_, p)| !*p),
+            })
+        })
+        .collect();
+    let calibration = Calibration {
         panel: panel.iter().map(|s| s.label.clone()).collect(),
         instances: rows.len(),
         all_zero: rows.iter().filter(|r| r.mean == 0.0).count(),
@@ -157,5 +180,6 @@ pub(super) fn run(dataset: &[Instance], panel: &[ResultSet], collapse: f64) -> C
         slices,
         collapse,
         mean_scores: rows.iter().map(|r| (r.inst.id.clone(), r.mean)).collect(),
-    }
+    };
+    (calibration, outcomes)
 }

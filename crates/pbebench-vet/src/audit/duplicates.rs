@@ -78,7 +78,7 @@ fn group<K: Ord>(
     keys: Vec<K>,
     skip: impl Fn(&[usize]) -> bool,
     shown: usize,
-) -> Groups {
+) -> (Groups, Vec<Vec<usize>>) {
     let mut by_key: BTreeMap<K, Vec<usize>> = BTreeMap::new();
     for (k, key) in keys.into_iter().enumerate() {
         by_key.entry(key).or_default().push(k);
@@ -88,7 +88,7 @@ fn group<K: Ord>(
         .filter(|g| g.len() > 1 && !skip(g))
         .collect();
     found.sort();
-    Groups {
+    let groups = Groups {
         groups: found.len(),
         extra: found.iter().map(|g| g.len() - 1).sum(),
         examples: found
@@ -96,20 +96,37 @@ fn group<K: Ord>(
             .take(shown)
             .map(|g| g.iter().map(|&k| dataset[k].id.clone()).collect())
             .collect(),
-    }
+    };
+    (groups, found)
 }
 
-pub(super) fn run(dataset: &[Instance], shown: usize) -> Duplicates {
+/// The duplicate checks, and for each instance beyond the first of a group, which
+/// instance it repeats and how (`None` for the others), for the per-instance flags.
+pub(super) fn run(dataset: &[Instance], shown: usize) -> (Duplicates, Vec<Option<String>>) {
     let sets: Vec<Vec<(&str, &str)>> = dataset.iter().map(example_set).collect();
-    let identical = group(dataset, sets.clone(), |_| false, shown);
+    let (identical, identical_groups) = group(dataset, sets.clone(), |_| false, shown);
     let canon: Vec<String> = dataset.iter().map(canonical_form).collect();
     // A renamed group counts only if its members are not all one identical problem.
-    let renamed = group(
+    let (renamed, renamed_groups) = group(
         dataset,
         canon,
         |g| g.iter().all(|&k| sets[k] == sets[g[0]]),
         shown,
     );
+    let mut repeats: Vec<Option<String>> = vec![None; dataset.len()];
+    for (groups, how) in [
+        (&identical_groups, "the same visible examples"),
+        (
+            &renamed_groups,
+            "the same examples up to renaming the alphabet",
+        ),
+    ] {
+        for g in groups {
+            for &k in &g[1..] {
+                repeats[k].get_or_insert_with(|| format!("repeats '{}' ({how})", dataset[g[0]].id));
+            }
+        }
+    }
     let mut repeated_examples = Findings::default();
     let mut heldout_repeats_visible = Findings::default();
     let mut contradictory = Findings::default();
@@ -147,13 +164,14 @@ pub(super) fn run(dataset: &[Instance], shown: usize) -> Duplicates {
             );
         }
     }
-    Duplicates {
+    let duplicates = Duplicates {
         identical,
         renamed,
         repeated_examples,
         heldout_repeats_visible,
         contradictory,
-    }
+    };
+    (duplicates, repeats)
 }
 
 #[cfg(test)]
@@ -203,7 +221,17 @@ mod tests {
         ];
         data[3].heldout_inputs = vec!["c".into()];
         data[3].heldout_outputs = vec!["c".into()];
-        let d = run(&data, 5);
+        let (d, repeats) = run(&data, 5);
+        assert_eq!(
+            repeats,
+            [
+                None,
+                Some("repeats 'a' (the same visible examples)".to_owned()),
+                Some("repeats 'a' (the same examples up to renaming the alphabet)".to_owned()),
+                None,
+                None,
+            ]
+        );
         assert_eq!(d.identical.groups, 1);
         assert_eq!(
             d.identical.examples,

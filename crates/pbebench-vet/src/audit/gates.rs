@@ -46,7 +46,14 @@ pub const DUMMIES: [(&str, &str); 2] = [
     ("the identity cascade", "```python\n[]\n```"),
 ];
 
-pub(super) fn run(dataset: &[Instance], shown: usize) -> Gates {
+/// Each instance's gold and dummy problems, in dataset order (`None`: sound), for the
+/// per-instance flags.
+pub(super) struct PerInstance {
+    pub gold: Vec<Option<String>>,
+    pub dummy: Vec<Option<String>>,
+}
+
+pub(super) fn run(dataset: &[Instance], shown: usize) -> (Gates, PerInstance) {
     let gold: Vec<(bool, Option<String>)> = dataset
         .par_iter()
         .map(|inst| (inst.cascade.is_some(), gold_problem(inst)))
@@ -86,7 +93,7 @@ pub(super) fn run(dataset: &[Instance], shown: usize) -> Gates {
     } else {
         dummy.iter().map(|(_, f)| f).sum::<f64>() / dataset.len() as f64
     };
-    Gates {
+    let gates = Gates {
         gold: gold_gate,
         dummy: Gate {
             passed: dummy_failures.count == 0,
@@ -98,7 +105,12 @@ pub(super) fn run(dataset: &[Instance], shown: usize) -> Gates {
                 .to_owned(),
         },
         identity_fractional_floor: floor,
-    }
+    };
+    let per_instance = PerInstance {
+        gold: gold.into_iter().map(|(_, p)| p).collect(),
+        dummy: dummy.into_iter().map(|(p, _)| p).collect(),
+    };
+    (gates, per_instance)
 }
 
 /// Everything wrong with an instance's structure and gold cascade, joined; `None` if sound.

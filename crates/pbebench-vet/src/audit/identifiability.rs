@@ -134,6 +134,17 @@ pub fn identifiability(
     progress: &dyn AuditProgress,
 ) -> Identifiability {
     let verdicts = probe_all(dataset, panel, seed, progress);
+    summarise(dataset, panel, seed, shown, &verdicts)
+}
+
+/// The identifiability check from the panel's verdicts ([`probe_all`]) on `dataset`.
+pub(super) fn summarise(
+    dataset: &[Instance],
+    panel: &Panel,
+    seed: u64,
+    shown: usize,
+    verdicts: &[Option<Probe>],
+) -> Identifiability {
     let mut out = Identifiability {
         panel: panel.to_string(),
         seed,
@@ -169,7 +180,7 @@ pub fn identifiability(
                     out.examples.push(AmbiguousInstance {
                         id: inst.id.clone(),
                         gold: inst.cascade.clone().expect("checked instances have gold"),
-                        witness,
+                        witness: witness.clone(),
                     });
                 }
             }

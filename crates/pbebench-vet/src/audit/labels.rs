@@ -34,11 +34,16 @@ const FLAGS: [(&str, Flag); 4] = [
     ("CB", Category::counter_bleeding),
 ];
 
-pub(super) fn run(dataset: &[Instance], shown: usize) -> Labels {
-    let gold: Vec<&Instance> = dataset.iter().filter(|i| i.cascade.is_some()).collect();
+/// The label checks, and what differs on each instance (`None`: nothing), in dataset
+/// order, for the per-instance flags.
+pub(super) fn run(dataset: &[Instance], shown: usize) -> (Labels, Vec<Option<String>>) {
+    let mut per_instance: Vec<Vec<String>> = vec![Vec::new(); dataset.len()];
+    let gold: Vec<(usize, &Instance)> = (dataset.iter().enumerate())
+        .filter(|(_, i)| i.cascade.is_some())
+        .collect();
     let cats: Vec<(Category, Category)> = gold
         .par_iter()
-        .map(|inst| {
+        .map(|(_, inst)| {
             CategoryComparison::categories(inst.cascade.as_ref().expect("filtered on gold"))
         })
         .collect();
@@ -46,7 +51,7 @@ pub(super) fn run(dataset: &[Instance], shown: usize) -> Labels {
         checked: gold.len(),
         ..Labels::default()
     };
-    for (inst, &(paper, exact)) in gold.iter().zip(&cats) {
+    for (&(k, inst), &(paper, exact)) in gold.iter().zip(&cats) {
         if paper != exact {
             let mut which = Vec::new();
             for (name, flag) in FLAGS {
@@ -63,11 +68,9 @@ pub(super) fn run(dataset: &[Instance], shown: usize) -> Labels {
                 .pairs
                 .entry(format!("{paper} → {exact}"))
                 .or_default() += 1;
-            labels.paper_vs_exact.push(
-                &inst.id,
-                format!("paper {paper}, exact {exact} ({})", which.join(", ")),
-                shown,
-            );
+            let detail = format!("paper {paper}, exact {exact} ({})", which.join(", "));
+            per_instance[k].push(format!("category {detail}"));
+            labels.paper_vs_exact.push(&inst.id, detail, shown);
         }
         match inst.category {
             None => labels.unlabelled += 1,
@@ -77,17 +80,19 @@ pub(super) fn run(dataset: &[Instance], shown: usize) -> Labels {
                     RelationMode::Exact => exact,
                 };
                 if stored != want {
-                    labels.stored_mismatch.push(
-                        &inst.id,
-                        format!(
-                            "stored {stored}, but {} relations give {want}",
-                            inst.relations_mode
-                        ),
-                        shown,
+                    let detail = format!(
+                        "stored {stored}, but {} relations give {want}",
+                        inst.relations_mode
                     );
+                    per_instance[k].push(format!("category {detail}"));
+                    labels.stored_mismatch.push(&inst.id, detail, shown);
                 }
             }
         }
     }
-    labels
+    let per_instance = per_instance
+        .into_iter()
+        .map(|d| (!d.is_empty()).then(|| d.join("; ")))
+        .collect();
+    (labels, per_instance)
 }

@@ -4,7 +4,9 @@
 //! of a panel of solvers, calibration.
 //!
 //! [`audit`] computes an [`AuditFindings`]; its `Display` is the text the CLI prints and
-//! its JSON form is `audit.json`. A failed gate makes [`AuditFindings::passed`] false.
+//! its JSON form is `audit.json`. Its [`Verdict`] flags each instance with its reasons and
+//! judges set-level gates against settable [`Thresholds`] (issue 38; `docs/audit.md`); a
+//! failed gate makes [`AuditFindings::passed`] false.
 
 mod calibration;
 mod duplicates;
@@ -13,6 +15,7 @@ mod identifiability;
 mod labels;
 mod stated;
 mod text;
+mod verdict;
 
 pub use calibration::{Calibration, HistogramBin, Slice};
 pub use duplicates::{Duplicates, Groups};
@@ -20,8 +23,12 @@ pub use gates::{Gate, Gates};
 pub use identifiability::{identifiability, probe_all, AmbiguousInstance, Identifiability, Share};
 pub use labels::Labels;
 pub use stated::StatedLength;
+pub use verdict::{
+    percent, Flag, FlaggedInstance, GateVerdict, Reason, Thresholds, Verdict,
+    DEFAULT_MAX_AMBIGUOUS, DEFAULT_MAX_COLLAPSED, DEFAULT_MAX_DUMMY, DEFAULT_MAX_SHORTCUT,
+};
 
-use crate::attack::Panel;
+use crate::attack::{self, Panel};
 use crate::results::ResultSet;
 use crate::shortcuts::Baseline;
 use pbebench::Instance;
@@ -45,6 +52,8 @@ pub struct AuditOptions {
     pub shown: usize,
     /// The identifiability check's panel and seed; `None` skips it.
     pub identifiability: Option<(Panel, u64)>,
+    /// The set-level gates' thresholds.
+    pub thresholds: Thresholds,
 }
 
 impl Default for AuditOptions {
@@ -55,6 +64,7 @@ impl Default for AuditOptions {
             collapse: 0.95,
             shown: 5,
             identifiability: Some((Panel::default(), 0)),
+            thresholds: Thresholds::default(),
         }
     }
 }
@@ -192,7 +202,8 @@ pub struct AuditFindings {
     pub dataset: String,
     /// Its instances.
     pub instances: usize,
-    /// Every gate passed.
+    /// Every gate of the verdict passed (in audits older than the verdict: the gold and
+    /// dummy gates).
     pub passed: bool,
     /// Gold and dummy gates.
     pub gates: Gates,
@@ -210,6 +221,9 @@ pub struct AuditFindings {
     pub identifiability: Option<Identifiability>,
     /// Problems with the inputs that were not fatal.
     pub warnings: Vec<String>,
+    /// The flagged instances and the set-level gates (absent from audits older than it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<Verdict>,
 }
 
 /// Why an audit file cannot be read.
@@ -280,12 +294,12 @@ pub fn audit(
 ) -> AuditFindings {
     let shown = options.shown;
     progress.stage("gates");
-    let gates = gates::run(dataset, shown);
+    let (gates, per_gate) = gates::run(dataset, shown);
     progress.stage("shortcut baselines");
-    let baselines = Baseline::ALL
+    let (baselines, resolved): (Vec<BaselineResult>, Vec<_>) = Baseline::ALL
         .iter()
         .map(|b| baseline(dataset, *b, shown))
-        .collect();
+        .unzip();
     progress.stage(if options.solver.is_some() {
         "stated lengths (solving for shorter cascades)"
     } else {
@@ -293,23 +307,53 @@ pub fn audit(
     });
     let stated_length = stated::run(dataset, panel, options, progress);
     progress.stage("duplicates");
-    let duplicates = duplicates::run(dataset, shown);
+    let (duplicates, repeats) = duplicates::run(dataset, shown);
     progress.stage("labels");
-    let labels = labels::run(dataset, shown);
-    let identifiability = options.identifiability.as_ref().map(|(attackers, seed)| {
+    let (labels, label_problems) = labels::run(dataset, shown);
+    let probed = options.identifiability.as_ref().map(|(attackers, seed)| {
         progress.stage("identifiability (attacking the visible examples)");
-        identifiability(dataset, attackers, *seed, shown, progress)
+        let verdicts = probe_all(dataset, attackers, *seed, progress);
+        let summary = identifiability::summarise(dataset, attackers, *seed, shown, &verdicts);
+        (summary, verdicts)
     });
-    let calibration = if panel.is_empty() {
-        None
+    let (calibration, outcomes) = if panel.is_empty() {
+        (None, vec![None; dataset.len()])
     } else {
         progress.stage("calibration");
-        Some(calibration::run(dataset, panel, options.collapse))
+        let (c, outcomes) = calibration::run(dataset, panel, options.collapse);
+        (Some(c), outcomes)
     };
+    let facts = verdict::Facts {
+        gold: per_gate.gold,
+        dummy: per_gate.dummy,
+        shortcuts: Baseline::ALL
+            .iter()
+            .map(|b| b.name().to_owned())
+            .zip(resolved)
+            .collect(),
+        checked: probed.as_ref().map(|(summary, _)| summary.checked),
+        ambiguous: match &probed {
+            Some((_, verdicts)) => verdicts
+                .iter()
+                .map(|v| match v {
+                    Some(attack::Probe::Ambiguous(w)) => Some(w.clone()),
+                    _ => None,
+                })
+                .collect(),
+            None => vec![None; dataset.len()],
+        },
+        labels: label_problems,
+        duplicate: repeats,
+        panel: panel.len(),
+        outcomes,
+    };
+    let ids: Vec<&str> = dataset.iter().map(|i| i.id.as_str()).collect();
+    let verdict = verdict::judge(&ids, facts, options.thresholds);
+    let identifiability = probed.map(|(summary, _)| summary);
     AuditFindings {
         dataset: name.to_owned(),
         instances: dataset.len(),
-        passed: gates.gold.passed && gates.dummy.passed,
+        passed: verdict.passed,
         gates,
         shortcuts: Shortcuts {
             baselines,
@@ -320,6 +364,7 @@ pub fn audit(
         calibration,
         identifiability,
         warnings: Vec::new(),
+        verdict: Some(verdict),
     }
 }
 
@@ -334,10 +379,33 @@ pub fn baseline_scores(dataset: &[Instance], baseline: Baseline) -> Vec<Instance
         .collect()
 }
 
-fn baseline(dataset: &[Instance], baseline: Baseline, shown: usize) -> BaselineResult {
+/// A baseline's figures, and what it resolves on each instance (`None`: it does not), in
+/// dataset order.
+fn baseline(
+    dataset: &[Instance],
+    baseline: Baseline,
+    shown: usize,
+) -> (BaselineResult, Vec<Option<String>>) {
     let scores = baseline_scores(dataset, baseline);
     let o = summarize(&scores).overall;
-    BaselineResult {
+    let resolved = scores
+        .iter()
+        .map(|s| {
+            (s.score >= 1.0).then(|| {
+                format!(
+                    "{} resolves it with {} ({})",
+                    baseline.name(),
+                    s.cascade.to_json(),
+                    match s.recovered {
+                        Some(true) => "equivalent to the gold: the instance is that easy",
+                        Some(false) => "not equivalent to the gold: it fits without the behaviour",
+                        None => "every example the gold changes reproduced",
+                    }
+                )
+            })
+        })
+        .collect();
+    let result = BaselineResult {
         name: baseline.name().to_owned(),
         description: baseline.description().to_owned(),
         pass: o.pass,
@@ -355,5 +423,6 @@ fn baseline(dataset: &[Instance], baseline: Baseline, shown: usize) -> BaselineR
             }),
             shown,
         ),
-    }
+    };
+    (result, resolved)
 }

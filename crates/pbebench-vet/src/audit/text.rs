@@ -62,6 +62,7 @@ fn count(f: &mut Formatter<'_>, name: &str, of: usize, findings: &Findings) -> f
 impl Display for AuditFindings {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         self.fmt_gates(f)?;
+        self.fmt_verdict(f)?;
         self.fmt_shortcuts(f)?;
         self.fmt_stated_length(f)?;
         self.fmt_duplicates(f)?;
@@ -76,14 +77,17 @@ impl Display for AuditFindings {
 impl AuditFindings {
     /// The heading and the gates.
     fn fmt_gates(&self, f: &mut Formatter<'_>) -> fmt::Result {
-        let failed: Vec<&str> = [
-            ("gold", self.gates.gold.passed),
-            ("dummy", self.gates.dummy.passed),
-        ]
-        .iter()
-        .filter(|(_, p)| !p)
-        .map(|(n, _)| *n)
-        .collect();
+        let failed: Vec<&str> = match &self.verdict {
+            Some(v) => v.failed().map(|g| g.gate.as_str()).collect(),
+            None => [
+                ("gold", self.gates.gold.passed),
+                ("dummy", self.gates.dummy.passed),
+            ]
+            .iter()
+            .filter(|(_, p)| !p)
+            .map(|(n, _)| *n)
+            .collect(),
+        };
         writeln!(
             f,
             "audit of {}: {} instances — {}",
@@ -105,6 +109,35 @@ impl AuditFindings {
          (0 unless some gold changes no example: the score counts only the examples the \
          gold changes)",
             self.gates.identity_fractional_floor
+        )?;
+        Ok(())
+    }
+
+    /// The set-level gates, one line each, and the flagged instances by reason.
+    fn fmt_verdict(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        let Some(v) = &self.verdict else {
+            return Ok(());
+        };
+        writeln!(f, "verdict (thresholds: docs/audit.md)")?;
+        for g in &v.gates {
+            let mark = match (g.value, g.passed) {
+                (None, _) => "  -- ",
+                (Some(_), true) => "PASS ",
+                (Some(_), false) => "FAIL ",
+            };
+            writeln!(f, "  {mark} {}", g.line)?;
+        }
+        let counts: Vec<String> = v
+            .flag_counts
+            .iter()
+            .map(|(r, n)| format!("{} {n}", r.name()))
+            .collect();
+        writeln!(
+            f,
+            "  flagged instances: {} of {} ({}; each with its reasons in audit.json)",
+            v.flagged.len(),
+            self.instances,
+            counts.join(", ")
         )?;
         Ok(())
     }

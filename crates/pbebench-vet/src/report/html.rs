@@ -335,6 +335,9 @@ fn audit(h: &mut String, a: &AuditFindings) {
             "<span class=\"fail\">a gate failed</span>"
         }
     );
+    if let Some(v) = &a.verdict {
+        audit_verdict(h, v, a.instances);
+    }
     h.push_str(
         "<table><tr><th class=\"l\">gate</th><th>result</th><th>checked</th><th>failed</th></tr>\n",
     );
@@ -371,6 +374,40 @@ fn audit(h: &mut String, a: &AuditFindings) {
     if let Some(c) = &a.calibration {
         audit_calibration(h, c);
     }
+}
+
+/// The verdict's gates, one row each, and the flagged instances by reason.
+fn audit_verdict(h: &mut String, v: &crate::audit::Verdict, instances: usize) {
+    h.push_str(
+        "<table><tr><th class=\"l\">verdict gate</th><th>result</th><th>share</th><th>allowed</th><th class=\"l\">what was measured</th></tr>\n",
+    );
+    for g in &v.gates {
+        let (class, result) = match (g.value, g.passed) {
+            (None, _) => ("", "not evaluated"),
+            (Some(_), true) => ("pass", "PASS"),
+            (Some(_), false) => ("fail", "FAIL"),
+        };
+        let _ = writeln!(
+            h,
+            "<tr><td class=\"l\">{}</td><td class=\"{class}\">{result}</td><td>{}</td><td>{}</td><td class=\"l\">{}</td></tr>",
+            escape(&g.gate),
+            g.value.map_or_else(|| "–".to_owned(), crate::audit::percent),
+            crate::audit::percent(g.threshold),
+            escape(&g.line)
+        );
+    }
+    h.push_str("</table>\n");
+    let counts: Vec<String> = v
+        .flag_counts
+        .iter()
+        .map(|(r, n)| format!("{} {n}", r.name()))
+        .collect();
+    let _ = writeln!(
+        h,
+        "<p>Flagged instances: {} of {instances} ({}); each with its reasons in <code>audit.json</code>.</p>",
+        v.flagged.len(),
+        escape(&counts.join(", "))
+    );
 }
 
 /// The shortcut baselines' table.
