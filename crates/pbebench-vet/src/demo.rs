@@ -172,7 +172,13 @@ fn run_stages(
         leaderboard: built
             .leaderboard
             .iter()
-            .map(|r| (r.label.clone(), r.overall.pass, r.overall.mean_reward))
+            .map(|r| {
+                (
+                    r.label.clone(),
+                    r.overall.best_of_k,
+                    r.overall.best_of_k_mean_reward,
+                )
+            })
             .collect(),
         seconds: start.elapsed().as_secs_f64(),
     })

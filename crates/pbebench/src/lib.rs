@@ -115,8 +115,8 @@ pub use rule::{Cascade, Rule, RuleError, TooLong};
 pub use score::{
     behaviour_rewards, figure, reward, score_dataset, score_instance, score_readings,
     score_responses, summarize, Aggregate, Column, Counterexample, Grade, Grader, InstanceScore,
-    PreparedInstance, ResponseReading, RewardScratch, Rewarder, SampleScore, ScoreOptions, Summary,
-    COLUMNS,
+    PerInstance, PreparedInstance, ResponseReading, RewardScratch, Rewarder, SampleScore,
+    ScoreOptions, Summary, BEST_OF_K_VETTED, COLUMNS,
 };
 pub use stats::{CategoryComparison, DatasetStats, InvalidLine};
 pub use wordlists::{

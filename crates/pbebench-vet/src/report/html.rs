@@ -227,7 +227,7 @@ fn by_length_table(h: &mut String, r: &Report) {
                     let _ = write!(
                         h,
                         "<td>{} / {}</td>",
-                        figure(Some(a.pass)),
+                        figure(Some(a.best_of_k)),
                         figure(Some(a.edit_sim))
                     );
                 }

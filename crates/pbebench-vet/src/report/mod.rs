@@ -120,14 +120,17 @@ pub const PREDICTORS: [&str; 5] = [
 /// Builds the report.
 pub fn build(mut input: ReportInput) -> Report {
     // One order everywhere (tables, legends, colours): best best-of-K first.
-    input
-        .results
-        .sort_by(|a, b| b.summary.overall.pass.total_cmp(&a.summary.overall.pass));
+    input.results.sort_by(|a, b| {
+        b.summary
+            .overall
+            .best_of_k
+            .total_cmp(&a.summary.overall.best_of_k)
+    });
     let mut warnings = input.warnings.clone();
     let mut leaderboard: Vec<LeaderRow> = input.results.iter().map(leader_row).collect();
     leaderboard.sort_by(|a, b| {
-        (b.overall.pass)
-            .total_cmp(&a.overall.pass)
+        (b.overall.best_of_k)
+            .total_cmp(&a.overall.best_of_k)
             .then(b.overall.edit_sim.total_cmp(&a.overall.edit_sim))
     });
     let mode = input
