@@ -3,6 +3,7 @@
 pub mod apply;
 pub mod audit;
 mod cascade_arg;
+pub mod compare;
 pub mod demo;
 pub mod derive;
 pub mod equiv;

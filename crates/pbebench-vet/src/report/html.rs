@@ -147,22 +147,34 @@ fn headers() -> Vec<&'static str> {
 
 fn cells(row: &LeaderRow) -> Vec<String> {
     let o = &row.overall;
-    let mut cells = vec![
-        row.label.clone(),
-        o.instances.to_string(),
-        o.samples.to_string(),
-    ];
-    cells.extend(COLUMNS.iter().map(|c| c.cell(o)));
+    let label = if row.tied_with_above {
+        format!("{} ≈", row.label)
+    } else {
+        row.label.clone()
+    };
+    let mut cells = vec![label, o.instances.to_string(), o.samples.to_string()];
+    cells.extend(COLUMNS.iter().map(|c| match o.interval(c) {
+        Some(i) => format!("{} {}", c.cell(o), i.bounds()),
+        None => c.cell(o),
+    }));
     cells.push(cost(row.cost));
     cells
 }
 
-/// What each figure is, from [`pbebench::COLUMNS`].
+/// What each figure is, from [`pbebench::COLUMNS`], and how its interval and a tie are
+/// read.
 fn legend() -> String {
-    let items: Vec<String> = COLUMNS
+    let mut items: Vec<String> = COLUMNS
         .iter()
         .map(|c| format!("{}: {}.", c.header, c.meaning))
         .collect();
+    items.push(
+        "[lo, hi]: the 95% interval (Wilson's where each instance gives one 0/1 outcome, \
+         else the mean ± 1.96 standard errors of the per-instance means). ≈: a best-of-K \
+         that cannot be told apart from the row above's (the 95% interval of the \
+         difference, paired by instance where both have per-instance lines, holds 0)."
+            .to_owned(),
+    );
     format!("<p>{}</p>\n", escape(&items.join(" ")))
 }
 
@@ -202,6 +214,10 @@ pub(super) fn leaderboard_markdown(rows: &[LeaderRow]) -> String {
     for row in rows {
         let _ = writeln!(s, "| {} |", cells(row).join(" | "));
     }
+    s.push_str(
+        "\n[lo, hi]: 95% interval. ≈: best-of-K cannot be told apart from the row above's \
+         (the 95% interval of the difference holds 0).\n",
+    );
     s
 }
 
