@@ -8,7 +8,8 @@
 //!   with `p = x/n` and `z = 1.96`, the interval is
 //!   `(p + z²/2n ± z·√(p(1−p)/n + z²/4n²)) / (1 + z²/n)`. It stays inside [0, 1] and keeps
 //!   its coverage near 0 and 1, where `p ± z·SE` collapses to a point. Its `se` is the
-//!   binomial `√(p(1−p)/n)`.
+//!   one the interval implies, `(hi − lo) / 2z`: close to the binomial `√(p(1−p)/n)`
+//!   away from 0 and 1, and not 0 at 0 or 1 (where the binomial one claims certainty).
 //! - **Clustered** ([`clustered`]), when an instance contributes a mean (several samples
 //!   per instance, or a figure that is not 0/1: behaviour, Edit_Sim, mean reward): the
 //!   samples of one instance are not independent, so the unit is the instance (Miller,
@@ -123,11 +124,12 @@ pub fn wilson(successes: usize, n: usize) -> Option<Interval> {
     let denominator = 1.0 + z2 / nf;
     let centre = (p + z2 / (2.0 * nf)) / denominator;
     let half = Z95 * (p * (1.0 - p) / nf + z2 / (4.0 * nf * nf)).sqrt() / denominator;
+    let (lo, hi) = ((centre - half).max(0.0), (centre + half).min(1.0));
     Some(Interval {
         mean: p,
-        se: (p * (1.0 - p) / nf).sqrt(),
-        lo: (centre - half).max(0.0),
-        hi: (centre + half).min(1.0),
+        se: (hi - lo) / (2.0 * Z95),
+        lo,
+        hi,
         n,
         method: Method::Wilson,
     })
@@ -151,6 +153,11 @@ pub fn clustered(means: &[f64]) -> Option<Interval> {
 /// The rate of per-instance figures: Wilson's interval when `one_outcome_each` (every value
 /// is one 0/1 outcome: one sample per instance, or best-of-K), else [`clustered`]. `None`
 /// as those are, and for Wilson when a value is not 0 or 1.
+///
+/// Callers with shares of several samples per instance pass `one_outcome_each` when every
+/// share is 0 or 1 (each instance's samples agree): the clustered SE would then be that
+/// of 0/1 values with the spread of a binomial, and 0 where all agree, which Wilson's
+/// interval does not claim.
 pub fn rate(per_instance: &[f64], one_outcome_each: bool) -> Option<Interval> {
     if !one_outcome_each {
         return clustered(per_instance);
@@ -251,17 +258,22 @@ mod tests {
 
     /// Wilson's interval by hand (z = 1.96): 8 of 10 gives
     /// centre (0.8 + 0.19208)/1.38416 = 0.716797, half 1.96·√(0.016 + 0.009604)/1.38416
-    /// = 0.226597; 0 of 20 gives [0, 3.8416/23.8416 = 0.161130].
+    /// = 0.226597, so SE 0.226597/1.96 = 0.115611; 0 of 20 gives [0, 3.8416/23.8416 =
+    /// 0.161130].
     #[test]
     fn wilson_by_hand() {
         let w = wilson(8, 10).unwrap();
         assert_eq!(w.method, Method::Wilson);
         assert!(close(w.lo, 0.716797 - 0.226597, 1e-4), "{w:?}");
         assert!(close(w.hi, 0.716797 + 0.226597, 1e-4), "{w:?}");
-        assert!(close(w.se, (0.8f64 * 0.2 / 10.0).sqrt(), 1e-12));
+        assert!(close(w.se, 0.115611, 1e-5), "{w:?}");
         let zero = wilson(0, 20).unwrap();
-        assert_eq!((zero.mean, zero.se, zero.lo), (0.0, 0.0, 0.0));
+        assert_eq!((zero.mean, zero.lo), (0.0, 0.0));
         assert!(close(zero.hi, 0.161130, 1e-4), "{zero:?}");
+        assert!(
+            close(zero.se, 0.161130 / 2.0 / 1.96, 1e-4),
+            "not 0: {zero:?}"
+        );
         let all = wilson(20, 20).unwrap();
         assert!(close(all.lo, 1.0 - 0.161130, 1e-4) && all.hi == 1.0);
         assert_eq!(wilson(0, 0), None);
@@ -335,7 +347,7 @@ mod tests {
         let b = wilson(1, 10).unwrap();
         assert!(!a.overlaps(&b) && !b.overlaps(&a));
         assert!(a.overlaps(&wilson(6, 10).unwrap()));
-        assert_eq!(a.to_string(), "0.800 ± 0.126 [0.490, 0.943]");
+        assert_eq!(a.to_string(), "0.800 ± 0.116 [0.490, 0.943]");
     }
 
     /// On simulated binomial data (a seeded RNG), Wilson's 95% interval covers the true

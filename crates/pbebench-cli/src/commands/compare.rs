@@ -10,9 +10,10 @@ use std::process::ExitCode;
 #[command(after_help = "Examples:\n  \
 pbebench compare runs/beam runs/gpt\n  \
 pbebench compare a=a.json,a.per.jsonl b=b.json,b.per.jsonl --format json\n\n\
-B − A is paired by instance when the per-instance lines of both are given (an eval run \
-directory holds them; `pbebench score --per-instance` writes them); with summaries only \
-the intervals are independent, and wider. Results of different datasets are refused.")]
+B − A is paired by instance when the per-instance lines of both are given (`pbebench score \
+--per-instance` writes them; a directory is read for results.json and per-instance.jsonl); \
+with summaries only the intervals are independent, and wider. Results of different datasets \
+are refused.")]
 pub struct Args {
     /// Results A: [LABEL=]FILE[,FILE] with a results.json and/or its per-instance JSONL, or
     /// a directory holding them.

@@ -276,8 +276,8 @@ pub enum PerInstance {
     /// Wilson's interval. `None` where the instance is left out of the figure.
     Outcome(fn(&InstanceScore) -> Option<f64>),
     /// The share of the instance's samples with a property (Pass@1, Recovered@1, almost,
-    /// resolved): Wilson's interval when every instance has one sample, else the clustered
-    /// SE of the per-instance shares.
+    /// resolved): Wilson's interval when every share is 0 or 1 (one sample an instance, or
+    /// samples that agree), else the clustered SE of the per-instance shares.
     Share(fn(&InstanceScore) -> Option<f64>),
     /// A mean that is not 0/1 (behaviour, Edit_Sim, mean reward): the clustered SE of the
     /// per-instance means.
@@ -367,8 +367,9 @@ impl Column {
         match self.per_instance {
             PerInstance::Outcome(f) => interval::rate(&values(f), true),
             PerInstance::Share(f) => {
-                let one_sample_each = scores.iter().all(|s| s.samples.len() == 1);
-                interval::rate(&values(f), one_sample_each)
+                let shares = values(f);
+                let unanimous = shares.iter().all(|v| *v == 0.0 || *v == 1.0);
+                interval::rate(&shares, unanimous)
             }
             PerInstance::Mean(f) => interval::clustered(&values(f)),
             PerInstance::Ratio(f) => {
