@@ -105,9 +105,10 @@ pub struct Aggregate {
     pub edit_sim_at_k: BTreeMap<usize, f64>,
     /// Survival curve of the chosen samples' fractional scores at 0, 0.05, …, 1.
     pub survival: Vec<metrics::SurvivalPoint>,
-    /// The standard error and 95% interval of each figure, by its key ([`Column::key`]);
-    /// a figure is absent where it is undefined or has fewer than two instances to
-    /// measure a spread on (Wilson's interval needs one).
+    /// The standard error and 95% interval of each figure, by its key ([`Column::key`]),
+    /// and of pass@k, recovered@k and edit_sim@k under `pass@k`, `recovered@k`,
+    /// `edit_sim@k` (k a number); a figure is absent where it is undefined or has fewer
+    /// than two instances to measure a spread on (Wilson's interval needs one).
     #[serde(default)]
     pub intervals: BTreeMap<String, Interval>,
 }
@@ -183,11 +184,16 @@ fn aggregate(scores: &[&InstanceScore]) -> Aggregate {
         .map(|s| (s.decided_samples(), s.recovered_samples()))
         .filter(|(n, _)| *n > 0)
         .collect();
-    let recovered_at = |k: usize| {
-        let each: Vec<f64> = (decided.iter())
+    let recovered_at = |k: usize| -> Vec<f64> {
+        (decided.iter())
             .map(|&(n, c)| metrics::pass_at_k(n, c, k.min(n)).unwrap_or(0.0))
-            .collect();
-        metrics::mean(&each)
+            .collect()
+    };
+    // The intervals of pass@k, recovered@k and edit_sim@k, under `pass@k` (…) keys.
+    let mut at_k_intervals: BTreeMap<String, Interval> = BTreeMap::new();
+    let share_interval = |values: &[f64]| {
+        let unanimous = values.iter().all(|v| *v == 0.0 || *v == 1.0);
+        interval::rate(values, unanimous)
     };
     let mut edit_sim_at_k = BTreeMap::new();
     // Each instance's Edit_Sims, highest first, sorted once for every k.
@@ -210,10 +216,20 @@ fn aggregate(scores: &[&InstanceScore]) -> Aggregate {
             sim.push(metrics::best_of_k_average_sorted(sims, k).unwrap_or(0.0));
         }
         pass_at_k.insert(k, metrics::mean(&pass).unwrap_or(0.0));
-        if let Some(r) = recovered_at(k) {
+        let recovered = recovered_at(k);
+        if let Some(r) = metrics::mean(&recovered) {
             recovered_at_k.insert(k, r);
         }
         edit_sim_at_k.insert(k, metrics::mean(&sim).unwrap_or(0.0));
+        for (name, i) in [
+            ("pass", share_interval(&pass)),
+            ("recovered", share_interval(&recovered)),
+            ("edit_sim", interval::clustered(&sim)),
+        ] {
+            if let Some(i) = i {
+                at_k_intervals.insert(format!("{name}@{k}"), i);
+            }
+        }
     }
     let behaviours: Vec<f64> = (scores.iter().filter(|s| s.graded))
         .filter_map(|s| {
@@ -264,6 +280,7 @@ fn aggregate(scores: &[&InstanceScore]) -> Aggregate {
     aggregate.intervals = (COLUMNS.iter().chain(&BEST_OF_K_VETTED))
         .filter(|c| (c.value)(&aggregate).is_some())
         .filter_map(|c| Some((c.key.to_owned(), c.interval(scores)?)))
+        .chain(at_k_intervals)
         .collect();
     aggregate
 }
@@ -615,19 +632,32 @@ impl fmt::Display for Summary {
             }
             writeln!(f)?;
         }
-        let at_k = |m: &BTreeMap<usize, f64>| {
+        let o = &self.overall;
+        let at_k = |name: &str, m: &BTreeMap<usize, f64>| {
             m.iter()
-                .map(|(k, v)| format!("{k}: {}", figure(Some(*v))))
+                .map(|(k, v)| match o.intervals.get(&format!("{name}@{k}")) {
+                    Some(i) => format!("{k}: {v:.3}±{:.3}", i.se),
+                    None => format!("{k}: {}", figure(Some(*v))),
+                })
                 .collect::<Vec<_>>()
                 .join("  ")
         };
-        let o = &self.overall;
         if !o.pass_at_k.is_empty() {
-            writeln!(f, "{:<GROUP$} {}", "pass@k", at_k(&o.pass_at_k))?;
-            writeln!(f, "{:<GROUP$} {}", "edit_sim@k", at_k(&o.edit_sim_at_k))?;
+            writeln!(f, "{:<GROUP$} {}", "pass@k", at_k("pass", &o.pass_at_k))?;
+            writeln!(
+                f,
+                "{:<GROUP$} {}",
+                "edit_sim@k",
+                at_k("edit_sim", &o.edit_sim_at_k)
+            )?;
         }
         if !o.recovered_at_k.is_empty() {
-            writeln!(f, "{:<GROUP$} {}", "recovered@k", at_k(&o.recovered_at_k))?;
+            writeln!(
+                f,
+                "{:<GROUP$} {}",
+                "recovered@k",
+                at_k("recovered", &o.recovered_at_k)
+            )?;
         }
         if o.behaviour_skipped > 0 || o.undecided > 0 {
             writeln!(
@@ -725,8 +755,11 @@ mod tests {
         let mean_reward = o.interval(&Column::MEAN_REWARD).unwrap();
         assert_eq!(mean_reward.mean, o.mean_reward.unwrap());
         assert!((mean_reward.se - 0.125).abs() < 1e-12, "{mean_reward:?}");
+        // pass@2 is 1 and 0 on the two instances: one outcome each, Wilson's.
+        assert_eq!(o.intervals.get("pass@2"), interval::wilson(1, 2).as_ref());
         // The table prints each figure with its SE, and the overall intervals below.
         let table = summary.to_string();
+        assert!(table.contains("2: 0.500±0."), "{table}");
         assert!(table.contains(" 0.250±0.250 "), "{table}");
         assert!(table.contains("95% intervals, overall"), "{table}");
         assert_eq!(summary.by_category["1000"].instances, 1);
