@@ -3,7 +3,7 @@
 use super::{LeaderRow, Regression, Report};
 use crate::audit::{AuditFindings, Calibration, Findings, BASELINE_COLUMNS};
 use crate::svg::escape;
-use pbebench::{figure, COLUMNS};
+use pbebench::{figure, Column, COLUMNS};
 use std::fmt::Write as _;
 
 const CSS: &str = r#"
@@ -230,7 +230,7 @@ fn by_length_table(h: &mut String, r: &Report) {
     if lengths.is_empty() {
         return;
     }
-    h.push_str("<h3>best-of-K / Edit_Sim by gold cascade length</h3>\n<table><tr><th class=\"l\">results</th>");
+    h.push_str("<h3>best-of-K / Edit_Sim by gold cascade length (± one standard error)</h3>\n<table><tr><th class=\"l\">results</th>");
     for l in &lengths {
         let _ = write!(h, "<th>{l}</th>");
     }
@@ -243,8 +243,8 @@ fn by_length_table(h: &mut String, r: &Report) {
                     let _ = write!(
                         h,
                         "<td>{} / {}</td>",
-                        figure(Some(a.best_of_k)),
-                        figure(Some(a.edit_sim))
+                        Column::BEST_OF_K.cell_with_se(a),
+                        Column::EDIT_SIM.cell_with_se(a)
                     );
                 }
                 None => h.push_str("<td>–</td>"),
