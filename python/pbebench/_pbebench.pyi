@@ -286,8 +286,10 @@ def render_answer(cascade: Cascade) -> str:
 
 def summary(scores: Sequence[Mapping[str, Any]]) -> Dict[str, Any]:
     """The figures of `pbebench score` over scored instances: the overall aggregate
-    ({"instances", "pass" (best-of-K), "pass_at_k", "edit_sim", "valid_rate", "heldout_pass",
-    "mean_reward", ...}) of a list of score() results.
+    ({"instances", "pass_at_1", "best_of_k", "pass_at_k", "edit_sim", "valid_rate",
+    "heldout_pass", "mean_reward" (per sample), "best_of_k_mean_reward", ..., and
+    "intervals": {figure: {"mean", "se", "lo", "hi", "n", "method"}}, each figure's standard
+    error and 95% interval}) of a list of score() results, as results.json has it.
 
     scores: a list of the dicts score() returns, one per instance.
     """

@@ -481,15 +481,16 @@ def best_of_k():
     return reduce
 
 
-# pbebench's aggregate figures under the names of its tables (`pbebench::COLUMNS`).
+# pbebench's aggregate figures under the names of its tables (`pbebench::COLUMNS`), by
+# their key in results.json (and in its "intervals").
 _FIGURES = (
-    ("Pass@1", lambda a: a["pass_at_k"].get("1")),
-    ("best-of-K", lambda a: a["pass"]),
-    ("Recovered@1", lambda a: a["recovered"]),
-    ("behaviour", lambda a: a["behaviour"]),
-    ("Edit_Sim", lambda a: a["edit_sim"]),
-    ("Valid_Rate", lambda a: a["valid_rate"]),
-    ("held-out pass", lambda a: a["heldout_pass"]),
+    ("Pass@1", "pass_at_1"),
+    ("best-of-K", "best_of_k"),
+    ("Recovered@1", "recovered"),
+    ("behaviour", "behaviour"),
+    ("Edit_Sim", "edit_sim"),
+    ("Valid_Rate", "valid_rate"),
+    ("held-out pass", "heldout_pass"),
 )
 
 
@@ -499,7 +500,10 @@ def pbebench_metrics():
     Recovered@1 and mean behaviour (over instances with a gold cascade), Edit_Sim,
     Valid_Rate, held-out pass, pass@k and recovered@k; in interactive mode also the mean probes
     per episode and held-out pass over unprobed held-out examples (over every episode, as
-    ``pbebench eval --interactive`` reports it).
+    ``pbebench eval --interactive`` reports it). Each of the first seven also comes with its
+    standard error and 95% interval, as ``<figure> stderr``, ``<figure> 95% lo`` and
+    ``<figure> 95% hi`` (Wilson's interval where each instance gives one 0/1 outcome, else
+    the standard error of the per-instance means, clustered by instance).
 
     Samples reduced by another reducer than ``pbebench`` (``--epochs-reducer``) carry no
     instance score; their values are then averaged under their own keys (``pass``,
@@ -511,7 +515,13 @@ def pbebench_metrics():
         if not scores or any(r is None for r in reduced):
             return _plain_means(scores)
         overall = _pbebench.summary(reduced)
-        figures = {name: of(overall) for name, of in _FIGURES}
+        figures = {name: overall[key] for name, key in _FIGURES}
+        for name, key in _FIGURES:
+            interval = overall["intervals"].get(key)
+            if interval is not None and figures[name] is not None:
+                figures[f"{name} stderr"] = interval["se"]
+                figures[f"{name} 95% lo"] = interval["lo"]
+                figures[f"{name} 95% hi"] = interval["hi"]
         for k, value in overall["pass_at_k"].items():
             if k != "1":
                 figures[f"pass@{k}"] = value

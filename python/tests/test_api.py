@@ -277,6 +277,19 @@ def test_oracle_grade_is_score_for_answers_with_invalid_rules():
     assert [pbebench.Oracle(INSTANCE, 0).grade(a)["pass"] for a in answers] == [True, False, False, True, False, False]
 
 
+def test_summary_names_best_of_k_and_pass_at_1_with_intervals():
+    """One passing sample of two on each instance: best-of-K 1, Pass@1 and the per-sample
+    resolved 0.5, each with its standard error and 95% interval."""
+    scores = [pbebench.score(INSTANCE, [GOLD, fence("[('c', 'd')]")]) for _ in range(3)]
+    o = pbebench.summary(scores)
+    assert "pass" not in o
+    assert (o["best_of_k"], o["pass_at_1"]) == (1.0, 0.5)
+    assert (o["resolved"], o["best_of_k_resolved"]) == (0.5, 1.0)
+    interval = o["intervals"]["pass_at_1"]
+    assert interval["lo"] <= 0.5 <= interval["hi"] and interval["method"] == "clustered"
+    assert o["intervals"]["best_of_k"]["method"] == "wilson"
+
+
 def test_oracle_takes_the_probe_length_of_eval_max_probe_len():
     assert pbebench.Oracle(INSTANCE, 2).task["max_probe_len"] == 32
     assert pbebench.DEFAULT_PROBE_LEN == 32

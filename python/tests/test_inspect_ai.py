@@ -162,8 +162,8 @@ def test_figures_are_those_of_pbebench_score(cli, dataset_file, instances, tmp_p
     overall = out["summary"]["overall"]
     got = metrics(log)
     expected = {
-        "Pass@1": overall["pass_at_k"]["1"],
-        "best-of-K": overall["pass"],
+        "Pass@1": overall["pass_at_1"],
+        "best-of-K": overall["best_of_k"],
         "Recovered@1": overall["recovered"],
         "behaviour": overall["behaviour"],
         "Edit_Sim": overall["edit_sim"],
@@ -174,7 +174,17 @@ def test_figures_are_those_of_pbebench_score(cli, dataset_file, instances, tmp_p
         "recovered@2": overall["recovered_at_k"]["2"],
         "recovered@4": overall["recovered_at_k"]["4"],
     }
+    names = {"Pass@1": "pass_at_1", "best-of-K": "best_of_k", "Recovered@1": "recovered",
+             "behaviour": "behaviour", "Edit_Sim": "edit_sim", "Valid_Rate": "valid_rate",
+             "held-out pass": "heldout_pass"}
+    for name, key in names.items():
+        interval = overall["intervals"][key]
+        expected[f"{name} stderr"] = interval["se"]
+        expected[f"{name} 95% lo"] = interval["lo"]
+        expected[f"{name} 95% hi"] = interval["hi"]
     assert got == expected
+    assert overall["pass_at_1"] == overall["pass_at_k"]["1"]
+    assert got["Pass@1 95% lo"] <= got["Pass@1"] <= got["Pass@1 95% hi"]
     assert 0 < got["Recovered@1"] <= got["Pass@1"]
     # The answers were varied enough to tell the figures apart.
     assert 0 < got["Pass@1"] < got["pass@2"] < got["best-of-K"] < 1

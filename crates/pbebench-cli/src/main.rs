@@ -57,6 +57,8 @@ enum Command {
     Vet(commands::vet::Args),
     /// Write a leaderboard, plots and a self-contained HTML report from results.
     Report(commands::report::Args),
+    /// Compare two results on the same dataset: each figure's difference with a paired 95% interval.
+    Compare(commands::compare::Args),
     /// Generate, solve, score, audit and report a small Lite set, offline.
     Demo(commands::demo::Args),
 }
@@ -83,6 +85,7 @@ fn main() -> ExitCode {
         Command::Audit(args) => commands::audit::run(args),
         Command::Vet(args) => commands::vet::run(args),
         Command::Report(args) => commands::report::run(args),
+        Command::Compare(args) => commands::compare::run(args),
         Command::Demo(args) => commands::demo::run(args),
     };
     match result {

@@ -60,7 +60,7 @@
 //! };
 //! let outcome = evaluate(&config)?;
 //! assert!(outcome.complete());
-//! assert_eq!(outcome.results.overall().pass, 1.0);
+//! assert_eq!(outcome.results.overall().best_of_k, 1.0);
 //! # Ok(())
 //! # }
 //! ```

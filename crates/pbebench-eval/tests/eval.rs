@@ -28,7 +28,7 @@ fn every_sample_is_stored_and_scored() {
     assert_eq!(out.total, 36);
     assert_eq!(out.added, 36);
     assert_eq!(server.chat_requests(), 36);
-    assert_eq!(out.results.overall().pass, 1.0);
+    assert_eq!(out.results.overall().best_of_k, 1.0);
     assert_eq!(out.results.statuses[0], (Status::Ok, 36));
     assert!(out.results.completion_tokens > 0);
 
@@ -184,7 +184,7 @@ fn faults_are_retried_or_recorded_never_fatal() {
     // Answers that are not answers score as failures; the rest pass.
     assert_eq!(out.results.answered, 7);
     assert!(
-        (out.results.overall().pass - 5.0 / 12.0).abs() < 1e-9,
+        (out.results.overall().best_of_k - 5.0 / 12.0).abs() < 1e-9,
         "{}",
         out.results
     );
@@ -254,7 +254,7 @@ fn a_broken_proxy_stops_the_run_and_poisons_nothing() {
     broken.store(false, std::sync::atomic::Ordering::SeqCst);
     let out = evaluate(&config).unwrap();
     assert!(out.complete(), "{}", out.results);
-    assert_eq!(out.results.overall().pass, 1.0);
+    assert_eq!(out.results.overall().best_of_k, 1.0);
 }
 
 /// Issue 23, item 7: a solver program that exits 1 on every instance (an import error)
@@ -301,7 +301,7 @@ fn a_solver_that_always_fails_stops_the_run() {
     std::fs::write(&fixed, "").unwrap();
     let out = evaluate(&config).unwrap();
     assert!(out.complete(), "{}", out.results);
-    assert_eq!(out.results.overall().pass, 1.0);
+    assert_eq!(out.results.overall().best_of_k, 1.0);
 }
 
 #[test]
@@ -463,7 +463,7 @@ fn a_down_replica_is_retried_on_the_other() {
     ))
     .unwrap();
     assert!(out.complete(), "{}", out.results);
-    assert_eq!(out.results.overall().pass, 1.0);
+    assert_eq!(out.results.overall().best_of_k, 1.0);
 }
 
 #[test]
@@ -581,14 +581,14 @@ fn rescore_reads_the_store_and_requests_nothing() {
     });
     let run = dir.path().join("run");
     let out = evaluate(&chat_config(&dataset, &run, &[server.base_url()])).unwrap();
-    assert_eq!(out.results.overall().pass, 1.0);
+    assert_eq!(out.results.overall().best_of_k, 1.0);
     drop(server); // any request from here on would fail
 
     let last = rescore(&run, None, Block::Last, None).unwrap();
-    assert_eq!(last.results.overall().pass, 1.0);
+    assert_eq!(last.results.overall().best_of_k, 1.0);
     assert_eq!(last.results.answered, 6);
     let first = rescore(&run, None, Block::First, None).unwrap();
-    assert_eq!(first.results.overall().pass, 0.0);
+    assert_eq!(first.results.overall().best_of_k, 0.0);
 
     // The dataset must be the one evaluated.
     let other = dir.path().join("other.jsonl");
@@ -630,7 +630,7 @@ fn a_solver_command_answers_from_stdin() {
     config.samples = 2;
     let out = evaluate(&config).unwrap();
     assert!(out.complete(), "{}", out.results);
-    assert_eq!(out.results.overall().pass, 1.0, "{}", out.results);
+    assert_eq!(out.results.overall().best_of_k, 1.0, "{}", out.results);
 
     // A program that hangs is killed at the timeout; one that cannot start stops the run.
     let run2 = dir.path().join("run2");

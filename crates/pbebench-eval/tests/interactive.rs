@@ -197,7 +197,7 @@ fn scripted_tool_calls_end_every_episode_cleanly() {
         "{inter}"
     );
     // The shared scoring path scores the final cascades, without held-out examples.
-    assert!((out.results.overall().pass - 6.0 / 8.0).abs() < 1e-12);
+    assert!((out.results.overall().best_of_k - 6.0 / 8.0).abs() < 1e-12);
     assert_eq!(out.results.overall().heldout_pass, None);
 
     // Every turn is stored, one request per turn.

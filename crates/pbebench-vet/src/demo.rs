@@ -90,9 +90,12 @@ pub struct Rate {
 }
 
 impl Rate {
-    /// `value` over `n` instances, with its Wilson interval.
+    /// `value`, a share of `n` instances (one sample each), with its Wilson interval
+    /// ([`pbebench::interval::wilson`]; `[0, 1]` over no instance).
     pub fn of(value: f64, n: usize) -> Self {
-        let (lo, hi) = wilson_95(value, n);
+        let successes = ((value * n as f64).round() as usize).min(n);
+        let (lo, hi) =
+            pbebench::interval::wilson(successes, n).map_or((0.0, 1.0), |i| (i.lo, i.hi));
         Rate { value, n, lo, hi }
     }
 }
@@ -135,23 +138,6 @@ pub struct DemoSummary {
     pub vet: VetSummary,
     /// Wall-clock seconds.
     pub seconds: f64,
-}
-
-/// The 95% Wilson score interval of a proportion `p` over `n` trials ((0, 1) for none).
-///
-/// TODO(stats): replace with the core crate's interval module from the `stats` branch
-/// (issue 38.2) when it is merged; this private copy exists so that the demo has
-/// intervals before it.
-fn wilson_95(p: f64, n: usize) -> (f64, f64) {
-    if n == 0 {
-        return (0.0, 1.0);
-    }
-    let z = 1.959_963_984_540_054_f64;
-    let n = n as f64;
-    let z2n = z * z / n;
-    let centre = (p + z2n / 2.0) / (1.0 + z2n);
-    let half = z * (p * (1.0 - p) / n + z2n / (4.0 * n)).sqrt() / (1.0 + z2n);
-    ((centre - half).max(0.0), (centre + half).min(1.0))
 }
 
 /// Patience values of the efficiency sweep (the preset's own is added).
@@ -559,26 +545,4 @@ fn score_run(
     set.sources = vec![results_path, per_path];
     set.dataset = Some(dataset_path.to_path_buf());
     Ok(set)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::wilson_95;
-
-    /// Against values worked by hand from the formula: 50 of 100 gives 0.4038–0.5962, and
-    /// at the edges the interval is `[0, z²/(n + z²)]` and `[n/(n + z²), 1]`.
-    #[test]
-    fn wilson_matches_hand_computed_values() {
-        let close = |a: f64, b: f64| (a - b).abs() < 5e-5;
-        let (lo, hi) = wilson_95(0.5, 100);
-        assert!(close(lo, 0.4038) && close(hi, 0.5962), "{lo} {hi}");
-        let z2 = 1.959_963_984_540_054_f64.powi(2);
-        let (lo, hi) = wilson_95(0.0, 64);
-        assert_eq!(lo, 0.0);
-        assert!(close(hi, z2 / (64.0 + z2)), "{hi}");
-        let (lo, hi) = wilson_95(1.0, 64);
-        assert!(close(lo, 64.0 / (64.0 + z2)), "{lo}");
-        assert_eq!(hi, 1.0);
-        assert_eq!(wilson_95(0.3, 0), (0.0, 1.0));
-    }
 }

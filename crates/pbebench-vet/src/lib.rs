@@ -11,6 +11,8 @@
 //! - **results** ([`load_results`] → [`ResultSet`]): the scored results the audit and the
 //!   report read (`results.json` and the per-instance lines, through `pbebench::Results`),
 //!   checked against the dataset ([`check_against`]) or against each other.
+//! - **compare** ([`compare()`](fn@compare) → [`Comparison`]): two results on one
+//!   dataset, each figure's difference with a paired 95% interval.
 //! - **report** (module [`report`], [`Report`]): a leaderboard, SVG figures, a logistic
 //!   regression of pass on difficulty ([`fit_logit`]) and one self-contained
 //!   `index.html`, from results, the generator's statistics ([`GenerationStats`]) and an
@@ -40,6 +42,7 @@
 
 mod attack;
 pub mod audit;
+mod compare;
 mod demo;
 mod genstats;
 mod logit;
@@ -51,6 +54,7 @@ mod vet;
 
 pub use attack::{probe, Attacker, Panel, PanelError, Probe, Witness, DEFAULT_PANEL, MAX_NODES};
 pub use audit::{audit, AuditFindings, AuditOptions, AuditProgress, SolverCheck};
+pub use compare::{compare, Comparison, FigureDifference};
 pub use demo::{run_demo, DemoError, DemoOptions, DemoRow, DemoSet, DemoSummary, Rate};
 pub use genstats::{GenStatsError, GenerationStats};
 pub use logit::{fit_logit, LogitError, LogitFit};

@@ -75,6 +75,7 @@ pub mod derivation;
 pub mod equiv;
 pub mod generate;
 mod instance;
+pub mod interval;
 pub mod metrics;
 pub mod probe;
 mod prompt;
@@ -92,6 +93,7 @@ pub use authors::{
     authors_limits, authors_line, AuthorsExport, AuthorsOptions, ExportError, ReplaceCallError,
 };
 pub use instance::Instance;
+pub use interval::Interval;
 pub use prompt::{
     default_prompt, ChatMessage, Placeholder, PromptLine, PromptTemplate, TemplateError,
     TemplateLoadError, TemplateProblem, AUTHORS_TEMPLATE, BUILT_IN_TEMPLATES, DEFAULT_TEMPLATE,
@@ -113,8 +115,8 @@ pub use rule::{Cascade, Rule, RuleError, TooLong};
 pub use score::{
     behaviour_rewards, figure, reward, score_dataset, score_instance, score_readings,
     score_responses, summarize, Aggregate, Column, Counterexample, Grade, Grader, InstanceScore,
-    PreparedInstance, ResponseReading, RewardScratch, Rewarder, SampleScore, ScoreOptions, Summary,
-    COLUMNS,
+    PerInstance, PreparedInstance, ResponseReading, RewardScratch, Rewarder, SampleScore,
+    ScoreOptions, Summary, BEST_OF_K_VETTED, COLUMNS,
 };
 pub use stats::{CategoryComparison, DatasetStats, InvalidLine};
 pub use wordlists::{

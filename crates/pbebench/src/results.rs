@@ -4,10 +4,12 @@
 //! writer and its reader. `pbebench score`, `pbebench eval`, the demo and any other
 //! producer write through them; `pbebench report` and `audit` read through them.
 //!
-//! `results.json` is one object: `dataset` and `responses` (the files scored, when there
-//! are files), `options`, `summary` ([`Summary`]), `missing`, `unknown`, `duplicates`, and
-//! for an evaluation run `run` ([`RunFigures`]). The reader also takes the shape an
-//! evaluation run wrote before, `{"run": {…}, "scores": {…}}`.
+//! `results.json` is one object: `format_version` ([`FORMAT_VERSION`]), `dataset` and
+//! `responses` (the files scored, when there are files), `options`, `summary`
+//! ([`Summary`]), `missing`, `unknown`, `duplicates`, and for an evaluation run `run`
+//! ([`RunFigures`]). The reader also takes the shape an evaluation run wrote before,
+//! `{"run": {…}, "scores": {…}}`, and format 1 (files without `format_version`), whose
+//! summaries it renames (`upgrade_aggregate`).
 
 use crate::responses::{LineIssue, Responses};
 use crate::score::{summarize, InstanceScore, ScoreOptions, Summary};
@@ -18,9 +20,18 @@ use std::fmt;
 use std::io::{self, Write};
 use std::path::PathBuf;
 
+/// The format of the results files this version writes. Format 2 named the figures for
+/// what they hold (`best_of_k`, `pass_at_1`; per-sample `mean_reward`, `almost`,
+/// `resolved` beside their `best_of_k_` variants) and added `intervals`; format 1 had no
+/// `format_version`, and its `pass`, `mean_reward`, `almost` and `resolved` were best-of-K.
+pub const FORMAT_VERSION: u32 = 2;
+
 /// What `results.json` holds: the figures of a scoring and the problems of its input.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Results {
+    /// The format of the file ([`FORMAT_VERSION`]; 1 when absent).
+    #[serde(default = "format_1")]
+    pub format_version: u32,
     /// The dataset scored, as it was given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dataset: Option<PathBuf>,
@@ -96,6 +107,7 @@ impl Results {
         options: &ScoreOptions,
     ) -> Self {
         Results {
+            format_version: FORMAT_VERSION,
             dataset: None,
             responses: None,
             options: *options,
@@ -117,7 +129,8 @@ impl Results {
         value.get("summary").is_some() || value.pointer("/scores/summary").is_some()
     }
 
-    /// Reads a results file's JSON value ([`Results::is_results`]).
+    /// Reads a results file's JSON value ([`Results::is_results`]), of this format or of
+    /// format 1 ([`upgrade_aggregate`]); a newer format is refused.
     pub fn from_value(mut value: Value) -> Result<Self, serde_json::Error> {
         // An evaluation run's of before: the scoring part under `scores`, `run` beside it.
         if value.get("summary").is_none() {
@@ -130,7 +143,25 @@ impl Results {
                 value = Value::Object(scores);
             }
         }
-        serde_json::from_value(value)
+        let version = value.get("format_version").map_or(Some(1), Value::as_u64);
+        match version {
+            Some(1) => {
+                if let Some(summary) = value.get_mut("summary") {
+                    upgrade_summary(summary);
+                }
+            }
+            Some(v) if v == u64::from(FORMAT_VERSION) => {}
+            _ => {
+                return Err(serde::de::Error::custom(format_args!(
+                    "format_version {} is not one this pbebench reads (1 to {FORMAT_VERSION}); \
+                     read it with the pbebench that wrote it, or upgrade",
+                    value["format_version"]
+                )))
+            }
+        }
+        let mut results: Results = serde_json::from_value(value)?;
+        results.format_version = FORMAT_VERSION;
+        Ok(results)
     }
 
     /// Reads the text of a results file.
@@ -141,6 +172,55 @@ impl Results {
     /// The file's text: pretty-printed JSON and a final newline.
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).expect("results serialise") + "\n"
+    }
+}
+
+fn format_1() -> u32 {
+    1
+}
+
+/// Upgrades every aggregate of a format-1 summary (`overall`, `by_cascade_len`,
+/// `by_category`) in place.
+fn upgrade_summary(summary: &mut Value) {
+    if let Some(overall) = summary.get_mut("overall") {
+        upgrade_aggregate(overall);
+    }
+    for group in ["by_cascade_len", "by_category"] {
+        if let Some(Value::Object(map)) = summary.get_mut(group) {
+            map.values_mut().for_each(upgrade_aggregate);
+        }
+    }
+}
+
+/// Renames a format-1 aggregate's figures for what they hold: `pass` (best-of-K) becomes
+/// `best_of_k`, and `mean_reward`, `almost`, `resolved` (taken from the best-of-K choice)
+/// become their `best_of_k_` variants; `pass_at_1` is `pass_at_k["1"]`. The per-sample
+/// vetted figures equal the best-of-K ones where every answered instance had one sample
+/// (`samples = instances − missing`); otherwise format 1 did not keep them, and they are
+/// left undefined (`null`) rather than guessed. Format 1 had no intervals.
+fn upgrade_aggregate(aggregate: &mut Value) {
+    let Some(map) = aggregate.as_object_mut() else {
+        return;
+    };
+    let count = |map: &serde_json::Map<String, Value>, key: &str| {
+        map.get(key).and_then(Value::as_u64).unwrap_or(0)
+    };
+    let one_sample_each =
+        count(map, "samples") == count(map, "instances").saturating_sub(count(map, "missing"));
+    if let Some(pass) = map.remove("pass") {
+        map.insert("best_of_k".to_owned(), pass);
+    }
+    let pass_at_1 = map.get("pass_at_k").and_then(|m| m.get("1")).cloned();
+    map.insert("pass_at_1".to_owned(), pass_at_1.unwrap_or(Value::Null));
+    for key in ["mean_reward", "almost", "resolved"] {
+        let best = map.remove(key).unwrap_or(Value::Null);
+        let per_sample = if one_sample_each {
+            best.clone()
+        } else {
+            Value::Null
+        };
+        map.insert(format!("best_of_k_{key}"), best);
+        map.insert(key.to_owned(), per_sample);
     }
 }
 
@@ -314,6 +394,50 @@ mod tests {
         assert_eq!(read.run.unwrap().cost, 2.0);
         assert!(read.missing.is_empty());
         assert!(!Results::is_results(&serde_json::json!({ "id": "a" })));
+    }
+
+    /// A results file of format 1, as pbebench wrote it before `format_version`: `pass`
+    /// reads as best-of-K, its best-of-K vetted figures keep their meaning under their new
+    /// names, and the per-sample ones are undefined where it had several samples.
+    #[test]
+    fn format_1_reads_with_figures_renamed() {
+        let dir = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../testdata/results-format-1"
+        );
+        let text = |name: &str| std::fs::read_to_string(format!("{dir}/{name}")).unwrap();
+        let old: Value = serde_json::from_str(&text("a-results.json")).unwrap();
+        assert!(old.get("format_version").is_none() && Results::is_results(&old));
+        let o_old = &old["summary"]["overall"];
+        let read = Results::from_value(old.clone()).unwrap();
+        assert_eq!(read.format_version, FORMAT_VERSION);
+        let o = &read.summary.overall;
+        assert_eq!(Some(o.best_of_k), o_old["pass"].as_f64());
+        assert_eq!(o.pass_at_1, o_old["pass_at_k"]["1"].as_f64());
+        assert_eq!(Some(o.best_of_k_mean_reward), o_old["mean_reward"].as_f64());
+        assert_eq!(Some(o.best_of_k_resolved), o_old["resolved"].as_f64());
+        assert_eq!((o.mean_reward, o.almost, o.resolved), (None, None, None));
+        assert!(o.intervals.is_empty());
+        // One sample an instance: the per-sample figures are the best-of-K ones.
+        let one = Results::from_json(&text("b-results.json")).unwrap();
+        let o = &one.summary.overall;
+        assert_eq!(o.mean_reward, Some(o.best_of_k_mean_reward));
+        assert_eq!(
+            one.summary.by_cascade_len[&2].resolved,
+            Some(one.summary.by_cascade_len[&2].best_of_k_resolved)
+        );
+        // The format-1 file's figures agree with those recomputed from its per-instance
+        // lines where both define them.
+        let lines = read_score_lines(&text("a-per-instance.jsonl")).unwrap();
+        let now = summarize(&lines.scores).overall;
+        assert_eq!(now.best_of_k, read.summary.overall.best_of_k);
+        assert_eq!(now.best_of_k_almost, read.summary.overall.best_of_k_almost);
+        assert_eq!(now.pass_at_1, read.summary.overall.pass_at_1);
+        // A newer format is refused, by name.
+        let mut newer = serde_json::to_value(&read).unwrap();
+        newer["format_version"] = 99.into();
+        let err = Results::from_value(newer).unwrap_err().to_string();
+        assert!(err.contains("format_version 99"), "{err}");
     }
 
     #[test]

@@ -137,7 +137,8 @@ proptest! {
             prop_assert_eq!(s.recovered, Some(!changes_something));
         }
         let o = summarize(&scores).overall;
-        prop_assert_eq!((o.mean_reward, o.almost, o.resolved), (0.0, 0.0, 0.0));
+        prop_assert_eq!((o.mean_reward, o.almost, o.resolved), (Some(0.0), Some(0.0), Some(0.0)));
+        prop_assert_eq!((o.best_of_k_mean_reward, o.best_of_k_almost, o.best_of_k_resolved), (0.0, 0.0, 0.0));
         prop_assert!(o.survival.iter().all(|p| p.threshold == 0.0 || p.share == 0.0));
         prop_assert_eq!(o.recovered, Some(0.0));
         prop_assert_eq!(o.behaviour, Some(0.0));
@@ -206,15 +207,22 @@ fn summary_figures_by_hand() {
     assert!(close(o.behaviour.unwrap(), mean), "{:?}", o.behaviour);
     assert_eq!((o.recovered_instances, o.behaviour_instances), (3, 3));
     assert_eq!((o.behaviour_skipped, o.undecided), (1, 0));
-    // Vetted, over the chosen samples: 1 (gold), 1 (fit), 0 (missing), 1 (the gold-less
+    // Vetted per sample, as Pass@1: (2/3 + 2/2 + 0 + 1/1) / 4 (the third sample of `one`
+    // is empty; both of `two` fit).
+    let per_sample = (2.0 / 3.0 + 2.0) / 4.0;
+    for figure in [o.mean_reward, o.resolved, o.almost] {
+        assert!(close(figure.unwrap(), per_sample), "{figure:?}");
+    }
+    // Best-of-K, over the chosen samples: 1 (gold), 1 (fit), 0 (missing), 1 (the gold-less
     // instance's passing answer).
-    assert!(close(o.mean_reward, 0.75));
-    assert!(close(o.resolved, 0.75));
-    assert!(close(o.almost, 0.75));
+    assert!(close(o.best_of_k_mean_reward, 0.75));
+    assert!(close(o.best_of_k_resolved, 0.75));
+    assert!(close(o.best_of_k_almost, 0.75));
     assert_eq!(o.survival[1].share, 0.75, "threshold 0.05");
     // The paper's figures: Pass@1 = (2/3 + 1 + 0 + 1) / 4, best-of-K 3/4.
     assert!(close(o.pass_at_k[&1], (2.0 / 3.0 + 2.0) / 4.0));
-    assert!(close(o.pass, 0.75));
+    assert!(close(o.best_of_k, 0.75));
+    assert_eq!(o.pass_at_1, Some(o.pass_at_k[&1]));
     let table = summary.to_string();
     assert!(
         table.contains("Recovered@1") && table.contains("behaviour"),

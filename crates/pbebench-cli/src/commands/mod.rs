@@ -4,6 +4,7 @@ pub mod apply;
 mod args;
 pub mod audit;
 mod cascade_arg;
+pub mod compare;
 pub mod demo;
 pub mod derive;
 pub mod equiv;

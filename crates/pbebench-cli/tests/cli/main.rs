@@ -5,6 +5,7 @@
 mod common;
 
 mod audit;
+mod compare;
 mod core;
 mod demo;
 mod derive;

@@ -76,21 +76,26 @@ fn scores_samples_and_writes_results() {
         serde_json::from_str(&std::fs::read_to_string(dir.path().join("results.json")).unwrap())
             .unwrap();
     let overall = &results["summary"]["overall"];
-    assert_eq!(overall["pass"].as_f64().unwrap(), 2.0 / 3.0);
+    assert_eq!(overall["best_of_k"].as_f64().unwrap(), 2.0 / 3.0);
     assert_eq!(
         overall["pass_at_k"]["1"].as_f64().unwrap(),
         (0.5 + 0.5 + 0.0) / 3.0
     );
+    assert_eq!(overall["pass_at_1"], overall["pass_at_k"]["1"]);
+    assert_eq!(results["format_version"], json!(2));
+    let interval = &overall["intervals"]["pass_at_1"];
+    assert_eq!(interval["method"], json!("clustered"));
+    assert!(interval["lo"].as_f64().unwrap() <= interval["mean"].as_f64().unwrap());
     assert_eq!(overall["pass_at_k"]["2"].as_f64().unwrap(), 2.0 / 3.0);
     assert_eq!(results["missing"], json!(["2"]));
     assert_eq!(
-        results["summary"]["by_cascade_len"]["3"]["pass"]
+        results["summary"]["by_cascade_len"]["3"]["best_of_k"]
             .as_f64()
             .unwrap(),
         1.0
     );
     assert_eq!(
-        results["summary"]["by_category"]["1000"]["pass"]
+        results["summary"]["by_category"]["1000"]["best_of_k"]
             .as_f64()
             .unwrap(),
         0.0
@@ -139,7 +144,7 @@ fn reads_the_authors_result_files() {
     let overall = &results["summary"]["overall"];
     assert_eq!(overall["instances"], json!(3));
     assert_eq!(overall["samples"], json!(4));
-    assert_eq!(overall["pass"].as_f64().unwrap(), 2.0 / 3.0);
+    assert_eq!(overall["best_of_k"].as_f64().unwrap(), 2.0 / 3.0);
     assert_eq!(results["missing"], json!([]));
 }
 
@@ -184,7 +189,7 @@ fn unknown_and_duplicate_ids_are_counted_with_their_lines() {
     assert_eq!(results["unknown"][0]["line"], json!(2));
     assert_eq!(results["duplicates"][0]["line"], json!(3));
     assert_eq!(
-        results["summary"]["overall"]["pass"].as_f64().unwrap(),
+        results["summary"]["overall"]["best_of_k"].as_f64().unwrap(),
         1.0,
         "the first line wins"
     );

@@ -408,11 +408,11 @@ fn baseline(
     let result = BaselineResult {
         name: baseline.name().to_owned(),
         description: baseline.description().to_owned(),
-        pass: o.pass,
+        pass: o.best_of_k,
         edit_sim: o.edit_sim,
-        mean_reward: o.mean_reward,
-        almost: o.almost,
-        resolved: o.resolved,
+        mean_reward: o.best_of_k_mean_reward,
+        almost: o.best_of_k_almost,
+        resolved: o.best_of_k_resolved,
         heldout_pass: o.heldout_pass,
         passed: Findings::collect(
             scores.iter().filter(|s| s.pass).map(|s| {

@@ -30,7 +30,7 @@ pub(super) fn all(input: &ReportInput, mode: RelationMode) -> (Vec<Figure>, Vec<
             "pass_by_length",
             "best-of-K by cascade length",
             "best-of-K",
-            |a| a.pass,
+            |a| a.best_of_k,
         ));
         figures.push(by_length(
             &input.results,

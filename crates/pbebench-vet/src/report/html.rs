@@ -3,7 +3,7 @@
 use super::{LeaderRow, Regression, Report};
 use crate::audit::{AuditFindings, Calibration, Findings, BASELINE_COLUMNS};
 use crate::svg::escape;
-use pbebench::{figure, COLUMNS};
+use pbebench::{figure, Column, COLUMNS};
 use std::fmt::Write as _;
 
 const CSS: &str = r#"
@@ -147,22 +147,34 @@ fn headers() -> Vec<&'static str> {
 
 fn cells(row: &LeaderRow) -> Vec<String> {
     let o = &row.overall;
-    let mut cells = vec![
-        row.label.clone(),
-        o.instances.to_string(),
-        o.samples.to_string(),
-    ];
-    cells.extend(COLUMNS.iter().map(|c| c.cell(o)));
+    let label = if row.tied_with_above {
+        format!("{} ≈", row.label)
+    } else {
+        row.label.clone()
+    };
+    let mut cells = vec![label, o.instances.to_string(), o.samples.to_string()];
+    cells.extend(COLUMNS.iter().map(|c| match o.interval(c) {
+        Some(i) => format!("{} {}", c.cell(o), i.bounds()),
+        None => c.cell(o),
+    }));
     cells.push(cost(row.cost));
     cells
 }
 
-/// What each figure is, from [`pbebench::COLUMNS`].
+/// What each figure is, from [`pbebench::COLUMNS`], and how its interval and a tie are
+/// read.
 fn legend() -> String {
-    let items: Vec<String> = COLUMNS
+    let mut items: Vec<String> = COLUMNS
         .iter()
         .map(|c| format!("{}: {}.", c.header, c.meaning))
         .collect();
+    items.push(
+        "[lo, hi]: the 95% interval (Wilson's where each instance gives one 0/1 outcome, \
+         else the mean ± 1.96 standard errors of the per-instance means). ≈: a best-of-K \
+         that cannot be told apart from the row above's (the 95% interval of the \
+         difference, paired by instance where both have per-instance lines, holds 0)."
+            .to_owned(),
+    );
     format!("<p>{}</p>\n", escape(&items.join(" ")))
 }
 
@@ -202,6 +214,10 @@ pub(super) fn leaderboard_markdown(rows: &[LeaderRow]) -> String {
     for row in rows {
         let _ = writeln!(s, "| {} |", cells(row).join(" | "));
     }
+    s.push_str(
+        "\n[lo, hi]: 95% interval. ≈: best-of-K cannot be told apart from the row above's \
+         (the 95% interval of the difference holds 0).\n",
+    );
     s
 }
 
@@ -214,7 +230,7 @@ fn by_length_table(h: &mut String, r: &Report) {
     if lengths.is_empty() {
         return;
     }
-    h.push_str("<h3>best-of-K / Edit_Sim by gold cascade length</h3>\n<table><tr><th class=\"l\">results</th>");
+    h.push_str("<h3>best-of-K / Edit_Sim by gold cascade length (± one standard error)</h3>\n<table><tr><th class=\"l\">results</th>");
     for l in &lengths {
         let _ = write!(h, "<th>{l}</th>");
     }
@@ -227,8 +243,8 @@ fn by_length_table(h: &mut String, r: &Report) {
                     let _ = write!(
                         h,
                         "<td>{} / {}</td>",
-                        figure(Some(a.pass)),
-                        figure(Some(a.edit_sim))
+                        Column::BEST_OF_K.cell_with_se(a),
+                        Column::EDIT_SIM.cell_with_se(a)
                     );
                 }
                 None => h.push_str("<td>–</td>"),

@@ -71,6 +71,10 @@ pub struct LeaderRow {
     pub overall: Aggregate,
     /// Cost of the run, when known.
     pub cost: Option<f64>,
+    /// The row above it on the leaderboard has a best-of-K it cannot be told apart from:
+    /// the 95% interval of their difference holds 0 (paired by instance when both have
+    /// per-instance lines, [`crate::compare()`]; else their independent intervals).
+    pub tied_with_above: bool,
 }
 
 /// The regression of one results set.
@@ -120,16 +124,20 @@ pub const PREDICTORS: [&str; 5] = [
 /// Builds the report.
 pub fn build(mut input: ReportInput) -> Report {
     // One order everywhere (tables, legends, colours): best best-of-K first.
-    input
-        .results
-        .sort_by(|a, b| b.summary.overall.pass.total_cmp(&a.summary.overall.pass));
+    input.results.sort_by(|a, b| {
+        b.summary
+            .overall
+            .best_of_k
+            .total_cmp(&a.summary.overall.best_of_k)
+    });
     let mut warnings = input.warnings.clone();
     let mut leaderboard: Vec<LeaderRow> = input.results.iter().map(leader_row).collect();
     leaderboard.sort_by(|a, b| {
-        (b.overall.pass)
-            .total_cmp(&a.overall.pass)
+        (b.overall.best_of_k)
+            .total_cmp(&a.overall.best_of_k)
             .then(b.overall.edit_sim.total_cmp(&a.overall.edit_sim))
     });
+    mark_ties(&mut leaderboard, &input.results);
     let mode = input
         .dataset
         .as_ref()
@@ -186,6 +194,26 @@ fn leader_row(r: &ResultSet) -> LeaderRow {
         label: r.label.clone(),
         overall: r.summary.overall.clone(),
         cost: r.cost,
+        tied_with_above: false,
+    }
+}
+
+/// Marks each leaderboard row whose best-of-K cannot be told apart from the row above's
+/// (a tie): the difference's 95% interval, paired where it can be, holds 0. Results of
+/// different datasets, or without an interval, are not marked.
+fn mark_ties(rows: &mut [LeaderRow], results: &[ResultSet]) {
+    let set = |label: &str| results.iter().find(|r| r.label == label);
+    for k in 1..rows.len() {
+        let (Some(above), Some(here)) = (set(&rows[k - 1].label), set(&rows[k].label)) else {
+            continue;
+        };
+        let Ok(comparison) = crate::compare::compare(above, here) else {
+            continue;
+        };
+        rows[k].tied_with_above = (comparison.figures.iter())
+            .find(|f| f.figure == pbebench::Column::BEST_OF_K.key)
+            .and_then(|f| f.distinguishable())
+            == Some(false);
     }
 }
 

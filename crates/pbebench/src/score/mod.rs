@@ -25,7 +25,9 @@ mod summary;
 
 pub use behaviour::{behaviour_rewards, Counterexample, Grade, Grader};
 pub use reward::{reward, PreparedInstance, RewardScratch, Rewarder};
-pub use summary::{figure, summarize, Aggregate, Column, Summary, COLUMNS};
+pub use summary::{
+    figure, summarize, Aggregate, Column, PerInstance, Summary, BEST_OF_K_VETTED, COLUMNS,
+};
 
 use crate::equiv;
 use crate::instance::Instance;
