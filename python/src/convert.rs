@@ -253,7 +253,7 @@ pub fn reward_instance<'py>(
         relations_mode: Default::default(),
         interactions: Vec::new(),
     };
-    if !is_scorable(&inst) {
+    if !inst.problems().is_empty() {
         let id = match dict.get_item(intern!(py, "id"))? {
             Some(id) => id.str()?.to_str()?.to_owned(),
             None => String::new(),
@@ -263,25 +263,21 @@ pub fn reward_instance<'py>(
     Ok(inst)
 }
 
-/// Refuses instances that cannot be scored (no examples, unequal numbers of inputs and
-/// outputs), as `pbebench score` refuses them.
+/// Refuses instances that a dataset file could not hold: the one check every reader of
+/// instances runs ([`Instance::problems`]: no examples, unequal numbers of inputs and
+/// outputs, a number or a size past its limit, a repeated letter, a gold that contradicts
+/// the examples), as `pbebench score` and every other command refuse them. The message
+/// names the argument and each field at fault.
 fn check_scorable(inst: Instance, name: Name<'_>) -> PyResult<Instance> {
-    if !is_scorable(&inst) {
+    let problems = inst.problems();
+    if !problems.is_empty() {
         return Err(PyValueError::new_err(format!(
             "{name} (id '{}'): {}",
             inst.id,
-            inst.problems().join("; ")
+            problems.join("; ")
         )));
     }
     Ok(inst)
-}
-
-/// True when the instance has examples, as many inputs as outputs, and as many held-out
-/// inputs as held-out outputs.
-fn is_scorable(inst: &Instance) -> bool {
-    !inst.inputs.is_empty()
-        && inst.inputs.len() == inst.outputs.len()
-        && inst.heldout_inputs.len() == inst.heldout_outputs.len()
 }
 
 /// One response: a str, `None` (no answer, scored as an empty response), a chat message
@@ -726,19 +722,32 @@ fn prepared_by_content<'py>(
                 .iter()
                 .map(|s| s.to_str())
                 .collect::<PyResult<Vec<&str>>>();
-            texts.map(|texts| {
+            texts.and_then(|texts| {
                 let (visible, held) = texts.split_at(n_in + n_out + 1);
                 let (inputs, outputs) = (&visible[..n_in], &visible[n_in..n_in + n_out]);
                 let (held_in, held_out) = held.split_at(n_hin);
+                // The check `reward_instance` runs, on the fields read; it raises the problem.
+                let problems = pbebench::dataset::example_problems(
+                    inputs,
+                    outputs,
+                    held_in,
+                    held_out,
+                    max_rules,
+                    max_rule_len,
+                    visible[n_in + n_out],
+                );
+                if !problems.is_empty() {
+                    return Err(PyValueError::new_err(""));
+                }
                 let inputs: Vec<&str> = inputs.iter().chain(held_in).copied().collect();
                 let outputs: Vec<&str> = outputs.iter().chain(held_out).copied().collect();
-                cache.get(&Fields {
+                Ok(cache.get(&Fields {
                     inputs: &inputs,
                     outputs: &outputs,
                     alphabet: visible[n_in + n_out],
                     max_rules,
                     max_rule_len,
-                })
+                }))
             })
         }
         // `reward_instance` raises the error, worded as ever.

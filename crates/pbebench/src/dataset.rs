@@ -10,11 +10,44 @@ use std::io::{self, BufRead};
 use std::path::{Path, PathBuf};
 
 pub use crate::authors::{parse_replace_call, ReplaceCallError};
+pub use crate::instance::example_problems;
 
 /// The alphabet of the Lite presets: a–k and u–z.
 pub const LITE_ALPHABET: &str = "abcdefghijkuvwxyz";
 /// The alphabet of the full presets: a–z and A–Z.
 pub const FULL_ALPHABET: &str = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+
+// The limits on what one instance may hold. Every reader checks them when it reads a line
+// ([`Instance::problems`], run by [`parse_instance`], by the word-list readers and by the
+// Python bindings), so that a number in a file cannot make a command allocate, loop or
+// run for as long as it says: `max_rule_len: 18446744073709551615` once made `solve`
+// panic, and `100000000` one trivial instance take 1.5 GB. Each is far above what any
+// published or generated dataset holds (cascades of at most 30 rules, caps of 50 rules
+// and 5 characters, words of at most 20 letters, 50 examples; 10,000 held-out ones).
+
+/// The largest `max_rules` (the rule cap solvers are given) an instance may state. The
+/// solvers' searches and the prompts grow with it; the published sets use at most 50.
+pub const MAX_RULES_LIMIT: usize = 1000;
+/// The largest `max_rule_len` (the longest side a rule may have) an instance may state.
+/// The solvers size their tables by it; a side longer than [`MAX_STRING_LEN`] could match
+/// no example anyway.
+pub const MAX_RULE_LEN_LIMIT: usize = MAX_STRING_LEN;
+/// The most rules a gold cascade may have (`cascade_len` and `cascade`): the relations
+/// of a cascade cost the square of its length, and checking the gold costs its length
+/// times the examples' characters. The published sets' longest cascades have 30 rules.
+pub const MAX_CASCADE_LEN: usize = 100;
+/// The most visible examples an instance may have (`inputs`, `outputs`); a word list read
+/// as one instance (`pbebench pairs --chunk 0`) is bound by it too. Held-out examples are
+/// bound by [`crate::generate::MAX_HELDOUT`].
+pub const MAX_EXAMPLES: usize = 10_000;
+/// The longest string an instance may hold, in characters: its id, every example (visible
+/// or held-out), every side of its gold's rules, and every string its gold writes on the
+/// way from an input to its output. Scoring bounds an answer's strings by 16 times the
+/// instance's longest ([`crate::equiv::length_bound`]), so this bounds them too.
+pub const MAX_STRING_LEN: usize = 1000;
+/// The most letters an `alphabet` may have: the solvers and the generator index letters by
+/// one byte.
+pub const MAX_ALPHABET_LEN: usize = 255;
 
 /// A problem with a dataset file, located by path and 1-based line.
 #[derive(Debug, thiserror::Error)]
@@ -80,6 +113,10 @@ pub enum InstanceError {
     /// `alphabet` that holds no letter.
     #[error("'alphabet' is empty: give the letters rules may use, e.g. \"abc\"")]
     EmptyAlphabet,
+    /// An instance that breaks the limits above or whose parts disagree: every problem
+    /// [`Instance::problems`] finds, joined.
+    #[error("{}", .0.join("; "))]
+    Unsound(Vec<String>),
     /// `cascade_length` that is not the number of programs.
     #[error("cascade_length is {stated} but there are {programs} programs")]
     LengthMismatch {
@@ -90,8 +127,9 @@ pub enum InstanceError {
     },
 }
 
-/// Parses one JSONL line in either format. `index` (0-based line among instances) becomes
-/// the id of the authors' records, which have none.
+/// Parses one JSONL line in either format and checks it ([`Instance::problems`]: the
+/// limits above, the gold against the examples). `index` (0-based line among instances)
+/// becomes the id of the authors' records, which have none.
 pub fn parse_instance(line: &str, index: usize) -> Result<Instance, InstanceError> {
     let instance = match own_instance(line) {
         Some(instance) => instance,
@@ -100,6 +138,10 @@ pub fn parse_instance(line: &str, index: usize) -> Result<Instance, InstanceErro
     if instance.alphabet.is_empty() {
         // The prompt would list no letter, while scoring reads it as "any letter".
         return Err(InstanceError::EmptyAlphabet);
+    }
+    let problems = instance.problems();
+    if !problems.is_empty() {
+        return Err(InstanceError::Unsound(problems));
     }
     Ok(instance)
 }

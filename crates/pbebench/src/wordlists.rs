@@ -68,7 +68,35 @@ pub fn read_word_lists(
             ),
         });
     }
-    Ok(instances(name, ins, outs, options))
+    let chunk = chunk_size(options, ins.len());
+    let made = instances(name, ins, outs, options);
+    // The one check of every instance read ([`Instance::problems`]), placed at the
+    // instance's first word.
+    if let Some((k, inst, problems)) = first_unsound(&made) {
+        return Err(DatasetError::Line {
+            path: inputs.to_path_buf(),
+            line: k * chunk + 1,
+            message: format!("instance '{}' (its words from this line): {problems}", inst.id),
+        });
+    }
+    Ok(made)
+}
+
+/// The first instance with a problem, its index and its problems joined.
+fn first_unsound(instances: &[Instance]) -> Option<(usize, &Instance, String)> {
+    instances.iter().enumerate().find_map(|(k, inst)| {
+        let problems = inst.problems();
+        (!problems.is_empty()).then(|| (k, inst, problems.join("; ")))
+    })
+}
+
+/// Words per instance: `options.chunk`, or all of them when it is 0.
+fn chunk_size(options: &WordListOptions, words: usize) -> usize {
+    if options.chunk == 0 {
+        words.max(1)
+    } else {
+        options.chunk
+    }
 }
 
 /// Why word lists given in memory make no instances.
@@ -99,6 +127,15 @@ pub enum WordListError {
     /// An alphabet given as an empty string.
     #[error("alphabet: give the letters rules may use, or none")]
     EmptyAlphabet,
+    /// An instance made that breaks a limit of [`crate::dataset`] (too many words in one,
+    /// a word too long, a cap too large) or has a repeated letter in its alphabet.
+    #[error("instance '{id}': {problems}")]
+    Unsound {
+        /// The instance's id.
+        id: String,
+        /// What [`Instance::problems`] found, joined.
+        problems: String,
+    },
 }
 
 /// The instances of word lists given in memory, paired in order (see [`read_word_lists`]);
@@ -129,7 +166,14 @@ pub fn word_list_instances(
     if options.alphabet.as_deref() == Some("") {
         return Err(WordListError::EmptyAlphabet);
     }
-    Ok(instances(name, inputs, outputs, options))
+    let made = instances(name, inputs, outputs, options);
+    if let Some((_, inst, problems)) = first_unsound(&made) {
+        return Err(WordListError::Unsound {
+            id: inst.id.clone(),
+            problems,
+        });
+    }
+    Ok(made)
 }
 
 /// One language's word lists, as [`read_word_lists`] takes them.
@@ -207,11 +251,7 @@ fn instances(
             .collect();
         letters.into_iter().collect()
     });
-    let size = if options.chunk == 0 {
-        inputs.len().max(1)
-    } else {
-        options.chunk
-    };
+    let size = chunk_size(options, inputs.len());
     let pieces = inputs.chunks(size).zip(outputs.chunks(size));
     pieces
         .enumerate()
