@@ -152,7 +152,9 @@ fn apply<'py>(
     let cascade = convert::cascade(cascade)?;
     let too_long = |name: Name<'_>, e: pbebench::TooLong| {
         // The bound is 16 times the word's length, so only a rule can pass it.
-        let rule = e.rule.map_or_else(|| "it".to_owned(), |k| format!("cascade[{k}]"));
+        let rule = e
+            .rule
+            .map_or_else(|| "it".to_owned(), |k| format!("cascade[{k}]"));
         PyValueError::new_err(format!(
             "{name}: {rule} makes a string longer than {} characters (16 times the word's \
              length, and at least 256): the cascade grows this word without bound",

@@ -29,9 +29,10 @@ pub const FULL_ALPHABET: &str = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTU
 /// solvers' searches and the prompts grow with it; the published sets use at most 50.
 pub const MAX_RULES_LIMIT: usize = 1000;
 /// The largest `max_rule_len` (the longest side a rule may have) an instance may state.
-/// The solvers size their tables by it; a side longer than [`MAX_STRING_LEN`] could match
-/// no example anyway.
-pub const MAX_RULE_LEN_LIMIT: usize = MAX_STRING_LEN;
+/// The solvers' tables and searches grow steeply with it (at 1000, one instance of 30
+/// random examples held `solve` for over ten minutes and half a gigabyte); the published
+/// sets use 3, word lists 5.
+pub const MAX_RULE_LEN_LIMIT: usize = 32;
 /// The most rules a gold cascade may have (`cascade_len` and `cascade`): the relations
 /// of a cascade cost the square of its length, and checking the gold costs its length
 /// times the examples' characters. The published sets' longest cascades have 30 rules.
@@ -343,6 +344,129 @@ mod tests {
             ),
             "{e}"
         );
+    }
+
+    /// Every number and size of a line is bounded where the line is read, and the message
+    /// names the field: a number in a file once made `solve` panic or take gigabytes.
+    #[test]
+    fn every_number_and_size_of_a_line_is_bounded() {
+        let good = r#"{"id":"a","inputs":["ab"],"outputs":["b"],"cascade":[["a",""]],"cascade_len":1,"max_rules":2,"max_rule_len":1,"alphabet":"ab","interactions":[]}"#;
+        assert!(parse_instance(good, 0).is_ok());
+        let long = "a".repeat(MAX_STRING_LEN + 1);
+        let many = vec!["a"; MAX_EXAMPLES + 1];
+        let bad = |from: &str, to: &str| good.replace(from, to);
+        let cases = [
+            (
+                bad(
+                    r#""max_rule_len":1"#,
+                    r#""max_rule_len":18446744073709551615"#,
+                ),
+                "max_rule_len is 18446744073709551615, more than the limit of 32",
+            ),
+            (
+                bad(r#""max_rule_len":1"#, r#""max_rule_len":100000000"#),
+                "max_rule_len is 100000000",
+            ),
+            (
+                bad(r#""max_rules":2"#, r#""max_rules":1001"#),
+                "max_rules is 1001, more than the limit of 1000",
+            ),
+            (
+                bad(
+                    r#""cascade_len":1"#,
+                    r#""cascade_len":18446744073709551615"#,
+                ),
+                "cascade_len is 18446744073709551615, more than the 100",
+            ),
+            (
+                bad(
+                    r#""interactions":[]"#,
+                    r#""interactions":[{"i":0,"j":9,"feeds":true,"bleeds":false}]"#,
+                ),
+                "interactions[0] names rule 9, but the cascade has 1 rules",
+            ),
+            (
+                bad(r#""inputs":["ab"]"#, &format!(r#""inputs":["{long}"]"#)),
+                "inputs[0] is 1001 characters long",
+            ),
+            (
+                bad(r#""id":"a""#, &format!(r#""id":"{long}""#)),
+                "id is 1001 characters long",
+            ),
+            (
+                bad(
+                    r#""inputs":["ab"]"#,
+                    &format!(r#""inputs":{}"#, serde_json::to_string(&many).unwrap()),
+                ),
+                "inputs has 10001 strings, more than the 10000",
+            ),
+            (
+                bad(
+                    r#""alphabet":"ab""#,
+                    &format!(
+                        r#""alphabet":"{}""#,
+                        ('\u{100}'..'\u{300}').collect::<String>()
+                    ),
+                ),
+                "alphabet has 512 letters, more than the 255",
+            ),
+            (
+                bad(r#""alphabet":"ab""#, r#""alphabet":"aab""#),
+                "alphabet repeats the letter 'a'",
+            ),
+            (
+                bad(
+                    r#""cascade":[["a",""]]"#,
+                    &format!(r#""cascade":[["a","{long}"]]"#),
+                ),
+                "cascade[0] has a side longer than 1000",
+            ),
+            (
+                bad(
+                    r#""cascade":[["a",""]],"cascade_len":1"#,
+                    &format!(
+                        r#""cascade":{},"cascade_len":101"#,
+                        serde_json::to_string(&vec![["b", "a"]; 101]).unwrap()
+                    ),
+                ),
+                "cascade has 101 rules, more than the 100",
+            ),
+            // The gold is applied within the limits: 20 × a → aaa is refused, not run.
+            (
+                bad(
+                    r#""cascade":[["a",""]],"cascade_len":1"#,
+                    &format!(
+                        r#""cascade":{},"cascade_len":20"#,
+                        serde_json::to_string(&vec![["a", "aaa"]; 20]).unwrap()
+                    ),
+                ),
+                "example 0: the cascade writes a string longer than 1000 characters",
+            ),
+            (
+                bad(r#""outputs":["b"]"#, r#""outputs":["bb"]"#),
+                r#"example 0: the cascade maps "ab" to "b", not "bb""#,
+            ),
+            (
+                bad(r#""cascade_len":1,"#, ""),
+                "missing field `cascade_len`: give the number of rules of `cascade` (1)",
+            ),
+        ];
+        for (line, needle) in cases {
+            let e = parse_instance(&line, 0).unwrap_err().to_string();
+            assert!(e.contains(needle), "{needle:?} not in {e:?}");
+        }
+        // The authors' format: too many programs is refused before their relations.
+        let programs =
+            serde_json::to_string(&vec!["replace('a', 'b')"; MAX_CASCADE_LEN + 1]).unwrap();
+        let authors = format!(r#"{{"inputs": ["c"], "outputs": ["c"], "programs": {programs}}}"#);
+        let e = parse_instance(&authors, 0).unwrap_err().to_string();
+        assert!(
+            e.contains("programs has 101 rules, more than the 100"),
+            "{e}"
+        );
+        // Without a gold (real word lists) there is nothing to apply, and nothing is missing.
+        let no_gold = bad(r#""cascade":[["a",""]],"cascade_len":1,"#, "");
+        assert!(parse_instance(&no_gold, 0).is_ok());
     }
 
     /// A directory is refused when it is opened, by every reader of datasets (the statistics

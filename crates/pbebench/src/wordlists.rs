@@ -76,7 +76,10 @@ pub fn read_word_lists(
         return Err(DatasetError::Line {
             path: inputs.to_path_buf(),
             line: k * chunk + 1,
-            message: format!("instance '{}' (its words from this line): {problems}", inst.id),
+            message: format!(
+                "instance '{}' (its words from this line): {problems}",
+                inst.id
+            ),
         });
     }
     Ok(made)
@@ -280,6 +283,52 @@ fn instances(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Word lists go through the check of every instance read: a repeated letter in the
+    /// alphabet, a cap past its limit or too many words in one instance are refused.
+    #[test]
+    fn word_lists_are_checked_as_every_instance() {
+        let words = || vec!["ab".to_owned(), "ba".to_owned()];
+        let refused = |options: WordListOptions, needle: &str| {
+            let e = word_list_instances("x", words(), words(), &options).unwrap_err();
+            assert!(e.to_string().contains(needle), "{needle:?} not in {e}");
+        };
+        let alphabet = Some("aab".to_owned());
+        refused(
+            WordListOptions {
+                alphabet,
+                ..Default::default()
+            },
+            "alphabet repeats the letter 'a'",
+        );
+        let max_rule_len = crate::dataset::MAX_RULE_LEN_LIMIT + 1;
+        refused(
+            WordListOptions {
+                max_rule_len,
+                ..Default::default()
+            },
+            "max_rule_len is 33",
+        );
+        let many = vec!["a".to_owned(); crate::dataset::MAX_EXAMPLES + 1];
+        let options = WordListOptions {
+            chunk: 0,
+            ..Default::default()
+        };
+        let e = word_list_instances("x", many.clone(), many, &options).unwrap_err();
+        assert!(e.to_string().contains("inputs has 10001 strings"), "{e}");
+        let dir = tempfile::tempdir().unwrap();
+        let (ins, outs) = (dir.path().join("in"), dir.path().join("out"));
+        std::fs::write(&ins, "ab\nba\nab\n").unwrap();
+        std::fs::write(&outs, format!("ab\nba\n{}\n", "a".repeat(1001))).unwrap();
+        let options = WordListOptions {
+            chunk: 2,
+            ..Default::default()
+        };
+        let e = read_word_lists("x", &ins, &outs, &options)
+            .unwrap_err()
+            .to_string();
+        assert!(e.ends_with("in:3: instance 'x-1' (its words from this line): outputs[0] is 1001 characters long, more than the 1000 a string of an instance may have"), "{e}");
+    }
 
     fn write(dir: &Path, name: &str, text: &str) -> std::path::PathBuf {
         let path = dir.join(name);
