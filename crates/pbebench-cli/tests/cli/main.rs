@@ -6,6 +6,7 @@ mod common;
 
 mod audit;
 mod core;
+mod dataset;
 mod demo;
 mod derive;
 mod equiv;
