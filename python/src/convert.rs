@@ -180,7 +180,7 @@ const STRING_LIST_FIELDS: [&str; 4] = ["inputs", "outputs", "heldout_inputs", "h
 
 /// An instance: a dict in the CLI's JSONL schema (what `generate` yields, or a line of a
 /// dataset file read with `json.loads`). Fields outside the schema (a `prompt` column, say)
-/// are ignored. Instances that cannot be scored (no examples, or unequal numbers of inputs
+/// are ignored; a dict's `cascade_len` may be left out (it is then its `cascade`'s length). Instances that cannot be scored (no examples, or unequal numbers of inputs
 /// and outputs) are refused, as `pbebench score` refuses them.
 pub fn instance(obj: &Bound<'_, PyAny>, name: Name<'_>) -> PyResult<Instance> {
     let map = obj.cast::<PyMapping>().map_err(|_| {
@@ -201,8 +201,22 @@ pub fn instance(obj: &Bound<'_, PyAny>, name: Name<'_>) -> PyResult<Instance> {
             }
         }
     }
-    let inst: Instance = pythonize::depythonize(map.as_any())
-        .map_err(|e| PyValueError::new_err(format!("{name}: {e}")))?;
+    let copy;
+    let mut map = map.as_any();
+    if let Ok(dict) = obj.cast::<PyDict>() {
+        // A dict with a gold but without `cascade_len` (columns picked by hand, as the TRL
+        // example picks them) states the gold's length; a dataset line must say it.
+        let key = intern!(obj.py(), "cascade_len");
+        if let (Some(gold), false) = (dict.get_item("cascade")?, dict.contains(key)?) {
+            if let Ok(len) = gold.len() {
+                copy = dict.copy()?;
+                copy.set_item(key, len)?;
+                map = copy.as_any();
+            }
+        }
+    }
+    let inst: Instance =
+        pythonize::depythonize(map).map_err(|e| PyValueError::new_err(format!("{name}: {e}")))?;
     check_scorable(inst, name)
 }
 
