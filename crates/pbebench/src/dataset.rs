@@ -168,6 +168,19 @@ fn parse_instance_generally(line: &str, index: usize) -> Result<Instance, Instan
     if map.contains_key("programs") && !map.contains_key("cascade") {
         return authors::parse_record(map, index);
     }
+    if let Some(field) = ["max_rules", "max_rule_len", "cascade_len"]
+        .into_iter()
+        .find(|f| {
+            map.get(*f)
+                .is_some_and(|v| v.as_u64().is_none() && !v.is_null())
+        })
+    {
+        // serde's message would name the value, not the field.
+        return Err(InstanceError::NotAnInstance(format!(
+            "{field} must be a whole number, not {}",
+            map[field]
+        )));
+    }
     let instance: Instance =
         serde_json::from_value(value).map_err(|e| InstanceError::NotAnInstance(e.to_string()))?;
     Ok(instance)
@@ -449,6 +462,18 @@ mod tests {
             (
                 bad(r#""cascade_len":1,"#, ""),
                 "missing field `cascade_len`: give the number of rules of `cascade` (1)",
+            ),
+            (
+                bad(r#""max_rule_len":1"#, r#""max_rule_len":1e8"#),
+                "max_rule_len must be a whole number, not 100000000.0",
+            ),
+            (
+                bad(r#""max_rules":2"#, r#""max_rules":-1"#),
+                "max_rules must be a whole number, not -1",
+            ),
+            (
+                bad(r#""cascade_len":1"#, r#""cascade_len":1.5"#),
+                "cascade_len must be a whole number, not 1.5",
             ),
         ];
         for (line, needle) in cases {
