@@ -313,7 +313,8 @@ mod tests {
         let zero_rules = r#"{"id":"a","inputs":["ab"],"outputs":["b"],"max_rules":0,"max_rule_len":3,"alphabet":"ab"}"#;
         let err = run(args(dir.path(), zero_rules)).unwrap_err();
         assert!(
-            format!("{err:#}").contains("max_rules must be positive"),
+            format!("{err:#}")
+                .contains("data.jsonl:1: max_rules and max_rule_len must be positive"),
             "{err:#}"
         );
         let zero_len = r#"{"id":"a","inputs":["ab"],"outputs":["b"],"max_rules":2,"max_rule_len":0,"alphabet":"ab"}"#;
