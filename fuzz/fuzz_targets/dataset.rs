@@ -7,4 +7,5 @@ mod readers;
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     readers::dataset_line(data);
     readers::dataset_file(data);
+    readers::dataset_numbers(data);
 });

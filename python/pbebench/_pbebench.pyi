@@ -93,6 +93,10 @@ def apply(cascade: Cascade, words: str) -> str:
         must not be empty.
     words: a list of strings (returns a list) or one string (returns a string).
 
+    Every string on the way from a word is bounded, as in scoring: 16 times the word's
+    length, and at least 256 characters. A cascade that grows a word past it (20 times
+    ["a", "aaa"]) raises ValueError naming the word and the rule.
+
     Large lists are processed in parallel without the GIL.
     """
 

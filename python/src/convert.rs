@@ -291,7 +291,7 @@ fn check_fields(map: &Bound<'_, PyMapping>, name: Name<'_>) -> PyResult<()> {
 
 /// An instance: a dict in the CLI's JSONL schema (what `generate` yields, or a line of a
 /// dataset file read with `json.loads`). Fields outside the schema (a `prompt` column, say)
-/// are ignored. Instances that cannot be scored (no examples, or unequal numbers of inputs
+/// are ignored; a dict's `cascade_len` may be left out (it is then its `cascade`'s length). Instances that cannot be scored (no examples, or unequal numbers of inputs
 /// and outputs) are refused, as `pbebench score` refuses them.
 pub fn instance(obj: &Bound<'_, PyAny>, name: Name<'_>) -> PyResult<Instance> {
     let map = obj.cast::<PyMapping>().map_err(|_| {
@@ -301,8 +301,22 @@ pub fn instance(obj: &Bound<'_, PyAny>, name: Name<'_>) -> PyResult<Instance> {
         ))
     })?;
     check_fields(map, name)?;
-    let inst: Instance = pythonize::depythonize(map.as_any())
-        .map_err(|e| PyValueError::new_err(format!("{name}: {e}")))?;
+    let copy;
+    let mut map = map.as_any();
+    if let Ok(dict) = obj.cast::<PyDict>() {
+        // A dict with a gold but without `cascade_len` (columns picked by hand, as the TRL
+        // example picks them) states the gold's length; a dataset line must say it.
+        let key = intern!(obj.py(), "cascade_len");
+        if let (Some(gold), false) = (dict.get_item("cascade")?, dict.contains(key)?) {
+            if let Ok(len) = gold.len() {
+                copy = dict.copy()?;
+                copy.set_item(key, len)?;
+                map = copy.as_any();
+            }
+        }
+    }
+    let inst: Instance =
+        pythonize::depythonize(map).map_err(|e| PyValueError::new_err(format!("{name}: {e}")))?;
     check_scorable(inst, name)
 }
 
@@ -353,7 +367,7 @@ pub fn reward_instance<'py>(
         relations_mode: Default::default(),
         interactions: Vec::new(),
     };
-    if !is_scorable(&inst) {
+    if !inst.problems().is_empty() {
         let id = match dict.get_item(intern!(py, "id"))? {
             Some(id) => id.str()?.to_str()?.to_owned(),
             None => String::new(),
@@ -430,25 +444,21 @@ pub fn rows<'py>(obj: &Bound<'py, PyAny>, name: Name<'_>) -> PyResult<Option<Bou
     Ok(Some(rows))
 }
 
-/// Refuses instances that cannot be scored (no examples, unequal numbers of inputs and
-/// outputs), as `pbebench score` refuses them.
+/// Refuses instances that a dataset file could not hold: the one check every reader of
+/// instances runs ([`Instance::problems`]: no examples, unequal numbers of inputs and
+/// outputs, a number or a size past its limit, a repeated letter, a gold that contradicts
+/// the examples), as `pbebench score` and every other command refuse them. The message
+/// names the argument and each field at fault.
 fn check_scorable(inst: Instance, name: Name<'_>) -> PyResult<Instance> {
-    if !is_scorable(&inst) {
+    let problems = inst.problems();
+    if !problems.is_empty() {
         return Err(PyValueError::new_err(format!(
             "{name} (id '{}'): {}",
             inst.id,
-            inst.problems().join("; ")
+            problems.join("; ")
         )));
     }
     Ok(inst)
-}
-
-/// True when the instance has examples, as many inputs as outputs, and as many held-out
-/// inputs as held-out outputs.
-fn is_scorable(inst: &Instance) -> bool {
-    !inst.inputs.is_empty()
-        && inst.inputs.len() == inst.outputs.len()
-        && inst.heldout_inputs.len() == inst.heldout_outputs.len()
 }
 
 /// One response: a str, `None` (no answer, scored as an empty response), a chat message
@@ -893,19 +903,32 @@ fn prepared_by_content<'py>(
                 .iter()
                 .map(|s| s.to_str())
                 .collect::<PyResult<Vec<&str>>>();
-            texts.map(|texts| {
+            texts.and_then(|texts| {
                 let (visible, held) = texts.split_at(n_in + n_out + 1);
                 let (inputs, outputs) = (&visible[..n_in], &visible[n_in..n_in + n_out]);
                 let (held_in, held_out) = held.split_at(n_hin);
+                // The check `reward_instance` runs, on the fields read; it raises the problem.
+                let problems = pbebench::dataset::example_problems(
+                    inputs,
+                    outputs,
+                    held_in,
+                    held_out,
+                    max_rules,
+                    max_rule_len,
+                    visible[n_in + n_out],
+                );
+                if !problems.is_empty() {
+                    return Err(PyValueError::new_err(""));
+                }
                 let inputs: Vec<&str> = inputs.iter().chain(held_in).copied().collect();
                 let outputs: Vec<&str> = outputs.iter().chain(held_out).copied().collect();
-                cache.get(&Fields {
+                Ok(cache.get(&Fields {
                     inputs: &inputs,
                     outputs: &outputs,
                     alphabet: visible[n_in + n_out],
                     max_rules,
                     max_rule_len,
-                })
+                }))
             })
         }
         // `reward_instance` raises the error, worded as ever.

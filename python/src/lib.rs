@@ -149,6 +149,10 @@ fn pairs<'py>(
 ///     must not be empty.
 /// words: a list of strings (returns a list) or one string (returns a string).
 ///
+/// Every string on the way from a word is bounded, as in scoring: 16 times the word's
+/// length, and at least 256 characters. A cascade that grows a word past it (20 times
+/// ["a", "aaa"]) raises ValueError naming the word and the rule.
+///
 /// Large lists are processed in parallel without the GIL.
 #[pyfunction]
 fn apply<'py>(
@@ -157,20 +161,37 @@ fn apply<'py>(
     words: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let cascade = convert::cascade(cascade, Name::arg("apply", "cascade"))?;
+    let too_long = |name: Name<'_>, e: pbebench::TooLong| {
+        // The bound is 16 times the word's length, so only a rule can pass it.
+        let rule = e
+            .rule
+            .map_or_else(|| "it".to_owned(), |k| format!("cascade[{k}]"));
+        PyValueError::new_err(format!(
+            "{name}: {rule} makes a string longer than {} characters (16 times the word's \
+             length, and at least 256): the cascade grows this word without bound",
+            e.max_len
+        ))
+    };
     if let Ok(word) = words.cast::<PyString>() {
-        return Ok(PyString::new(py, &cascade.apply(&word.to_cow()?)).into_any());
+        let output = (cascade.apply_to_word(&word.to_cow()?))
+            .map_err(|e| too_long(Name::arg("apply", "words"), e))?;
+        return Ok(PyString::new(py, &output).into_any());
     }
     let words = convert::strings(words, Name::arg("apply", "words"))?;
     let pool = pool()?;
-    let out: Vec<String> = py.detach(|| {
+    let out: Vec<Result<String, pbebench::TooLong>> = py.detach(|| {
         pool.install(|| {
             words
                 .par_iter()
                 .with_min_len(MIN_CHUNK)
-                .map(|w| cascade.apply(w))
+                .map(|w| cascade.apply_to_word(w))
                 .collect()
         })
     });
+    // The first word at fault, whatever order the pool met them in.
+    let out = (out.into_iter().enumerate())
+        .map(|(k, output)| output.map_err(|e| too_long(Name::Index(&Name::arg("apply", "words"), k), e)))
+        .collect::<PyResult<Vec<String>>>()?;
     out.into_pyobject(py)
 }
 

@@ -12,7 +12,7 @@
 //! limits are inferred from the letters ([`authors_limits`]) and the relations are read as
 //! the paper formula's, which is how the published labels were made.
 
-use crate::dataset::{infer_alphabet, InstanceError, LITE_ALPHABET};
+use crate::dataset::{infer_alphabet, InstanceError, LITE_ALPHABET, MAX_CASCADE_LEN};
 use crate::instance::Instance;
 use crate::pylit;
 use crate::relations::{Category, RelationMode, Relations};
@@ -86,6 +86,13 @@ pub(crate) fn parse_record(
         .iter()
         .map(|p| parse_replace_call(p))
         .collect::<Result<Vec<Rule>, ReplaceCallError>>()?;
+    if rules.len() > MAX_CASCADE_LEN {
+        // Refused before its relations, which cost the square of its length, are computed.
+        return Err(InstanceError::Unsound(vec![format!(
+            "programs has {} rules, more than the {MAX_CASCADE_LEN} a gold cascade may have",
+            rules.len()
+        )]));
+    }
     let cascade = Cascade::new(rules);
     let category = match map.get("bfcc_category") {
         Some(Value::String(c)) => Some(c.parse::<Category>().map_err(InstanceError::BadCategory)?),

@@ -10,11 +10,45 @@ use std::io::{self, BufRead};
 use std::path::{Path, PathBuf};
 
 pub use crate::authors::{parse_replace_call, ReplaceCallError};
+pub use crate::instance::example_problems;
 
 /// The alphabet of the Lite presets: a–k and u–z.
 pub const LITE_ALPHABET: &str = "abcdefghijkuvwxyz";
 /// The alphabet of the full presets: a–z and A–Z.
 pub const FULL_ALPHABET: &str = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+
+// The limits on what one instance may hold. Every reader checks them when it reads a line
+// ([`Instance::problems`], run by [`parse_instance`], by the word-list readers and by the
+// Python bindings), so that a number in a file cannot make a command allocate, loop or
+// run for as long as it says: `max_rule_len: 18446744073709551615` once made `solve`
+// panic, and `100000000` one trivial instance take 1.5 GB. Each is far above what any
+// published or generated dataset holds (cascades of at most 30 rules, caps of 50 rules
+// and 5 characters, words of at most 20 letters, 50 examples; 10,000 held-out ones).
+
+/// The largest `max_rules` (the rule cap solvers are given) an instance may state. The
+/// solvers' searches and the prompts grow with it; the published sets use at most 50.
+pub const MAX_RULES_LIMIT: usize = 1000;
+/// The largest `max_rule_len` (the longest side a rule may have) an instance may state.
+/// The solvers' tables and searches grow steeply with it (at 1000, one instance of 30
+/// random examples held `solve` for over ten minutes and half a gigabyte); the published
+/// sets use 3, word lists 5.
+pub const MAX_RULE_LEN_LIMIT: usize = 32;
+/// The most rules a gold cascade may have (`cascade_len` and `cascade`): the relations
+/// of a cascade cost the square of its length, and checking the gold costs its length
+/// times the examples' characters. The published sets' longest cascades have 30 rules.
+pub const MAX_CASCADE_LEN: usize = 100;
+/// The most visible examples an instance may have (`inputs`, `outputs`); a word list read
+/// as one instance (`pbebench pairs --chunk 0`) is bound by it too. Held-out examples are
+/// bound by [`crate::generate::MAX_HELDOUT`].
+pub const MAX_EXAMPLES: usize = 10_000;
+/// The longest string an instance may hold, in characters: its id, every example (visible
+/// or held-out), every side of its gold's rules, and every string its gold writes on the
+/// way from an input to its output. Scoring bounds an answer's strings by 16 times the
+/// instance's longest ([`crate::equiv::length_bound`]), so this bounds them too.
+pub const MAX_STRING_LEN: usize = 1000;
+/// The most letters an `alphabet` may have: the solvers and the generator index letters by
+/// one byte.
+pub const MAX_ALPHABET_LEN: usize = 255;
 
 /// A problem with a dataset file, located by path and 1-based line.
 #[derive(Debug, thiserror::Error)]
@@ -80,6 +114,10 @@ pub enum InstanceError {
     /// `alphabet` that holds no letter.
     #[error("'alphabet' is empty: give the letters rules may use, e.g. \"abc\"")]
     EmptyAlphabet,
+    /// An instance that breaks the limits above or whose parts disagree: every problem
+    /// [`Instance::problems`] finds, joined.
+    #[error("{}", .0.join("; "))]
+    Unsound(Vec<String>),
     /// `cascade_length` that is not the number of programs.
     #[error("cascade_length is {stated} but there are {programs} programs")]
     LengthMismatch {
@@ -90,8 +128,9 @@ pub enum InstanceError {
     },
 }
 
-/// Parses one JSONL line in either format. `index` (0-based line among instances) becomes
-/// the id of the authors' records, which have none.
+/// Parses one JSONL line in either format and checks it ([`Instance::problems`]: the
+/// limits above, the gold against the examples). `index` (0-based line among instances)
+/// becomes the id of the authors' records, which have none.
 pub fn parse_instance(line: &str, index: usize) -> Result<Instance, InstanceError> {
     let instance = match own_instance(line) {
         Some(instance) => instance,
@@ -100,6 +139,10 @@ pub fn parse_instance(line: &str, index: usize) -> Result<Instance, InstanceErro
     if instance.alphabet.is_empty() {
         // The prompt would list no letter, while scoring reads it as "any letter".
         return Err(InstanceError::EmptyAlphabet);
+    }
+    let problems = instance.problems();
+    if !problems.is_empty() {
+        return Err(InstanceError::Unsound(problems));
     }
     Ok(instance)
 }
@@ -124,6 +167,19 @@ fn parse_instance_generally(line: &str, index: usize) -> Result<Instance, Instan
     };
     if map.contains_key("programs") && !map.contains_key("cascade") {
         return authors::parse_record(map, index);
+    }
+    if let Some(field) = ["max_rules", "max_rule_len", "cascade_len"]
+        .into_iter()
+        .find(|f| {
+            map.get(*f)
+                .is_some_and(|v| v.as_u64().is_none() && !v.is_null())
+        })
+    {
+        // serde's message would name the value, not the field.
+        return Err(InstanceError::NotAnInstance(format!(
+            "{field} must be a whole number, not {}",
+            map[field]
+        )));
     }
     let instance: Instance =
         serde_json::from_value(value).map_err(|e| InstanceError::NotAnInstance(e.to_string()))?;
@@ -301,6 +357,141 @@ mod tests {
             ),
             "{e}"
         );
+    }
+
+    /// Every number and size of a line is bounded where the line is read, and the message
+    /// names the field: a number in a file once made `solve` panic or take gigabytes.
+    #[test]
+    fn every_number_and_size_of_a_line_is_bounded() {
+        let good = r#"{"id":"a","inputs":["ab"],"outputs":["b"],"cascade":[["a",""]],"cascade_len":1,"max_rules":2,"max_rule_len":1,"alphabet":"ab","interactions":[]}"#;
+        assert!(parse_instance(good, 0).is_ok());
+        let long = "a".repeat(MAX_STRING_LEN + 1);
+        let many = vec!["a"; MAX_EXAMPLES + 1];
+        let bad = |from: &str, to: &str| good.replace(from, to);
+        let cases = [
+            (
+                bad(
+                    r#""max_rule_len":1"#,
+                    r#""max_rule_len":18446744073709551615"#,
+                ),
+                "max_rule_len is 18446744073709551615, more than the limit of 32",
+            ),
+            (
+                bad(r#""max_rule_len":1"#, r#""max_rule_len":100000000"#),
+                "max_rule_len is 100000000",
+            ),
+            (
+                bad(r#""max_rules":2"#, r#""max_rules":1001"#),
+                "max_rules is 1001, more than the limit of 1000",
+            ),
+            (
+                bad(
+                    r#""cascade_len":1"#,
+                    r#""cascade_len":18446744073709551615"#,
+                ),
+                "cascade_len is 18446744073709551615, more than the 100",
+            ),
+            (
+                bad(
+                    r#""interactions":[]"#,
+                    r#""interactions":[{"i":0,"j":9,"feeds":true,"bleeds":false}]"#,
+                ),
+                "interactions[0] names rule 9, but the cascade has 1 rules",
+            ),
+            (
+                bad(r#""inputs":["ab"]"#, &format!(r#""inputs":["{long}"]"#)),
+                "inputs[0] is 1001 characters long",
+            ),
+            (
+                bad(r#""id":"a""#, &format!(r#""id":"{long}""#)),
+                "id is 1001 characters long",
+            ),
+            (
+                bad(
+                    r#""inputs":["ab"]"#,
+                    &format!(r#""inputs":{}"#, serde_json::to_string(&many).unwrap()),
+                ),
+                "inputs has 10001 strings, more than the 10000",
+            ),
+            (
+                bad(
+                    r#""alphabet":"ab""#,
+                    &format!(
+                        r#""alphabet":"{}""#,
+                        ('\u{100}'..'\u{300}').collect::<String>()
+                    ),
+                ),
+                "alphabet has 512 letters, more than the 255",
+            ),
+            (
+                bad(r#""alphabet":"ab""#, r#""alphabet":"aab""#),
+                "alphabet repeats the letter 'a'",
+            ),
+            (
+                bad(
+                    r#""cascade":[["a",""]]"#,
+                    &format!(r#""cascade":[["a","{long}"]]"#),
+                ),
+                "cascade[0] has a side longer than 1000",
+            ),
+            (
+                bad(
+                    r#""cascade":[["a",""]],"cascade_len":1"#,
+                    &format!(
+                        r#""cascade":{},"cascade_len":101"#,
+                        serde_json::to_string(&vec![["b", "a"]; 101]).unwrap()
+                    ),
+                ),
+                "cascade has 101 rules, more than the 100",
+            ),
+            // The gold is applied within the limits: 20 × a → aaa is refused, not run.
+            (
+                bad(
+                    r#""cascade":[["a",""]],"cascade_len":1"#,
+                    &format!(
+                        r#""cascade":{},"cascade_len":20"#,
+                        serde_json::to_string(&vec![["a", "aaa"]; 20]).unwrap()
+                    ),
+                ),
+                "example 0: the cascade writes a string longer than 1000 characters",
+            ),
+            (
+                bad(r#""outputs":["b"]"#, r#""outputs":["bb"]"#),
+                r#"example 0: the cascade maps "ab" to "b", not "bb""#,
+            ),
+            (
+                bad(r#""cascade_len":1,"#, ""),
+                "missing field `cascade_len`: give the number of rules of `cascade` (1)",
+            ),
+            (
+                bad(r#""max_rule_len":1"#, r#""max_rule_len":1e8"#),
+                "max_rule_len must be a whole number, not 100000000.0",
+            ),
+            (
+                bad(r#""max_rules":2"#, r#""max_rules":-1"#),
+                "max_rules must be a whole number, not -1",
+            ),
+            (
+                bad(r#""cascade_len":1"#, r#""cascade_len":1.5"#),
+                "cascade_len must be a whole number, not 1.5",
+            ),
+        ];
+        for (line, needle) in cases {
+            let e = parse_instance(&line, 0).unwrap_err().to_string();
+            assert!(e.contains(needle), "{needle:?} not in {e:?}");
+        }
+        // The authors' format: too many programs is refused before their relations.
+        let programs =
+            serde_json::to_string(&vec!["replace('a', 'b')"; MAX_CASCADE_LEN + 1]).unwrap();
+        let authors = format!(r#"{{"inputs": ["c"], "outputs": ["c"], "programs": {programs}}}"#);
+        let e = parse_instance(&authors, 0).unwrap_err().to_string();
+        assert!(
+            e.contains("programs has 101 rules, more than the 100"),
+            "{e}"
+        );
+        // Without a gold (real word lists) there is nothing to apply, and nothing is missing.
+        let no_gold = bad(r#""cascade":[["a",""]],"cascade_len":1,"#, "");
+        assert!(parse_instance(&no_gold, 0).is_ok());
     }
 
     /// A directory is refused when it is opened, by every reader of datasets (the statistics

@@ -397,7 +397,10 @@ impl Cascade {
         self.rules.is_empty()
     }
 
-    /// Applies every rule in order to `s`.
+    /// Applies every rule in order to `s`. For trusted cascades (a gold that a dataset's
+    /// check has applied within its limits, the generator's): an untrusted one may grow
+    /// exponentially (20 × `replace("a", "aaa")`); apply it with [`Cascade::apply_to_word`]
+    /// or [`Cascade::apply_bounded`].
     pub fn apply(&self, s: &str) -> String {
         let mut cur = s.to_owned();
         let mut next = String::with_capacity(s.len() * 2);
@@ -457,6 +460,25 @@ impl Cascade {
             std::mem::swap(&mut cur, &mut next);
         }
         Ok(cur)
+    }
+}
+
+impl Cascade {
+    /// [`Cascade::apply`] of a cascade a user gives to a word (`pbebench apply`, Python's
+    /// `apply`), within the bound every other path puts on untrusted cascades
+    /// ([`crate::equiv::length_bound_of`] the word's length: 16 times it, and at least 256
+    /// characters, as `derive` and scoring use): a cascade whose strings grow past it
+    /// fails with the rule at fault instead of exhausting memory.
+    ///
+    /// ```
+    /// let blowup = pbebench::Cascade::from_pairs(&[("a", "aaa"); 20]).unwrap();
+    /// let e = blowup.apply_to_word("a").unwrap_err();
+    /// assert_eq!(e.to_string(), "rule 6 makes a string longer than 256 characters");
+    /// assert_eq!(blowup.apply_to_word("b").unwrap(), "b");
+    /// ```
+    pub fn apply_to_word(&self, word: &str) -> Result<String, TooLong> {
+        let bound = crate::equiv::length_bound_of(word.chars().count());
+        self.apply_bounded(word, bound)
     }
 }
 

@@ -68,7 +68,38 @@ pub fn read_word_lists(
             ),
         });
     }
-    Ok(instances(name, ins, outs, options))
+    let chunk = chunk_size(options, ins.len());
+    let made = instances(name, ins, outs, options);
+    // The one check of every instance read ([`Instance::problems`]), placed at the
+    // instance's first word.
+    if let Some((k, inst, problems)) = first_unsound(&made) {
+        return Err(DatasetError::Line {
+            path: inputs.to_path_buf(),
+            line: k * chunk + 1,
+            message: format!(
+                "instance '{}' (its words from this line): {problems}",
+                inst.id
+            ),
+        });
+    }
+    Ok(made)
+}
+
+/// The first instance with a problem, its index and its problems joined.
+fn first_unsound(instances: &[Instance]) -> Option<(usize, &Instance, String)> {
+    instances.iter().enumerate().find_map(|(k, inst)| {
+        let problems = inst.problems();
+        (!problems.is_empty()).then(|| (k, inst, problems.join("; ")))
+    })
+}
+
+/// Words per instance: `options.chunk`, or all of them when it is 0.
+fn chunk_size(options: &WordListOptions, words: usize) -> usize {
+    if options.chunk == 0 {
+        words.max(1)
+    } else {
+        options.chunk
+    }
 }
 
 /// Why word lists given in memory make no instances.
@@ -99,6 +130,15 @@ pub enum WordListError {
     /// An alphabet given as an empty string.
     #[error("alphabet: give the letters rules may use, or none")]
     EmptyAlphabet,
+    /// An instance made that breaks a limit of [`crate::dataset`] (too many words in one,
+    /// a word too long, a cap too large) or has a repeated letter in its alphabet.
+    #[error("instance '{id}': {problems}")]
+    Unsound {
+        /// The instance's id.
+        id: String,
+        /// What [`Instance::problems`] found, joined.
+        problems: String,
+    },
 }
 
 /// The instances of word lists given in memory, paired in order (see [`read_word_lists`]);
@@ -129,7 +169,14 @@ pub fn word_list_instances(
     if options.alphabet.as_deref() == Some("") {
         return Err(WordListError::EmptyAlphabet);
     }
-    Ok(instances(name, inputs, outputs, options))
+    let made = instances(name, inputs, outputs, options);
+    if let Some((_, inst, problems)) = first_unsound(&made) {
+        return Err(WordListError::Unsound {
+            id: inst.id.clone(),
+            problems,
+        });
+    }
+    Ok(made)
 }
 
 /// One language's word lists, as [`read_word_lists`] takes them.
@@ -207,11 +254,7 @@ fn instances(
             .collect();
         letters.into_iter().collect()
     });
-    let size = if options.chunk == 0 {
-        inputs.len().max(1)
-    } else {
-        options.chunk
-    };
+    let size = chunk_size(options, inputs.len());
     let pieces = inputs.chunks(size).zip(outputs.chunks(size));
     pieces
         .enumerate()
@@ -240,6 +283,52 @@ fn instances(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Word lists go through the check of every instance read: a repeated letter in the
+    /// alphabet, a cap past its limit or too many words in one instance are refused.
+    #[test]
+    fn word_lists_are_checked_as_every_instance() {
+        let words = || vec!["ab".to_owned(), "ba".to_owned()];
+        let refused = |options: WordListOptions, needle: &str| {
+            let e = word_list_instances("x", words(), words(), &options).unwrap_err();
+            assert!(e.to_string().contains(needle), "{needle:?} not in {e}");
+        };
+        let alphabet = Some("aab".to_owned());
+        refused(
+            WordListOptions {
+                alphabet,
+                ..Default::default()
+            },
+            "alphabet repeats the letter 'a'",
+        );
+        let max_rule_len = crate::dataset::MAX_RULE_LEN_LIMIT + 1;
+        refused(
+            WordListOptions {
+                max_rule_len,
+                ..Default::default()
+            },
+            "max_rule_len is 33",
+        );
+        let many = vec!["a".to_owned(); crate::dataset::MAX_EXAMPLES + 1];
+        let options = WordListOptions {
+            chunk: 0,
+            ..Default::default()
+        };
+        let e = word_list_instances("x", many.clone(), many, &options).unwrap_err();
+        assert!(e.to_string().contains("inputs has 10001 strings"), "{e}");
+        let dir = tempfile::tempdir().unwrap();
+        let (ins, outs) = (dir.path().join("in"), dir.path().join("out"));
+        std::fs::write(&ins, "ab\nba\nab\n").unwrap();
+        std::fs::write(&outs, format!("ab\nba\n{}\n", "a".repeat(1001))).unwrap();
+        let options = WordListOptions {
+            chunk: 2,
+            ..Default::default()
+        };
+        let e = read_word_lists("x", &ins, &outs, &options)
+            .unwrap_err()
+            .to_string();
+        assert!(e.ends_with("in:3: instance 'x-1' (its words from this line): outputs[0] is 1001 characters long, more than the 1000 a string of an instance may have"), "{e}");
+    }
 
     fn write(dir: &Path, name: &str, text: &str) -> std::path::PathBuf {
         let path = dir.join(name);

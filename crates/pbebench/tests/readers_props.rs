@@ -72,7 +72,7 @@ fn within_budget(name: &str, target: readers::Target, data: &[u8]) -> Result<(),
 
 /// Tokens of every grammar the readers know, glued at random: JSON, Python literals and
 /// escapes, fences and thinking tags, template braces, the authors' fields.
-const TOKENS: [&str; 52] = [
+const TOKENS: [&str; 56] = [
     "{",
     "}",
     "[",
@@ -108,6 +108,10 @@ const TOKENS: [&str; 52] = [
     "\"max_rules\"",
     "\"max_rule_len\"",
     "\"cascade\"",
+    "\"cascade_len\"",
+    "18446744073709551615",
+    "1e8",
+    "-1",
     "null",
     "0",
     "7",

@@ -23,8 +23,16 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let cascade = read_cascade(&args.cascade)?;
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
-    let mut emit = |word: &str| -> anyhow::Result<bool> {
-        match writeln!(out, "{}", cascade.apply(word)) {
+    // Each word within the bound of every untrusted cascade (`Cascade::apply_to_word`).
+    let mut emit = |word: &str, which: &dyn Fn() -> String| -> anyhow::Result<bool> {
+        let output = cascade.apply_to_word(word).map_err(|e| {
+            anyhow::anyhow!(
+                "{}: {e} (16 times the word's length, and at least 256): the cascade \
+                 grows this word without bound",
+                which()
+            )
+        })?;
+        match writeln!(out, "{output}") {
             Ok(()) => Ok(true),
             Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(false),
             Err(e) => Err(e).context("writing to standard output"),
@@ -34,13 +42,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         for (n, line) in std::io::stdin().lock().lines().enumerate() {
             let line =
                 line.with_context(|| format!("standard input line {}: not valid UTF-8", n + 1))?;
-            if !emit(&line)? {
+            if !emit(&line, &|| format!("standard input line {}", n + 1))? {
                 return Ok(ExitCode::SUCCESS);
             }
         }
     } else {
-        for word in &args.words {
-            if !emit(word)? {
+        for (n, word) in args.words.iter().enumerate() {
+            if !emit(word, &|| format!("word {} ({word:?})", n + 1))? {
                 return Ok(ExitCode::SUCCESS);
             }
         }

@@ -4,7 +4,7 @@
 use crate::common::*;
 
 /// A Lite-like instance: gold cx -> fad, j -> d, x -> wcw, dh -> kw.
-const INSTANCE: &str = r#"{"id":"lite-0","inputs":["zjhxk","bikc","hwgxz","cxvu"],"outputs":["zkwwcwk","bikc","hwgwcwz","fadvu"],"cascade":[["cx","fad"],["j","d"],["x","wcw"],["dh","kw"]],"max_rules":5,"max_rule_len":3,"alphabet":"abcdefghijkuvwxyz"}"#;
+const INSTANCE: &str = r#"{"id":"lite-0","inputs":["zjhxk","bikc","hwgxz","cxvu"],"outputs":["zkwwcwk","bikc","hwgwcwz","fadvu"],"cascade":[["cx","fad"],["j","d"],["x","wcw"],["dh","kw"]],"cascade_len":4,"max_rules":5,"max_rule_len":3,"alphabet":"abcdefghijkuvwxyz"}"#;
 
 #[test]
 fn a_cascade_on_words_as_text_and_html() {

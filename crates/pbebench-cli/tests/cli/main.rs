@@ -7,6 +7,7 @@ mod common;
 mod audit;
 mod compare;
 mod core;
+mod dataset;
 mod demo;
 mod derive;
 mod equiv;

@@ -300,7 +300,7 @@ fn bad_input_exits_2_naming_file_and_line() {
             "--responses",
             "ok.jsonl",
         ],
-        "instance 'u': 2 inputs but 1 outputs",
+        "uneven.jsonl:1: 2 inputs but 1 outputs",
     );
 
     fails_with(

@@ -1,6 +1,9 @@
 //! Generator parameters, the paper's presets, and their validation.
 
-use crate::dataset::{FULL_ALPHABET, LITE_ALPHABET};
+use crate::dataset::{
+    FULL_ALPHABET, LITE_ALPHABET, MAX_CASCADE_LEN, MAX_EXAMPLES, MAX_RULES_LIMIT,
+    MAX_RULE_LEN_LIMIT, MAX_STRING_LEN,
+};
 use crate::relations::RelationMode;
 use serde::Serialize;
 use std::fmt;
@@ -338,6 +341,48 @@ impl GenParams {
         };
         range("input-len", self.input_len)?;
         range("rule-len", self.rule_len)?;
+        // What the generator writes, every reader must accept (`Instance::problems`).
+        for (param, value, max, what) in [
+            (
+                "input-len",
+                self.input_len.1,
+                MAX_STRING_LEN,
+                "characters a string of an instance may have",
+            ),
+            (
+                "rule-len",
+                self.rule_len.1,
+                MAX_RULE_LEN_LIMIT,
+                "characters a rule's side may have (max_rule_len)",
+            ),
+            (
+                "examples",
+                self.examples,
+                MAX_EXAMPLES,
+                "examples an instance may have",
+            ),
+            (
+                "cascade-len",
+                self.cascade_lens.last().copied().unwrap_or(0),
+                MAX_CASCADE_LEN,
+                "rules a gold cascade may have",
+            ),
+            (
+                "max-rules",
+                match self.max_rules {
+                    MaxRules::Fixed(n) | MaxRules::AtLeast(n) => n,
+                },
+                MAX_RULES_LIMIT,
+                "rules an instance's cap may allow (max_rules)",
+            ),
+        ] {
+            if value > max {
+                return Err(err(
+                    param,
+                    format!("{value} is more than the {max} {what}; give at most {max}"),
+                ));
+            }
+        }
         if self.size == 0 {
             return Err(err("size", "must be at least 1"));
         }
@@ -612,6 +657,21 @@ pub fn parse_lengths(text: &str) -> Result<Vec<usize>, ParseError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The generator never writes what the dataset readers refuse.
+    #[test]
+    fn parameters_past_the_dataset_limits_are_refused() {
+        let mut p = Preset::Lite.params();
+        p.rule_len = (1, crate::dataset::MAX_RULE_LEN_LIMIT + 1);
+        assert_eq!(p.validate().unwrap_err().param, "rule-len");
+        let mut p = Preset::Lite.params();
+        p.input_len = (1, crate::dataset::MAX_STRING_LEN + 1);
+        assert_eq!(p.validate().unwrap_err().param, "input-len");
+        let mut p = Preset::Lite.params();
+        p.cascade_lens = vec![1, crate::dataset::MAX_CASCADE_LEN + 1];
+        p.max_rules = MaxRules::AtLeast(5);
+        assert_eq!(p.validate().unwrap_err().param, "cascade-len");
+    }
 
     #[test]
     fn presets_are_valid_and_match_the_paper() {

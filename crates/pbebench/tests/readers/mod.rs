@@ -119,6 +119,130 @@ pub fn dataset_line(data: &[u8]) {
     }
 }
 
+/// The numbers a field of a line may hold, edges first: 0, 1, each limit and one past it,
+/// 2^63, `u64::MAX`, the `1e8` that once made `solve` take 1.5 GB, and what is no count.
+const NUMBERS: [&str; 19] = [
+    "0",
+    "1",
+    "2",
+    "32",
+    "33",
+    "100",
+    "101",
+    "1000",
+    "1001",
+    "100000000",
+    "9223372036854775808",
+    "18446744073709551615",
+    "18446744073709551616",
+    "1e8",
+    "-1",
+    "1.5",
+    "null",
+    "\"3\"",
+    "1e400",
+];
+
+/// The sizes a part of a line may have, edges first (each limit of `pbebench::dataset`
+/// and one past it).
+const SIZES: [usize; 13] = [0, 1, 2, 3, 32, 33, 100, 101, 255, 256, 1000, 1001, 10_001];
+
+/// A sound line with each number replaced and each part resized as the bytes choose
+/// ([`NUMBERS`], [`SIZES`], or a number of the bytes' own): `max_rules`, `max_rule_len`,
+/// `cascade_len` and an interaction's rule; the number of examples, the length of a
+/// string, of the id and of the alphabet (with a letter repeated or not), the length of
+/// the gold (rules that grow the output or not), `cascade_len` left out. A line read is
+/// within every limit and sound (so that nothing that trusts its numbers can be made to
+/// allocate or loop by them); a line refused names the field at fault.
+pub fn dataset_numbers(data: &[u8]) {
+    use pbebench::dataset::{
+        MAX_ALPHABET_LEN, MAX_CASCADE_LEN, MAX_EXAMPLES, MAX_RULES_LIMIT, MAX_RULE_LEN_LIMIT,
+        MAX_STRING_LEN,
+    };
+    let mut bytes = data.iter().copied();
+    let mut next = move || bytes.next().unwrap_or(0);
+    let mut number = || -> String {
+        let pick = usize::from(next());
+        match NUMBERS.get(pick % 24) {
+            Some(edge) => (*edge).to_owned(),
+            None => u64::from_le_bytes(std::array::from_fn(|_| next())).to_string(),
+        }
+    };
+    let (max_rules, max_rule_len, cascade_len, rule) = (number(), number(), number(), number());
+    let mut size = || SIZES[usize::from(next()) % SIZES.len()];
+    let (examples, long, id_len, letters, rules) = (size(), size(), size(), size(), size());
+    let flags = data.last().copied().unwrap_or(0);
+    let strings = |s: &str, n: usize| serde_json::to_string(&vec![s; n]).unwrap();
+    let mut inputs = vec!["ab".to_owned(); examples];
+    if let Some(first) = inputs.first_mut() {
+        // The gold a → "" maps it to "b" still.
+        *first = format!("{}b", "a".repeat(long));
+    }
+    let grow = if flags & 1 == 0 {
+        ["c", "ccc"]
+    } else {
+        ["b", "bbb"]
+    };
+    let mut gold = vec![["a", ""]];
+    gold.extend(std::iter::repeat_n(grow, rules));
+    let mut alphabet: String = "ab"
+        .chars()
+        .chain((0..letters).filter_map(|k| char::from_u32(0x100 + k as u32)))
+        .collect();
+    if flags & 2 != 0 {
+        alphabet.push('a');
+    }
+    let length = if flags & 4 != 0 {
+        String::new()
+    } else {
+        format!(r#""cascade_len":{cascade_len},"#)
+    };
+    let line = format!(
+        r#"{{"id":"{}","inputs":{},"outputs":{},"cascade":{},{length}"max_rules":{max_rules},"max_rule_len":{max_rule_len},"alphabet":"{alphabet}","interactions":[{{"i":0,"j":{rule},"feeds":true,"bleeds":false}}]}}"#,
+        "x".repeat(id_len.max(1)),
+        serde_json::to_string(&inputs).unwrap(),
+        strings("b", examples),
+        serde_json::to_string(&gold).unwrap(),
+    );
+    match parse_instance(&line, 0) {
+        Ok(instance) => {
+            assert!((1..=MAX_RULES_LIMIT).contains(&instance.max_rules));
+            assert!((1..=MAX_RULE_LEN_LIMIT).contains(&instance.max_rule_len));
+            assert!(instance.cascade_len <= MAX_CASCADE_LEN);
+            assert!(instance.inputs.len() <= MAX_EXAMPLES);
+            assert!(instance.alphabet.chars().count() <= MAX_ALPHABET_LEN);
+            let longest = instance.inputs.iter().map(|s| s.chars().count()).max();
+            assert!(longest.unwrap_or(0) <= MAX_STRING_LEN);
+            assert!(instance.problems().is_empty());
+            // What trusts a read instance's strings: bounded by the limits.
+            assert!(pbebench::equiv::length_bound(&instance) <= 16 * MAX_STRING_LEN);
+            assert_eq!(
+                instance.examples_changed_per_rule().len(),
+                instance.cascade_len
+            );
+        }
+        Err(e) => {
+            let message = e.to_string();
+            let fields = [
+                "max_rules",
+                "max_rule_len",
+                "cascade_len",
+                "interactions",
+                "inputs",
+                "outputs",
+                "alphabet",
+                "cascade",
+                "id",
+                "malformed JSON",
+            ];
+            assert!(
+                fields.iter().any(|f| message.contains(f)),
+                "no field named: {message}"
+            );
+        }
+    }
+}
+
 /// A whole dataset file, line by line, as `inspect` reads it.
 pub fn dataset_file(data: &[u8]) {
     let path = scratch("dataset.jsonl", data);
@@ -199,12 +323,13 @@ pub fn word_lists(data: &[u8]) {
 pub type Target = fn(&[u8]);
 
 /// Every target, by name (the fuzz targets and the property tests are these).
-pub const TARGETS: [(&str, Target); 10] = [
+pub const TARGETS: [(&str, Target); 11] = [
     ("response", response),
     ("response_line", response_line),
     ("responses_file", responses_file),
     ("dataset_line", dataset_line),
     ("dataset_file", dataset_file),
+    ("dataset_numbers", dataset_numbers),
     ("python_literals", python_literals),
     ("template", template),
     ("cascade", cascade),
