@@ -190,7 +190,9 @@ fn apply<'py>(
     });
     // The first word at fault, whatever order the pool met them in.
     let out = (out.into_iter().enumerate())
-        .map(|(k, output)| output.map_err(|e| too_long(Name::Index(&Name::arg("apply", "words"), k), e)))
+        .map(|(k, output)| {
+            output.map_err(|e| too_long(Name::Index(&Name::arg("apply", "words"), k), e))
+        })
         .collect::<PyResult<Vec<String>>>()?;
     out.into_pyobject(py)
 }

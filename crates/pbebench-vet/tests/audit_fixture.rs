@@ -1,19 +1,29 @@
 //! The audit on a small hand-made dataset with one flaw of each kind
 //! (fixtures/flawed.jsonl), and the checks of results against a dataset.
 
-use pbebench::dataset::read_dataset;
+use pbebench::dataset::{read_dataset, read_dataset_with};
 use pbebench::render_answer;
-use pbebench::Instance;
 use pbebench::{score_instance, ScoreOptions};
+use pbebench::{GoldCheck, Instance};
 use pbebench_vet::audit::{audit, AuditFindings, AuditOptions, Reason, Thresholds};
 use pbebench_vet::{check_against, check_same_instances, ResultSet};
 
+const FLAWED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/flawed.jsonl");
+
+/// The fixture as the audit reads it: golds that contradict their examples are read, to
+/// be flagged.
 fn flawed() -> Vec<Instance> {
-    read_dataset(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/fixtures/flawed.jsonl"
-    ))
-    .unwrap()
+    read_dataset_with(FLAWED, GoldCheck::Bounded).unwrap()
+}
+
+/// Every reader but the audit refuses the fixture's contradicting golds, naming the line.
+#[test]
+fn other_readers_refuse_a_gold_that_contradicts_its_examples() {
+    let err = read_dataset(FLAWED).unwrap_err().to_string();
+    assert!(
+        err.contains("flawed.jsonl:") && err.contains("the cascade maps"),
+        "{err}"
+    );
 }
 
 fn run(data: &[Instance], panel: &[ResultSet]) -> AuditFindings {

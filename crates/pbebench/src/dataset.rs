@@ -3,7 +3,7 @@
 //! files is `pbebench-io`'s.)
 
 use crate::authors;
-use crate::instance::Instance;
+use crate::instance::{GoldCheck, Instance};
 use crate::pylit;
 use serde_json::Value;
 use std::io::{self, BufRead};
@@ -132,6 +132,15 @@ pub enum InstanceError {
 /// limits above, the gold against the examples). `index` (0-based line among instances)
 /// becomes the id of the authors' records, which have none.
 pub fn parse_instance(line: &str, index: usize) -> Result<Instance, InstanceError> {
+    parse_instance_with(line, index, GoldCheck::Reproduces)
+}
+
+/// [`parse_instance`], with the gold held to `gold` ([`Instance::problems_with`]).
+pub fn parse_instance_with(
+    line: &str,
+    index: usize,
+    gold: GoldCheck,
+) -> Result<Instance, InstanceError> {
     let instance = match own_instance(line) {
         Some(instance) => instance,
         None => parse_instance_generally(line, index)?,
@@ -140,7 +149,7 @@ pub fn parse_instance(line: &str, index: usize) -> Result<Instance, InstanceErro
         // The prompt would list no letter, while scoring reads it as "any letter".
         return Err(InstanceError::EmptyAlphabet);
     }
-    let problems = instance.problems();
+    let problems = instance.problems_with(gold);
     if !problems.is_empty() {
         return Err(InstanceError::Unsound(problems));
     }
@@ -208,6 +217,7 @@ pub struct DatasetReader {
     lines: Option<io::Lines<pbebench_io::Input>>,
     line: usize,
     index: usize,
+    gold: GoldCheck,
 }
 
 impl DatasetReader {
@@ -223,7 +233,14 @@ impl DatasetReader {
             lines: Some(input.lines()),
             line: 0,
             index: 0,
+            gold: GoldCheck::Reproduces,
         })
+    }
+
+    /// Holds each instance's gold to `gold` instead of [`GoldCheck::Reproduces`].
+    pub fn gold_check(mut self, gold: GoldCheck) -> Self {
+        self.gold = gold;
+        self
     }
 
     /// The line number (from 1) of the item `next` returned last; blank lines are skipped
@@ -261,7 +278,7 @@ impl Iterator for DatasetReader {
             if text.trim().is_empty() {
                 continue;
             }
-            let parsed = parse_instance(&text, self.index);
+            let parsed = parse_instance_with(&text, self.index, self.gold);
             self.index += 1;
             return Some(parsed.map_err(|error| DatasetError::Line {
                 path: self.path.clone(),
@@ -274,10 +291,19 @@ impl Iterator for DatasetReader {
 
 /// Reads a whole dataset, failing at the first bad line or on duplicate ids.
 pub fn read_dataset(path: impl AsRef<Path>) -> Result<Vec<Instance>, DatasetError> {
+    read_dataset_with(path, GoldCheck::Reproduces)
+}
+
+/// [`read_dataset`], with each gold held to `gold` (the audit reads with
+/// [`GoldCheck::Bounded`], to flag the golds that contradict their examples).
+pub fn read_dataset_with(
+    path: impl AsRef<Path>,
+    gold: GoldCheck,
+) -> Result<Vec<Instance>, DatasetError> {
     let path = path.as_ref();
     let mut seen = std::collections::HashSet::new();
     let mut out = Vec::new();
-    let mut reader = DatasetReader::open(path)?;
+    let mut reader = DatasetReader::open(path)?.gold_check(gold);
     while let Some(item) = reader.next() {
         let instance = item?;
         if !seen.insert(instance.id.clone()) {
@@ -295,6 +321,23 @@ pub fn read_dataset(path: impl AsRef<Path>) -> Result<Vec<Instance>, DatasetErro
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_audit_reads_a_contradicting_gold_but_not_a_runaway_one() {
+        let contradicting = r#"{"id":"c","inputs":["a"],"outputs":["z"],"cascade":[["a","b"]],"cascade_len":1,"max_rules":5,"max_rule_len":3,"alphabet":"abz"}"#;
+        let refused = parse_instance(contradicting, 0).unwrap_err().to_string();
+        assert!(refused.contains("the cascade maps \"a\" to \"b\""), "{refused}");
+        let read = parse_instance_with(contradicting, 0, GoldCheck::Bounded).unwrap();
+        assert_eq!(read.id, "c");
+        let doubling = vec![r#"["a","aa"]"#; 11].join(",");
+        let runaway = format!(
+            r#"{{"id":"r","inputs":["a"],"outputs":["a"],"cascade":[{doubling}],"cascade_len":11,"max_rules":20,"max_rule_len":2,"alphabet":"a"}}"#
+        );
+        for gold in [GoldCheck::Reproduces, GoldCheck::Bounded] {
+            let err = parse_instance_with(&runaway, 0, gold).unwrap_err().to_string();
+            assert!(err.contains("writes a string longer than"), "{gold:?}: {err}");
+        }
+    }
 
     #[test]
     fn own_lines_read_as_generally() {

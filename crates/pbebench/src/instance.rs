@@ -103,6 +103,17 @@ impl TryFrom<InstanceFields> for Instance {
     }
 }
 
+/// What a reader demands of an instance's gold cascade beside the limits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GoldCheck {
+    /// The gold reproduces every example and held-out example: what every reader but the
+    /// audit demands.
+    Reproduces,
+    /// The gold stays within the limits on every example, and may contradict them: the
+    /// audit reads such instances to flag them (its gold gate).
+    Bounded,
+}
+
 impl Instance {
     /// An instance made from a gold cascade and example inputs: the outputs are the
     /// cascade's, the category its exact one; the limits are as tight as the gold allows
@@ -155,6 +166,14 @@ impl Instance {
     /// [`MAX_STRING_LEN`] characters: a gold whose strings grow past it is a problem, not a
     /// runaway.
     pub fn problems(&self) -> Vec<String> {
+        self.problems_with(GoldCheck::Reproduces)
+    }
+
+    /// [`Instance::problems`], with the gold held to `gold`: an auditor reads instances
+    /// whose gold contradicts their examples ([`GoldCheck::Bounded`]) in order to flag
+    /// them, where every other reader refuses them. Either way the gold is applied within
+    /// [`MAX_STRING_LEN`], so a gold that grows a string past it is a problem.
+    pub fn problems_with(&self, gold: GoldCheck) -> Vec<String> {
         let mut problems = example_problems(
             &self.inputs,
             &self.outputs,
@@ -214,9 +233,10 @@ impl Instance {
             // Applying the gold could cost what the limits are there to prevent.
             return problems;
         }
+        let reproduces = gold == GoldCheck::Reproduces;
         for (k, (i, o)) in self.inputs.iter().zip(&self.outputs).enumerate() {
             match cascade.apply_bounded(i, MAX_STRING_LEN) {
-                Ok(got) if &got == o => {}
+                Ok(got) if &got == o || !reproduces => {}
                 Ok(got) => {
                     problems.push(format!(
                         "example {k}: the cascade maps {i:?} to {got:?}, not {o:?}"
@@ -231,10 +251,23 @@ impl Instance {
                 }
             }
         }
-        let reproduced = self.heldout_inputs.len() == self.heldout_outputs.len()
-            && (self.heldout_inputs.iter().zip(&self.heldout_outputs))
-                .all(|(i, o)| cascade.apply_bounded(i, MAX_STRING_LEN).as_ref() == Ok(o));
-        if !reproduced {
+        let held_out = (self.heldout_inputs.iter().zip(&self.heldout_outputs)).map(|(i, o)| {
+            cascade
+                .apply_bounded(i, MAX_STRING_LEN)
+                .map(|got| &got == o)
+        });
+        let (mut overflows, mut mismatches) = (false, false);
+        for reproduced in held_out {
+            overflows |= reproduced.is_err();
+            mismatches |= reproduced == Ok(false);
+        }
+        if overflows {
+            problems.push(format!(
+                "the cascade writes a string longer than {MAX_STRING_LEN} characters from a held-out input, the longest an instance may hold"
+            ));
+        } else if reproduces
+            && (mismatches || self.heldout_inputs.len() != self.heldout_outputs.len())
+        {
             problems.push("the cascade does not reproduce the held-out outputs".to_owned());
         }
         problems

@@ -92,7 +92,7 @@ mod wordlists;
 pub use authors::{
     authors_limits, authors_line, AuthorsExport, AuthorsOptions, ExportError, ReplaceCallError,
 };
-pub use instance::Instance;
+pub use instance::{GoldCheck, Instance};
 pub use interval::Interval;
 pub use prompt::{
     default_prompt, ChatMessage, Placeholder, PromptLine, PromptTemplate, TemplateError,

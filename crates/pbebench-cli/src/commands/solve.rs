@@ -295,7 +295,10 @@ mod tests {
             let err = format!("{:#}", run(args).unwrap_err());
             assert!(err.contains(phrase), "expected '{phrase}' in: {err}");
         };
-        fails(args(dir.path(), zero_rules), "data.jsonl:1: max_rules and max_rule_len must be positive");
+        fails(
+            args(dir.path(), zero_rules),
+            "data.jsonl:1: max_rules and max_rule_len must be positive",
+        );
         let zero_len = r#"{"id":"a","inputs":["ab"],"outputs":["b"],"max_rules":2,"max_rule_len":0,"alphabet":"ab"}"#;
         fails(args(dir.path(), zero_len), "max_rule_len must be positive");
         let no_outputs =
