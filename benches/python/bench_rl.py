@@ -4,8 +4,10 @@ in the same process (issue 39: well under a millisecond).
     python benches/python/bench_rl.py [--calls N] [--repeat R]
 
 Prints microseconds per call, the best of R rounds of N calls, for run_hidden and
-test_cascade through ProbeEnv and through the Oracle directly, and their difference (what
-the environment adds: argument checks, JSON text of the result). The absolute figures
+test_cascade through ProbeEnv and through the Oracle directly, and for submit against
+Oracle.read_cascade (what a submission costs the Oracle: reading the cascade), and their
+difference (what the environment adds: argument checks, reading the cascade as the binary
+reads a tool call, the JSON text of the result). The absolute figures
 depend on the build (`bash benches/python/run.sh` installs a release build first; the
 debug build of python/ci.sh is slower in the core, not in the Python layer).
 """
@@ -27,6 +29,12 @@ def best(fn, calls, repeat):
     return min(times)
 
 
+def _submit(inst, rules):
+    env = _submit.env
+    env._episode.ended = env._episode.submitted = None  # submit again on the same episode
+    return env.submit(rules)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=2000)
@@ -40,10 +48,20 @@ def main():
     oracle = pbebench.Oracle(inst, budget)
     env = rl.ProbeEnv(probe_budget=budget)
     env.reset(**inst)
+    # test_cascade checks every distinct probed input: both sides get the same 10 first.
+    tested_oracle = pbebench.Oracle(inst, 40)
+    tested_env = rl.ProbeEnv()
+    tested_env.reset(**inst)
+    probes = [inst["alphabet"][k % len(inst["alphabet"])] * (1 + k % 5) for k in range(10)]
+    tested_oracle.run_hidden(probes)
+    tested_env.run_hidden(probes)
     rows = [
         ("run_hidden", lambda: oracle.run_hidden(probe), lambda: env.run_hidden(probe)),
-        ("test_cascade", lambda: oracle.test_cascade(rules), lambda: env.test_cascade(rules)),
+        ("test_cascade", lambda: tested_oracle.test_cascade(rules), lambda: tested_env.test_cascade(rules)),
+        ("submit", lambda: tested_oracle.read_cascade(rules), lambda: _submit(inst, rules)),
     ]
+    _submit.env = rl.ProbeEnv()
+    _submit.env.reset(**inst)
     print(f"{'tool':<14}{'Oracle µs':>11}{'ProbeEnv µs':>13}{'overhead µs':>13}")
     for name, bare, wrapped in rows:
         b = best(bare, args.calls, args.repeat)
