@@ -64,6 +64,7 @@ except ImportError as error:  # pragma: no cover - exercised without the extra
     ) from error
 
 import pbebench as _pbebench
+from pbebench import _episode
 from pbebench._arguments import require as _require
 
 PRESETS = ("lite", "lite-published", "lite-moreeg", "full", "full-25-30")
@@ -73,9 +74,9 @@ MODES = ("static", "interactive")
 """``static``: one prompt, one answer. ``interactive``: probe the sealed cascade."""
 
 # The defaults of `pbebench eval --interactive`.
-PROBE_BUDGET = 40
-MAX_TURNS = 30
-MAX_PROBE_LEN = _pbebench.DEFAULT_PROBE_LEN
+PROBE_BUDGET = _episode.PROBE_BUDGET
+MAX_TURNS = _episode.MAX_TURNS
+MAX_PROBE_LEN = _episode.MAX_PROBE_LEN
 
 _EPISODE = "pbebench_episode"
 
@@ -192,169 +193,39 @@ def to_sample(instance: dict[str, Any], prompt: str) -> Sample:
     )
 
 
-def interactive_prompt(
-    instance: dict[str, Any], probe_budget: int, max_turns: int, max_probe_len: int = MAX_PROBE_LEN
-) -> str:
-    """The first message of an episode: the task, the tools, the budget and the limits."""
-    task = _pbebench.Oracle(instance, probe_budget, max_probe_len).task
-    return (
-        "Each output string below was produced from the input string above it by a hidden "
-        "program: a sequence of rewrite rules applied one after another. Every rule is a call "
-        "of Python's `replace`: replace(A, B) turns every occurrence of A into B, scanning from "
-        "left to right without overlaps, and text it has just inserted is not scanned again. "
-        "Since each rule works on the result of the rules before it, their order matters.\n\n"
-        "Your task is to find the hidden program: a sequence of rules that behaves like it on "
-        "every input, not only on these examples.\n\n"
-        "You have three tools:\n"
-        "- run_hidden(inputs): runs the hidden program on strings of your choice and returns "
-        f"its outputs. Every input counts against your probe budget of {probe_budget} inputs "
-        f"in all; inputs may only use the letters {task['alphabet']} and have at most "
-        f"{task['max_probe_len']} characters.\n"
-        "- test_cascade(cascade): tells you which of the examples above and of the inputs you "
-        "have probed a candidate gets wrong. It is free.\n"
-        "- submit(cascade): your final answer; it ends the task.\n"
-        "A cascade is a list of rule strings in the order they apply, such as "
-        "[\"replace('ab', 'c')\", \"replace('c', '')\"].\n\n"
-        f"You have at most {max_turns} turns. If you run out of turns, or ask for more probes "
-        "than you have left, your last submitted cascade counts, else the last one you tested, "
-        "else the last ```python block you wrote.\n\n"
-        "Every rule is written as the string \"replace(A, B)\" with Python string literals A "
-        f"and B: A has 1 to {task['max_rule_len']} characters, B at most "
-        f"{task['max_rule_len']} (it may be empty), both only the characters "
-        f"{task['alphabet']}. Use no more than {task['max_rules']} rules, and nothing but "
-        "`replace`.\n\n"
-        f"Inputs:\n{_repr_list(task['inputs'])}\n\nOutputs:\n{_repr_list(task['outputs'])}\n"
-    )
+interactive_prompt = _episode.interactive_prompt
+_for_model = _episode.for_model
 
 
-def _for_model(error: Exception) -> str:
-    """An oracle's error as the model reads it, without the binding's name of the method
-    (``Oracle.read_cascade(): cascade[0]: …`` → ``cascade[0]: …``), as
-    ``pbebench eval --interactive`` words it."""
-    text = str(error)
-    head, sep, rest = text.partition("(): ")
-    return rest if sep and head.startswith("Oracle.") else text
-
-
-def _repr_list(items: list[str]) -> str:
-    return "[" + ", ".join(repr(s) for s in items) + "]"
-
-
-class Episode:
-    """One interactive episode: the core's oracle, and which cascade counts at the end (the
-    last submitted, else the last tested, else the last ```python block written)."""
-
-    def __init__(
-        self,
-        instance: dict[str, Any],
-        probe_budget: int,
-        max_turns: int,
-        max_probe_len: int = MAX_PROBE_LEN,
-    ):
-        self.oracle = _pbebench.Oracle(instance, probe_budget, max_probe_len)
-        self.max_turns = max_turns
-        self.turns = 0
-        self.ended: str | None = None
-        self.submitted: list | None = None
-        self.tested: list | None = None
-        self.code_block: list | None = None
-
-    def end(self, reason: str) -> None:
-        """Ends the episode (the first reason stays)."""
-        self.ended = self.ended or reason
-
-    def _check_open(self) -> None:
-        if self.ended:
-            raise ToolError(f"ignored: the episode has ended ({self.ended})")
+class Episode(_episode.Episode):
+    """The shared episode (``pbebench._episode``) as inspect's tools: a result with an
+    ``error`` is a tool error, worded as ``pbebench eval --interactive`` words it."""
 
     def run_hidden(self, inputs: list[str]) -> str:
         """The tool run_hidden: the oracle's outputs and the budget left, as JSON; a refusal
         is a tool error (asking past the budget also ends the episode)."""
-        self._check_open()
-        try:
-            outputs = self.oracle.run_hidden(inputs)
-        except _pbebench.OverBudget as refusal:
-            self.end("budget")
-            raise ToolError(f"{refusal} (budget left: {self.oracle.budget_left})") from None
-        except (_pbebench.ProbeRefused, TypeError) as refusal:
-            raise ToolError(f"{_for_model(refusal)} (budget left: {self.oracle.budget_left})") from None
-        return json.dumps({"outputs": outputs, "budget_left": self.oracle.budget_left})
+        result = self.probe(inputs)
+        if "error" in result:
+            left = f" (budget left: {result['budget_left']})" if "budget_left" in result else ""
+            raise ToolError(result["error"] + left)
+        return json.dumps(result)
 
     def test_cascade(self, cascade: list[str]) -> str:
         """The tool test_cascade: the oracle's feedback on a candidate, as JSON."""
-        self._check_open()
-        rules = self._read("test_cascade", cascade)
-        feedback = self.oracle.test_cascade(rules)
-        self.tested = rules
-        return json.dumps(feedback)
+        result = self.test(cascade)
+        if "error" in result:
+            raise ToolError(result["error"])
+        return json.dumps(result)
 
-    def submit(self, cascade: list[str]) -> str:
+    def submit(self, cascade: list[str]) -> str:  # type: ignore[override]
         """The submit tool: ends the episode with a readable cascade; returns its answer."""
-        self._check_open()
-        self.submitted = self._read("submit", cascade)
-        self.end("submit")
+        result = super().submit(cascade)
+        if "error" in result:
+            raise ToolError(result["error"])
         return self.answer_text()
 
-    def _read(self, tool: str, cascade: Any) -> list:
-        try:
-            return self.oracle.read_cascade(cascade)
-        except (ValueError, TypeError) as e:
-            raise ToolError(f"{tool}: {_for_model(e)}; nothing was done") from None
 
-    def note_text(self, text: str) -> None:
-        """The last ```python block of the model's text is the fallback answer."""
-        parsed = _pbebench.parse_response(text or "", max_rules=None, max_rule_len=None)
-        if parsed["status"]["kind"] == "parsed":
-            self.code_block = parsed["cascade"]
-
-    def close_turn(self, tool_calls: bool) -> None:
-        """A model reply was handled: the episode ends without tool calls (the text is the
-        answer) and at the turn limit."""
-        self.turns += 1
-        if not tool_calls:
-            self.end("answer")
-        if self.turns >= self.max_turns:
-            self.end("turns")
-
-    def final(self) -> tuple[list | None, str]:
-        """The cascade that counts, and where it came from."""
-        for cascade, source in (
-            (self.submitted, "submitted"),
-            (self.tested, "tested"),
-            (self.code_block, "code_block"),
-        ):
-            if cascade is not None:
-                return cascade, source
-        return None, "none"
-
-    def answer_text(self) -> str:
-        """The final cascade in the released answer format ("" when there is none)."""
-        cascade, _ = self.final()
-        return "" if cascade is None else _pbebench.render_answer(cascade)
-
-    def record(self) -> dict[str, Any]:
-        """What the scorer reads of the ended episode. Its end reason is that of
-        ``pbebench eval --interactive``, or "limit" when inspect ended the agent (one of
-        its limits, a context overflow)."""
-        cascade, source = self.final()
-        grade = self.oracle.grade(cascade or [])
-        return {
-            "end_reason": self.ended or "limit",
-            "final_source": source,
-            "final_cascade": cascade or [],
-            "probes": self.oracle.probes,
-            "probes_used": self.oracle.probes_used,
-            "tests": self.oracle.tests_run,
-            "turns": self.turns,
-            "pass": grade["pass"],
-            "heldout_pass": grade["heldout_pass"],
-            "heldout_excluded": grade["heldout_excluded"],
-            "recovered": grade["recovered"],
-            "behaviour": grade["behaviour"],
-        }
-
-
-_CASCADE_ARG = "the rules in the order they apply, each like \"replace('ab', 'c')\""
+_CASCADE_ARG = _episode.CASCADE_ARG
 
 
 def _tools(episode: Episode) -> tuple[list[ToolDef], ToolDef]:
@@ -373,21 +244,20 @@ def _tools(episode: Episode) -> tuple[list[ToolDef], ToolDef]:
         ToolDef(
             run_hidden,
             name="run_hidden",
-            description="Run the hidden program on inputs of your choice; returns its outputs. "
-            "Every input counts against the probe budget.",
-            parameters={"inputs": "the strings to run through the hidden program"},
+            description=_episode.RUN_HIDDEN_DOC,
+            parameters={"inputs": _episode.INPUTS_ARG},
         ),
         ToolDef(
             test_cascade,
             name="test_cascade",
-            description="Test a candidate cascade: which visible examples and probed inputs it gets wrong.",
+            description=_episode.TEST_CASCADE_DOC,
             parameters={"cascade": _CASCADE_ARG},
         ),
     ]
     submit_tool = ToolDef(
         submit,
         name="submit",
-        description="Submit your final cascade; this ends the task.",
+        description=_episode.SUBMIT_DOC,
         parameters={"cascade": _CASCADE_ARG},
     )
     return tools, submit_tool

@@ -350,7 +350,7 @@ def test_the_turn_limit_and_bad_tool_calls(lite16, tmp_path):
         results = tool_results(sample)
         assert results[0][0] == "submit" and "nothing was done" in results[0][2]
         # Worded for the model as `pbebench eval --interactive` words it, not in Python's names.
-        assert "submit: cascade[0]: " in results[0][2] and "Oracle" not in results[0][2]
+        assert "submit: rule 1: " in results[0][2] and "Oracle" not in results[0][2]
         assert "ignored: the episode has ended (submit)" in results[-1][2]
         record = sample.store["pbebench_episode"]
         assert record["final_cascade"] == sample.metadata["instance"]["cascade"][:1]
