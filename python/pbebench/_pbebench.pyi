@@ -154,7 +154,8 @@ def parse_response(
     rules past max_rules are dropped and counted.
     max_rules: the rule cap (None: no cap).
     max_rule_len: the longest a side may be, in characters (None: no limit).
-    alphabet: the letters rules may use, as one string (None: any).
+    alphabet: the letters rules may use: letters, ranges such as "a-ku-z", or "lite" or
+        "full", as the command line's --alphabet (None: any).
 
     Returns {"blocks", "cascade", "dropped_rules", "rules", "status", "valid"}; status kind
     is "parsed", "no_code_block", "unclosed_thinking" or "unparsable" (with a "reason").

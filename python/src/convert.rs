@@ -122,6 +122,14 @@ pub fn count(obj: &Bound<'_, PyAny>, name: Name<'_>) -> PyResult<usize> {
     })
 }
 
+/// An alphabet as every `alphabet=` takes it, as the command line's `--alphabet` does:
+/// letters, ranges such as `a-ku-z`, or the names `lite` and `full`
+/// ([`pbebench::generate::alphabet`]); a repeated letter is refused.
+pub fn alphabet(obj: &Bound<'_, PyAny>, name: Name<'_>) -> PyResult<String> {
+    let text = string(obj, name)?;
+    pbebench::generate::alphabet(&text).map_err(|e| PyValueError::new_err(format!("{name}: {e}")))
+}
+
 /// A string argument.
 pub fn string(obj: &Bound<'_, PyAny>, name: Name<'_>) -> PyResult<String> {
     obj.cast::<PyString>()

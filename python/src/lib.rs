@@ -132,7 +132,7 @@ fn pairs<'py>(
         chunk: chunk.or(50, |v| count(v, arg("chunk")))?,
         max_rules: max_rules.or(50, |v| count(v, arg("max_rules")))?,
         max_rule_len: max_rule_len.or(5, |v| count(v, arg("max_rule_len")))?,
-        alphabet: alphabet.map(|v| string(v, arg("alphabet"))).transpose()?,
+        alphabet: (alphabet.map(|v| convert::alphabet(v, arg("alphabet")))).transpose()?,
     };
     let name = name.or("pair".to_owned(), |v| string(v, arg("name")))?;
     let inputs = convert::strings(inputs, arg("inputs"))?;
@@ -239,7 +239,8 @@ fn relations<'py>(
 /// rules past max_rules are dropped and counted.
 /// max_rules: the rule cap (None: no cap).
 /// max_rule_len: the longest a side may be, in characters (None: no limit).
-/// alphabet: the letters rules may use, as one string (None: any).
+/// alphabet: the letters rules may use: letters, ranges such as "a-ku-z", or "lite" or
+///     "full", as the command line's --alphabet (None: any).
 ///
 /// Returns {"blocks", "cascade", "dropped_rules", "rules", "status", "valid"}; status kind
 /// is "parsed", "no_code_block", "unclosed_thinking" or "unparsable" (with a "reason").
@@ -266,7 +267,7 @@ fn parse_response<'py>(
         max_rules: limit(max_rules, 5, "max_rules")?,
         max_rule_len: limit(max_rule_len, 3, "max_rule_len")?,
         alphabet: alphabet
-            .map(|v| string(v, arg("alphabet")))
+            .map(|v| convert::alphabet(v, arg("alphabet")))
             .transpose()?
             .map(|a| Alphabet::new(&a)),
     };

@@ -569,3 +569,16 @@ def test_score_and_reward_grade_behaviour_as_cpython_counts():
     [value] = pbebench.reward(blowup, [released([["a", "aaa"]] * 20)], kind="behaviour")
     assert type(value) is float and value < 1.0
     assert pbebench.score(blowup, [released([["a", "aaa"]] * 20)])["recovered"] is False
+
+
+def test_alphabets_take_names_and_ranges_as_the_command_line_does():
+    """parse_response's alphabet reads names and ranges as --alphabet does (issue 37.9):
+    "lite" is a-k and u-z, not the letters l, i, t, e; a repeated letter is refused."""
+    text = fence("[('ab', 'c'), ('u', 'k')]")
+    named = pbebench.parse_response(text, alphabet="lite")
+    spelled = pbebench.parse_response(text, alphabet="abcdefghijkuvwxyz")
+    ranged = pbebench.parse_response(text, alphabet="a-ku-z")
+    assert named == spelled == ranged
+    assert [r["valid"] for r in named["rules"]] == [True, True]
+    with pytest.raises(ValueError, match=r"parse_response\(\): alphabet: the letter 'a' appears twice"):
+        pbebench.parse_response(text, alphabet="aab")

@@ -77,26 +77,7 @@ pub fn seconds_up_to(text: &str, max: f64) -> Result<Duration, String> {
 /// Every `--alphabet`: `lite` (a–k, u–z), `full` (a–z, A–Z), or letters and ranges such
 /// as `a-ku-z`; 1 to 255 distinct letters, none of them whitespace or a control character.
 pub fn alphabet(text: &str) -> Result<String, String> {
-    let letters = pbebench::generate::parse_alphabet(text).map_err(|e| e.to_string())?;
-    let mut seen = std::collections::HashSet::new();
-    if let Some(c) = letters.iter().find(|c| !seen.insert(**c)) {
-        return Err(format!(
-            "the letter {c:?} appears twice in '{text}'; give each letter once"
-        ));
-    }
-    if let Some(c) = letters.iter().find(|c| c.is_whitespace() || c.is_control()) {
-        return Err(format!(
-            "'{text}' holds {c:?}, whitespace or a control character; use letters"
-        ));
-    }
-    if !(1..=255).contains(&letters.len()) {
-        return Err(format!(
-            "'{text}' gives {} letters; give 1 to 255 (letters and ranges such as a-ku-z, \
-             or lite or full)",
-            letters.len()
-        ));
-    }
-    Ok(letters.into_iter().collect())
+    pbebench::generate::alphabet(text).map_err(|e| e.to_string())
 }
 
 /// Every `--solver`: one of the registered solvers, which `--help` lists with a line each

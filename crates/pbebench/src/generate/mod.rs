@@ -20,7 +20,7 @@ mod patterns;
 mod shape;
 
 pub use params::{
-    parse_alphabet, parse_lengths, parse_range, Balance, GenParams, MaxRules, Overrides,
+    alphabet, parse_alphabet, parse_lengths, parse_range, Balance, GenParams, MaxRules, Overrides,
     ParamError, ParseError, PatternDraw, Preset, MAX_HELDOUT,
 };
 

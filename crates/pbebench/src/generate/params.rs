@@ -60,6 +60,30 @@ pub enum ParseError {
         /// The last letter given.
         hi: char,
     },
+    /// An alphabet that names a letter twice.
+    #[error("the letter {letter:?} appears twice in '{text}'; give each letter once")]
+    RepeatedLetter {
+        /// The letter.
+        letter: char,
+        /// The text given.
+        text: String,
+    },
+    /// An alphabet holding whitespace or a control character.
+    #[error("'{text}' holds {letter:?}, whitespace or a control character; use letters")]
+    NotALetter {
+        /// The character.
+        letter: char,
+        /// The text given.
+        text: String,
+    },
+    /// An alphabet of no letter, or of more than 255.
+    #[error("'{text}' gives {letters} letters; give 1 to 255 (letters and ranges such as a-ku-z, or lite or full)")]
+    AlphabetSize {
+        /// How many letters it gives.
+        letters: usize,
+        /// The text given.
+        text: String,
+    },
     /// Not a range of numbers such as `2..6`.
     #[error("'{0}' is not a range such as 2..6")]
     NotARange(String),
@@ -606,6 +630,34 @@ pub fn parse_alphabet(text: &str) -> Result<Vec<char>, ParseError> {
         }
     }
     Ok(out)
+}
+
+/// An alphabet as every `alphabet` parameter takes it (the command line's `--alphabet`,
+/// the Python bindings' `alphabet=`): [`parse_alphabet`]'s names and ranges, checked to
+/// hold 1 to 255 distinct letters with no whitespace or control character.
+///
+/// ```
+/// use pbebench::generate::alphabet;
+/// assert_eq!(alphabet("lite").unwrap(), "abcdefghijkuvwxyz");
+/// assert_eq!(alphabet("a-ce").unwrap(), "abce");
+/// assert!(alphabet("aab").unwrap_err().to_string().contains("twice"));
+/// ```
+pub fn alphabet(text: &str) -> Result<String, ParseError> {
+    let letters = parse_alphabet(text)?;
+    let mut seen = std::collections::HashSet::new();
+    if let Some(&letter) = letters.iter().find(|c| !seen.insert(**c)) {
+        let text = text.to_owned();
+        return Err(ParseError::RepeatedLetter { letter, text });
+    }
+    if let Some(&letter) = letters.iter().find(|c| c.is_whitespace() || c.is_control()) {
+        let text = text.to_owned();
+        return Err(ParseError::NotALetter { letter, text });
+    }
+    if !(1..=255).contains(&letters.len()) {
+        let (letters, text) = (letters.len(), text.to_owned());
+        return Err(ParseError::AlphabetSize { letters, text });
+    }
+    Ok(letters.into_iter().collect())
 }
 
 /// Parses `A..B`, `A-B` or a single number into an inclusive range.
