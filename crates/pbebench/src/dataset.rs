@@ -326,7 +326,10 @@ mod tests {
     fn the_audit_reads_a_contradicting_gold_but_not_a_runaway_one() {
         let contradicting = r#"{"id":"c","inputs":["a"],"outputs":["z"],"cascade":[["a","b"]],"cascade_len":1,"max_rules":5,"max_rule_len":3,"alphabet":"abz"}"#;
         let refused = parse_instance(contradicting, 0).unwrap_err().to_string();
-        assert!(refused.contains("the cascade maps \"a\" to \"b\""), "{refused}");
+        assert!(
+            refused.contains("the cascade maps \"a\" to \"b\""),
+            "{refused}"
+        );
         let read = parse_instance_with(contradicting, 0, GoldCheck::Bounded).unwrap();
         assert_eq!(read.id, "c");
         let doubling = vec![r#"["a","aa"]"#; 11].join(",");
@@ -334,8 +337,13 @@ mod tests {
             r#"{{"id":"r","inputs":["a"],"outputs":["a"],"cascade":[{doubling}],"cascade_len":11,"max_rules":20,"max_rule_len":2,"alphabet":"a"}}"#
         );
         for gold in [GoldCheck::Reproduces, GoldCheck::Bounded] {
-            let err = parse_instance_with(&runaway, 0, gold).unwrap_err().to_string();
-            assert!(err.contains("writes a string longer than"), "{gold:?}: {err}");
+            let err = parse_instance_with(&runaway, 0, gold)
+                .unwrap_err()
+                .to_string();
+            assert!(
+                err.contains("writes a string longer than"),
+                "{gold:?}: {err}"
+            );
         }
     }
 

@@ -148,7 +148,8 @@ pub struct Verdict {
     pub thresholds: Thresholds,
     /// The gates, in order: gold, dummy, each shortcut baseline, ambiguous, collapse.
     pub gates: Vec<GateVerdict>,
-    /// Instances per reason (every reason listed, 0 included).
+    /// Flags per reason (every reason listed, 0 included): an instance resolved by several
+    /// shortcut baselines counts once per baseline under `shortcut`.
     pub flag_counts: BTreeMap<Reason, usize>,
     /// Every flagged instance, in dataset order, with all its reasons.
     pub flagged: Vec<FlaggedInstance>,
