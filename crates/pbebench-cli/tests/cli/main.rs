@@ -16,6 +16,7 @@ mod options;
 mod outputs;
 mod parse;
 mod prompt;
+mod reorder;
 mod report;
 mod score;
 mod snapshots;
