@@ -14,7 +14,10 @@
 //! identical rules are distinct positions, so swapping them gives a second order, and the
 //! count is over all `n!` orders, as the authors' `num_valid_solutions` is ("how many of the
 //! n! orders reproduce every example"). It is exact, by enumeration with prefixes applied
-//! incrementally, up to [`EXACT_UP_TO`] rules, and `None` beyond.
+//! incrementally, up to [`EXACT_UP_TO`] rules, and `None` beyond. Every form on the way is
+//! bounded by [`FORM_BOUND`] characters, so that rules which grow their input in some order
+//! (`a → aaa` after itself) cost bounded memory: an instance whose forms outgrow it in some
+//! order is skipped ([`Skip::FormsTooLong`]) rather than counted wrongly.
 
 use crate::instance::Instance;
 use crate::relations::Category;
@@ -29,6 +32,10 @@ use std::io::{self, Write};
 /// The most rules whose valid orders are counted exactly (by enumerating all `n!` orders:
 /// 40 320 for 8 rules); [`valid_orders`] is `None` beyond.
 pub const EXACT_UP_TO: usize = 8;
+
+/// The longest form (in characters) any order of an instance's rules may make on the way;
+/// [`valid_orders`] is `None`, and the instance skipped, when one outgrows it.
+pub const FORM_BOUND: usize = 1 << 16;
 
 /// How many seeded permutations [`reorder_instance`] draws before it looks for an order that
 /// changes an output by enumeration (up to [`EXACT_UP_TO`] rules) or gives up.
@@ -109,6 +116,8 @@ pub enum Skip {
     /// More than [`EXACT_UP_TO`] rules and none of [`MAX_DRAWS`] seeded permutations
     /// changed an output (an order that does may still exist).
     NoChangingDraw,
+    /// Some order of its rules makes a form longer than [`FORM_BOUND`] characters.
+    FormsTooLong,
 }
 
 impl Skip {
@@ -119,6 +128,7 @@ impl Skip {
             Skip::NoGold => "no gold cascade",
             Skip::GoldFails => "gold does not reproduce the examples",
             Skip::NoChangingDraw => "no changing order drawn",
+            Skip::FormsTooLong => "forms too long to count",
         }
     }
 }
@@ -149,12 +159,15 @@ pub fn reorder_instance(instance: &Instance, seed: u64) -> Result<ReorderInstanc
     let gold = instance.cascade.as_ref().ok_or(Skip::NoGold)?;
     let rules = gold.rules();
     let n = rules.len();
-    if !gold.reproduces(&instance.inputs, &instance.outputs) {
-        return Err(Skip::GoldFails);
+    match reproduces_within(gold, &instance.inputs, &instance.outputs) {
+        Some(true) => {}
+        Some(false) => return Err(Skip::GoldFails),
+        None => return Err(Skip::FormsTooLong),
     }
+    // An order that makes too long a form is never shown (it is not known to change one).
     let changes = |perm: &[usize]| {
         let c = Cascade::new(perm.iter().map(|&k| rules[k].clone()).collect());
-        !c.reproduces(&instance.inputs, &instance.outputs)
+        reproduces_within(&c, &instance.inputs, &instance.outputs) == Some(false)
     };
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(instance_seed(seed, &instance.id));
     let mut chosen = None;
@@ -171,6 +184,9 @@ pub fn reorder_instance(instance: &Instance, seed: u64) -> Result<ReorderInstanc
         }
     }
     let valid = valid_orders(rules, &instance.inputs, &instance.outputs);
+    if valid.is_none() && n <= EXACT_UP_TO {
+        return Err(Skip::FormsTooLong);
+    }
     if chosen.is_none() {
         if n > EXACT_UP_TO {
             return Err(Skip::NoChangingDraw);
@@ -193,7 +209,7 @@ pub fn reorder_instance(instance: &Instance, seed: u64) -> Result<ReorderInstanc
 
 /// How many of the `n!` orders of `rules` (by position: identical rules are distinct) map
 /// every input to its output; `None` for more than [`EXACT_UP_TO`] rules or when inputs and
-/// outputs differ in number.
+/// outputs differ in number, or when some order makes a form longer than [`FORM_BOUND`].
 pub fn valid_orders<S: AsRef<str>, T: AsRef<str>>(
     rules: &[Rule],
     inputs: &[S],
@@ -205,11 +221,19 @@ pub fn valid_orders<S: AsRef<str>, T: AsRef<str>>(
     let mut count = 0u64;
     let state: Vec<String> = inputs.iter().map(|s| s.as_ref().to_owned()).collect();
     let outputs: Vec<&str> = outputs.iter().map(|s| s.as_ref()).collect();
-    walk(rules, &outputs, &state, 0, &mut Vec::new(), &mut |_| {
+    let mut too_long = false;
+    let mut found = |_: &[usize]| {
         count += 1;
         true
-    });
-    Some(count)
+    };
+    let mut walk = Walk {
+        rules,
+        outputs: &outputs,
+        too_long: &mut too_long,
+        found: &mut found,
+    };
+    walk.from(&state, 0, &mut Vec::new());
+    (!too_long).then_some(count)
 }
 
 /// The first order (lexicographically by positions) that does not reproduce the examples.
@@ -221,7 +245,7 @@ fn first_invalid_order<S: AsRef<str>, T: AsRef<str>>(
     let mut next = Some((0..rules.len()).collect::<Vec<usize>>());
     while let Some(order) = next {
         let cascade = Cascade::new(order.iter().map(|&k| rules[k].clone()).collect());
-        if !cascade.reproduces(inputs, outputs) {
+        if reproduces_within(&cascade, inputs, outputs) == Some(false) {
             return Some(order);
         }
         next = next_permutation(order);
@@ -238,38 +262,73 @@ fn next_permutation(mut p: Vec<usize>) -> Option<Vec<usize>> {
     Some(p)
 }
 
-/// Depth-first over orders, in lexicographic order, applying each rule to the prefix's
-/// strings once; calls `found` with each complete order that reproduces the outputs, and
-/// stops when it returns false. Returns false when stopped.
-fn walk(
-    rules: &[Rule],
-    outputs: &[&str],
-    state: &[String],
-    used: u32,
-    prefix: &mut Vec<usize>,
-    found: &mut dyn FnMut(&[usize]) -> bool,
-) -> bool {
-    if prefix.len() == rules.len() {
-        if state.iter().zip(outputs).all(|(s, o)| s == o) {
-            return found(prefix);
-        }
-        return true;
+/// Whether `cascade` maps every input to its output, every form within [`FORM_BOUND`]
+/// (`None` when one outgrows it).
+fn reproduces_within<S: AsRef<str>, T: AsRef<str>>(
+    cascade: &Cascade,
+    inputs: &[S],
+    outputs: &[T],
+) -> Option<bool> {
+    let mut all = inputs.len() == outputs.len();
+    for (i, o) in inputs.iter().zip(outputs) {
+        all &= cascade.apply_bounded(i.as_ref(), FORM_BOUND).ok()? == o.as_ref();
     }
-    let mut next: Vec<String> = Vec::with_capacity(state.len());
-    for (k, rule) in rules.iter().enumerate() {
-        if used & (1 << k) != 0 {
-            continue;
+    Some(all)
+}
+
+/// `rule` applied to `s`, or `None` when the result would be longer than [`FORM_BOUND`]
+/// characters (its length counted from the matches before it is built).
+fn apply_within(rule: &Rule, s: &str) -> Option<String> {
+    let matches = s.matches(rule.pattern()).count();
+    let len = s.chars().count() - matches * rule.pattern().chars().count()
+        + matches.saturating_mul(rule.replacement().chars().count());
+    (len <= FORM_BOUND).then(|| rule.apply(s))
+}
+
+/// A depth-first walk over orders, in lexicographic order, applying each rule to the
+/// prefix's forms once; calls `found` with each complete order that reproduces the outputs
+/// and stops when it returns false, or when a form outgrows [`FORM_BOUND`] (`too_long`).
+struct Walk<'a> {
+    rules: &'a [Rule],
+    outputs: &'a [&'a str],
+    too_long: &'a mut bool,
+    found: &'a mut dyn FnMut(&[usize]) -> bool,
+}
+
+impl Walk<'_> {
+    /// Walks on from `prefix` (whose rules are the bits of `used`) and its forms `state`;
+    /// false when stopped.
+    fn from(&mut self, state: &[String], used: u32, prefix: &mut Vec<usize>) -> bool {
+        if prefix.len() == self.rules.len() {
+            if state.iter().zip(self.outputs).all(|(s, o)| s == o) {
+                return (self.found)(prefix);
+            }
+            return true;
         }
-        next.clear();
-        next.extend(state.iter().map(|s| rule.apply(s)));
-        prefix.push(k);
-        let go_on = walk(rules, outputs, &next, used | (1 << k), prefix, found);
-        prefix.pop();
-        if !go_on {
-            return false;
+        let mut next: Vec<String> = Vec::with_capacity(state.len());
+        for (k, rule) in self.rules.iter().enumerate() {
+            if used & (1 << k) != 0 {
+                continue;
+            }
+            next.clear();
+            for s in state {
+                match apply_within(rule, s) {
+                    Some(form) => next.push(form),
+                    None => {
+                        *self.too_long = true;
+                        return false;
+                    }
+                }
+            }
+            prefix.push(k);
+            let go_on = self.from(&next, used | (1 << k), prefix);
+            prefix.pop();
+            if !go_on {
+                return false;
+            }
         }
+        true
     }
-    true
 }
 
 /// True when `order` holds each of `0..n` exactly once.
@@ -513,6 +572,30 @@ mod tests {
         let p = reorder_instance(&i, 1).unwrap();
         assert_eq!(p.valid_orders, None);
         assert!(!score_order(&p, &(0..=EXACT_UP_TO).collect::<Vec<_>>()).accurate);
+    }
+
+    #[test]
+    fn orders_whose_forms_explode_are_not_counted_but_skipped() {
+        // Gold: a -> b first, then the growing rules find nothing; any order that runs a
+        // growing rule before a -> b grows "a" past the bound (17^4 > 2^16).
+        let big = "a".repeat(17);
+        let pairs = [
+            ("a", "b"),
+            ("a", &*big),
+            ("a", &*big),
+            ("a", &*big),
+            ("a", &*big),
+        ];
+        let i = instance("boom", &pairs, &["a"]);
+        assert_eq!(i.outputs, ["b"]);
+        let rules = i.cascade.as_ref().unwrap().rules();
+        assert_eq!(valid_orders(rules, &i.inputs, &i.outputs), None);
+        assert_eq!(reorder_instance(&i, 0), Err(Skip::FormsTooLong));
+        // Below the bound the same shape is counted: only orders starting with a -> b fit.
+        let pairs = [("a", "b"), ("a", "aa"), ("a", "aa")];
+        let i = instance("calm", &pairs, &["a"]);
+        let rules = i.cascade.as_ref().unwrap().rules();
+        assert_eq!(valid_orders(rules, &i.inputs, &i.outputs), Some(2));
     }
 
     #[test]
