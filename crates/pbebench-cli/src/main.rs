@@ -43,6 +43,8 @@ enum Command {
     Export(commands::export::Args),
     /// Parse one response (stdin) into a cascade and show each rule's validity.
     Parse(commands::parse::Args),
+    /// Write the rule-reordering set of a dataset: its gold rules scrambled, and the gold order.
+    Reorder(commands::reorder::Args),
     /// Score responses against a dataset.
     Score(commands::score::Args),
     /// Solve a dataset with a built-in symbolic solver.
@@ -78,6 +80,7 @@ fn main() -> ExitCode {
         Command::Prompt(args) => commands::prompt::run(args),
         Command::Export(args) => commands::export::run(args),
         Command::Parse(args) => commands::parse::run(args),
+        Command::Reorder(args) => commands::reorder::run(args),
         Command::Score(args) => commands::score::run(args),
         Command::Solve(args) => commands::solve::run(args),
         Command::Eval(args) => commands::eval::run(args),

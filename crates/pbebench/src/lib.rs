@@ -35,6 +35,9 @@
 //!    input of an instance's input space, a shortest counterexample, and the exact
 //!    probability that they agree; [`Cascade::apply_bounded`] applies an untrusted cascade
 //!    within a length bound.
+//! 8. **Rule reordering** (module [`reorder`]): the second task, the gold rules given in a
+//!    scrambled order; the problems, their count of valid orders, their file and their
+//!    grade.
 //!
 //! ```
 //! use pbebench::{score_instance, Cascade, Instance, RelationMode, Relations, Rule, ScoreOptions};
@@ -81,6 +84,7 @@ pub mod probe;
 mod prompt;
 pub mod pylit;
 pub mod relations;
+pub mod reorder;
 mod response;
 mod responses;
 mod results;

@@ -17,6 +17,7 @@ pub mod pairs;
 pub mod parse;
 pub mod prompt;
 pub mod relations;
+pub mod reorder;
 pub mod report;
 pub mod score;
 pub mod show;

@@ -17,6 +17,7 @@ mod options;
 mod outputs;
 mod parse;
 mod prompt;
+mod reorder;
 mod report;
 mod score;
 mod snapshots;
