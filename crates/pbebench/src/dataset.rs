@@ -332,7 +332,7 @@ mod tests {
         );
         let read = parse_instance_with(contradicting, 0, GoldCheck::Bounded).unwrap();
         assert_eq!(read.id, "c");
-        let doubling = vec![r#"["a","aa"]"#; 11].join(",");
+        let doubling = [r#"["a","aa"]"#; 11].join(",");
         let runaway = format!(
             r#"{{"id":"r","inputs":["a"],"outputs":["a"],"cascade":[{doubling}],"cascade_len":11,"max_rules":20,"max_rule_len":2,"alphabet":"a"}}"#
         );
