@@ -776,23 +776,38 @@ mod tests {
 
     #[test]
     fn bad_instances_are_errors_not_panics() {
+        // Every reader refuses these lines (`Instance::problems`); a library caller can still
+        // build such instances in code, and the solver refuses them itself.
         let dir = tempfile::tempdir().unwrap();
+        let unchecked = |text: &str| -> Result<Solved, SolveRunError> {
+            let instance: Instance = serde_json::from_str(text).unwrap();
+            let solver = solver_by_name("beam").unwrap();
+            let job = SolveJob {
+                solver: solver.as_ref(),
+                budget: Budget::time(Duration::from_secs(5)),
+                threads: 2,
+                out: &dir.path().join("responses.jsonl"),
+                stats: None,
+                fresh: false,
+                probe_budget: None,
+                probe_len: pbebench::probe::DEFAULT_PROBE_LEN,
+            };
+            solve_dataset(&[instance], &job, &Quiet)
+        };
         let zero_rules = r#"{"id":"a","inputs":["ab"],"outputs":["b"],"max_rules":0,"max_rule_len":3,"alphabet":"ab"}"#;
-        let err = solve(dir.path(), zero_rules, 5.0).unwrap_err();
+        let err = unchecked(zero_rules).unwrap_err();
         assert!(
-            err.to_string()
-                .contains("max_rules and max_rule_len must be positive"),
+            err.to_string().contains("max_rules must be positive"),
             "{err}"
         );
         let zero_len = r#"{"id":"a","inputs":["ab"],"outputs":["b"],"max_rules":2,"max_rule_len":0,"alphabet":"ab"}"#;
-        let err = solve(dir.path(), zero_len, 5.0).unwrap_err();
+        let err = unchecked(zero_len).unwrap_err();
         assert!(
-            err.to_string()
-                .contains("max_rules and max_rule_len must be positive"),
+            err.to_string().contains("max_rule_len must be positive"),
             "{err}"
         );
         let empty_outputs = r#"{"id":"a","inputs":["ab"],"outputs":[],"max_rules":2,"max_rule_len":3,"alphabet":"ab"}"#;
-        let err = solve(dir.path(), empty_outputs, 5.0).unwrap_err();
+        let err = unchecked(empty_outputs).unwrap_err();
         assert!(err.to_string().contains("1 inputs but 0 outputs"), "{err}");
         assert!(!dir.path().join("responses.jsonl").exists());
     }
