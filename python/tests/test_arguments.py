@@ -274,20 +274,22 @@ def test_batched_columns_refused_with_what_is_wrong():
 
 
 def test_an_undecided_behaviour_is_a_float_and_score_says_why():
-    """Both cascades write outputs past the exact engine's bound (3^7 and 3^8 letters per
-    `a`): the comparison is undecided. The reward counts it as 0.0, a float a trainer can
+    """Both cascades write outputs past the exact engine's bound (3^6 and 3^7 letters per
+    `a`, on inputs of up to 6 letters): the comparison is undecided. The reward counts it as 0.0, a float a trainer can
     take; score() keeps None and the reason."""
-    gold = [["a", "aaa"]] * 7
+    gold = [["a", "aaa"]] * 6
     inst = {
         "id": "blow-up",
         "inputs": ["a", "ab"],
-        "outputs": pbebench.apply(gold, ["a", "ab"]),
+        # Python's str.replace (pbebench.apply bounds its strings at 16 times the word), and
+        # within the 1000 characters a string of an instance may have.
+        "outputs": ["a" * 3**6, "a" * 3**6 + "b"],
         "cascade": gold,
-        "max_rules": 8,
+        "max_rules": 7,
         "max_rule_len": 3,
         "alphabet": "ab",
     }
-    answers = [released([["a", "aaa"]] * 8), released(gold)]
+    answers = [released([["a", "aaa"]] * 7), released(gold)]
     sample = pbebench.score(inst, answers)["samples"][0]
     assert sample["behaviour"] is None and "longer than" in sample["undecided"]
     rewards = pbebench.reward(inst, answers, kind="behaviour")

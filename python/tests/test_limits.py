@@ -43,7 +43,7 @@ def test_every_reader_of_instances_refuses_what_a_dataset_cannot_hold(change, ne
         lambda: pbebench.Oracle(inst, 2),
     ]
     for call in calls:
-        with pytest.raises(ValueError, match="^instance.*" + re.escape(needle)):
+        with pytest.raises(ValueError, match=r"^\w+\(\): instance.*" + re.escape(needle)):
             call()
     path = tmp_path / "d.jsonl"
     path.write_text(json.dumps(inst) + "\n")
@@ -58,9 +58,9 @@ def test_the_edit_sim_reward_refuses_what_it_reads_past_a_limit(change, needle):
     dicts) as on the plain one."""
     inst = {**INSTANCE, **change}
     for instances in (inst, [inst], [dict(inst)]):
-        with pytest.raises(ValueError, match=r"^instances(\[0\])? \(id 'x'\): .*" + re.escape(needle)):
+        with pytest.raises(ValueError, match=r"^reward\(\): instances(\[0\])? \(id 'x'\): .*" + re.escape(needle)):
             pbebench.reward(instances, [ANSWER])
-    with pytest.raises(ValueError, match=r"^instances\[0\] \(id 'x'\): .*" + re.escape(needle)):
+    with pytest.raises(ValueError, match=r"^Rewarder\(\): instances\[0\] \(id 'x'\): .*" + re.escape(needle)):
         pbebench.Rewarder([inst])
 
 
@@ -83,9 +83,9 @@ def test_a_missing_cascade_len_says_it_is_missing_in_a_file_not_in_a_dict(tmp_pa
 
 def test_apply_bounds_every_string_and_names_the_word():
     blowup = [["a", "aaa"]] * 20
-    with pytest.raises(ValueError, match=r"^words: cascade\[5\] makes a string longer than 256 characters"):
+    with pytest.raises(ValueError, match=r"^apply\(\): words: cascade\[5\] makes a string longer than 256 characters"):
         pbebench.apply(blowup, "a")
-    with pytest.raises(ValueError, match=r"^words\[1\]: cascade\[5\] makes a string longer than 256"):
+    with pytest.raises(ValueError, match=r"^apply\(\): words\[1\]: cascade\[5\] makes a string longer than 256"):
         pbebench.apply(blowup, ["b", "a", "a"])
     assert pbebench.apply(blowup, ["b"]) == ["b"]
     assert pbebench.apply([["a", "aaa"]] * 2, "a") == "a" * 9
