@@ -161,3 +161,20 @@ def no_network(monkeypatch):
 
     monkeypatch.setattr(socket.socket, "connect", connect)
     monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+
+
+# Gold: ab→c then c→d. "xab"→"xd", "cc"→"dd", "q"→"q"; held out: "abab"→"dd", "qc"→"qd".
+# A hand-made instance the API tests share.
+INSTANCE = {
+    "id": "hand-1",
+    "inputs": ["xab", "cc", "q"],
+    "outputs": ["xd", "dd", "q"],
+    "cascade": [["ab", "c"], ["c", "d"]],
+    "cascade_len": 2,
+    "category": "1000",
+    "max_rules": 3,
+    "max_rule_len": 2,
+    "alphabet": "abcdqx",
+    "heldout_inputs": ["abab", "qc"],
+    "heldout_outputs": ["dd", "qd"],
+}

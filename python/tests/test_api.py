@@ -13,24 +13,10 @@ import warnings
 from pathlib import Path
 
 import pytest
-from conftest import fence, released
+from conftest import INSTANCE, fence, released
 
 import pbebench
 
-# Gold: ab→c then c→d. "xab"→"xd", "cc"→"dd", "q"→"q"; held out: "abab"→"dd", "qc"→"qd".
-INSTANCE = {
-    "id": "hand-1",
-    "inputs": ["xab", "cc", "q"],
-    "outputs": ["xd", "dd", "q"],
-    "cascade": [["ab", "c"], ["c", "d"]],
-    "cascade_len": 2,
-    "category": "1000",
-    "max_rules": 3,
-    "max_rule_len": 2,
-    "alphabet": "abcdqx",
-    "heldout_inputs": ["abab", "qc"],
-    "heldout_outputs": ["dd", "qd"],
-}
 GOLD = released(INSTANCE["cascade"])
 
 
