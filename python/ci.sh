@@ -4,8 +4,10 @@
 #   bash python/ci.sh [--frameworks] [pytest args…]
 #
 # - a virtualenv ($PBEBENCH_VENV, default python/.venv) with maturin and pytest from PyPI;
-# - with --frameworks, also the frameworks of the [inspect] and [verl] extras (the
-#   requirements as pyproject.toml states them: inspect_ai, pyarrow), and
+# - with --frameworks, also the frameworks of the [inspect], [verl] and [reasoning-gym]
+#   extras (the requirements as pyproject.toml states them: inspect_ai, pyarrow,
+#   reasoning-gym; none needs torch: verl itself and TRL do, and
+#   benches/python/train_check.sh tests with them), and
 #   PBEBENCH_REQUIRE_FRAMEWORKS=1, which makes their tests fail instead of skip when a
 #   framework is missing. pip's cache and an existing venv are reused, so a second run
 #   installs nothing;
@@ -43,10 +45,10 @@ if [ "$frameworks" = 1 ]; then
     mapfile -t extras < <("$venv/bin/python" -c '
 import sys, tomllib
 extras = tomllib.load(open(sys.argv[1], "rb"))["project"]["optional-dependencies"]
-print("\n".join(r for name in ("inspect", "verl") for r in extras[name]))' "$here/pyproject.toml")
+print("\n".join(r for name in ("inspect", "verl", "reasoning-gym") for r in extras[name]))' "$here/pyproject.toml")
     "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "${extras[@]}"
     export PBEBENCH_REQUIRE_FRAMEWORKS=1
-    echo "python/ci.sh: frameworks: $("$venv/bin/python" -c 'import inspect_ai, pyarrow; print("inspect_ai", inspect_ai.__version__ + ",", "pyarrow", pyarrow.__version__)')" >&2
+    echo "python/ci.sh: frameworks: $("$venv/bin/python" -c 'import importlib.metadata as m; print(", ".join(p + " " + m.version(p) for p in ("inspect_ai", "pyarrow", "reasoning-gym")))')" >&2
 fi
 
 (cd "$root" && cargo build --quiet -p pbebench-cli)

@@ -276,6 +276,37 @@ class Episode:
             "behaviour": grade["behaviour"],
         }
 
+    def state(self) -> dict[str, Any]:
+        """What the episode has done, in plain data (JSON- and pickle-safe): with the
+        instance and the settings, :meth:`restore` rebuilds the same episode. Environments
+        keep this instead of the oracle, which neither pickles nor crosses processes."""
+        return {
+            "log": [[tool, arg] for tool, arg in self.log],
+            "submitted": self.submitted,
+            "tested": self.tested,
+            "code_block": self.code_block,
+            "ended": self.ended,
+            "turns": self.turns,
+        }
+
+    @classmethod
+    def restore(
+        cls,
+        instance: dict[str, Any],
+        probe_budget: int,
+        max_turns: int,
+        max_probe_len: int,
+        state: dict[str, Any],
+    ) -> Episode:
+        """The episode that :meth:`state` described: a new oracle, the logged actions run
+        again on it (the same probes, budget and tests), and the answers kept."""
+        episode = cls(instance, probe_budget, max_turns, max_probe_len)
+        episode.replay([(tool, arg) for tool, arg in state["log"]])
+        episode.submitted, episode.tested = state["submitted"], state["tested"]
+        episode.code_block = state.get("code_block")
+        episode.ended, episode.turns = state["ended"], state["turns"]
+        return episode
+
     def replay(self, log: list[tuple[str, Any]]) -> None:
         """Runs logged actions again on this (fresh) episode's oracle: the same probes,
         budget and tests as the episode that wrote the log."""

@@ -159,15 +159,7 @@ class ProbeEnv:
             "settings": self._settings,
             "sealed": self._sealed,
             "last_grade": self.last_grade,
-            "episode": None
-            if episode is None
-            else {
-                "log": episode.log,
-                "submitted": episode.submitted,
-                "tested": episode.tested,
-                "ended": episode.ended,
-                "turns": episode.turns,
-            },
+            "episode": None if episode is None else episode.state(),
         }
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -180,11 +172,9 @@ class ProbeEnv:
         if saved is not None and self._sealed is not None:
             instance = json.loads(zlib.decompress(self._sealed))
             s = self._settings
-            episode = _episode.Episode(instance, s["probe_budget"], s["max_turns"], s["max_probe_len"])
-            episode.replay(saved["log"])
-            episode.submitted, episode.tested = saved["submitted"], saved["tested"]
-            episode.ended, episode.turns = saved["ended"], saved["turns"]
-            self._episode = episode
+            self._episode = _episode.Episode.restore(
+                instance, s["probe_budget"], s["max_turns"], s["max_probe_len"], saved
+            )
 
     def __repr__(self) -> str:
         if self._episode is None:

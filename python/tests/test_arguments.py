@@ -83,6 +83,16 @@ ARGUMENTS = [
     (verl.compute_score, "solution_str", lambda: verl.compute_score("pbebench", 3, INSTANCE)),
     (verl.compute_score, "ground_truth", lambda: verl.compute_score("pbebench", GOLD, 3)),
     (verl.compute_score, "extra_info", lambda: verl.compute_score("pbebench", GOLD, INSTANCE, "behaviour")),
+    (verl.compute_score_batch, "data_sources", lambda: verl.compute_score_batch("pbebench", [GOLD], [INSTANCE])),
+    (verl.compute_score_batch, "solution_strs", lambda: verl.compute_score_batch(["pbebench"], GOLD, [INSTANCE])),
+    (verl.compute_score_batch, "ground_truths", lambda: verl.compute_score_batch(["pbebench"], [GOLD], INSTANCE)),
+    (verl.compute_score_batch, "extra_infos", lambda: verl.compute_score_batch(["pbebench"], [GOLD], [INSTANCE], [3])),
+    (verl.probe_row, "instance", lambda: verl.probe_row([INSTANCE], 0, "train")),
+    (verl.probe_row, "index", lambda: verl.probe_row(INSTANCE, "0", "train")),
+    (verl.probe_row, "split", lambda: verl.probe_row(INSTANCE, 0, None)),
+    (verl.probe_row, "probe_budget", lambda: verl.probe_row(INSTANCE, 0, "train", probe_budget="40")),
+    (verl.probe_row, "max_turns", lambda: verl.probe_row(INSTANCE, 0, "train", max_turns=None)),
+    (verl.probe_row, "max_probe_len", lambda: verl.probe_row(INSTANCE, 0, "train", max_probe_len=3.0)),
 ]
 
 
@@ -94,8 +104,10 @@ def qualname(function):
 
 
 def parameters(function):
-    names = list(inspect.signature(function).parameters)
-    return [n for n in names if n != "self"]
+    """The arguments a caller gives; not `**kwargs` that only takes what a framework adds
+    and is ignored (verl's reward functions)."""
+    found = inspect.signature(function).parameters.values()
+    return [p.name for p in found if p.name != "self" and not (p.kind is p.VAR_KEYWORD and p.name == "kwargs")]
 
 
 def public_callables():
@@ -280,4 +292,5 @@ def test_an_undecided_behaviour_is_a_float_and_score_says_why():
     assert sample["behaviour"] is None and "longer than" in sample["undecided"]
     rewards = pbebench.reward(inst, answers, kind="behaviour")
     assert rewards == [0.0, 1.0] and all(type(r) is float for r in rewards)
-    assert verl.compute_score("pbebench", answers[0], inst, {"reward_kind": "behaviour"}) == 0.0
+    got = verl.compute_score("pbebench", answers[0], inst, {"reward_kind": "behaviour"})
+    assert (got["score"], got["behaviour"], got["undecided"]) == (0.0, 0.0, 1.0)

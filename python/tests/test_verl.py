@@ -79,13 +79,17 @@ def test_compute_score_as_verl_calls_it(prepared):
         truth = row["reward_model"]["ground_truth"]
         for response in responses_for(inst, k) + [released(inst["cascade"])]:
             got = reward_file.compute_score(row["data_source"], response, truth, row["extra_info"])
-            assert got == pbebench.reward(inst, [response])[0]
-        assert reward_file.compute_score("pbebench", released(inst["cascade"]), truth, None) == 1.0
-        assert reward_file.compute_score("pbebench", "no idea", json.loads(truth)) == 0.0
+            sample = pbebench.score(inst, [response])["samples"][0]
+            # The parts reach verl's logs; rows without the gold have no behaviour to give.
+            assert got == {"score": pbebench.reward(inst, [response])[0], "pass": float(sample["pass"]),
+                           "edit_sim": sample["edit_sim"]}
+        assert reward_file.compute_score("pbebench", released(inst["cascade"]), truth, None)["score"] == 1.0
+        assert reward_file.compute_score("pbebench", "no idea", json.loads(truth))["score"] == 0.0
         # heldout_reward also scores the held-out examples.
         partial = released(inst["cascade"][:-1])
         extra = dict(row["extra_info"], heldout_reward=True)
-        assert reward_file.compute_score("pbebench", partial, truth, extra) == pbebench.reward(inst, [partial], heldout=True)[0]
+        got = reward_file.compute_score("pbebench", partial, truth, extra)["score"]
+        assert got == pbebench.reward(inst, [partial], heldout=True)[0]
 
 
 def test_the_example_script_and_its_errors(tmp_path):
@@ -121,6 +125,43 @@ def test_the_behavioural_reward_as_verl_calls_it(tmp_path):
         assert json.loads(truth)["cascade"] == inst["cascade"]
         for response in responses_for(inst, k) + [released(inst["cascade"])]:
             got = reward_file.compute_score(row["data_source"], response, truth, row["extra_info"])
-            assert got == pbebench.score(inst, [response])["samples"][0]["behaviour"]
-        assert reward_file.compute_score("pbebench", released(inst["cascade"]), truth, row["extra_info"]) == 1.0
-        assert reward_file.compute_score("pbebench", "no idea", truth, row["extra_info"]) == 0.0
+            sample = pbebench.score(inst, [response])["samples"][0]
+            assert got["score"] == got["behaviour"] == sample["behaviour"]
+            assert (got["recovered"], got["pass"]) == (float(sample["recovered"]), float(sample["pass"]))
+            assert got["undecided"] == 0.0 and set(got) == {"score", "pass", "edit_sim", "recovered", "behaviour", "undecided"}
+        assert reward_file.compute_score("pbebench", released(inst["cascade"]), truth, row["extra_info"])["score"] == 1.0
+        assert reward_file.compute_score("pbebench", "no idea", truth, row["extra_info"])["score"] == 0.0
+    # verl's batch reward manager: one dict per response, the same as one by one, and the
+    # keyword arguments it adds are taken.
+    responses = [released(inst["cascade"]) for inst in instances]
+    truths = [row["reward_model"]["ground_truth"] for row in rows]
+    extras = [row["extra_info"] for row in rows]
+    batch = reward_file.compute_score_batch(data_sources=["pbebench"] * 16, solution_strs=responses,
+                                            ground_truths=truths, extra_infos=extras, some_reward_kwarg=1)
+    assert batch == [reward_file.compute_score("pbebench", r, t, e) for r, t, e in zip(responses, truths, extras)]
+    with pytest.raises(ValueError, match="compute_score_batch\\(\\): ground_truths has 15 items but solution_strs has 16"):
+        reward_file.compute_score_batch(["pbebench"] * 16, responses, truths[:15], extras)
+
+
+def test_probing_rows_without_tool_calls():
+    """A probing row (probe_row) whose model called no tool: its answer is the last code block
+    of the response, graded as `pbebench eval --interactive` grades it. The episode with tool
+    calls goes through verl itself in test_verl_tools.py."""
+    inst = next(pbebench.generate("lite", seed=5, size=16))
+    row = pbebench.verl.probe_row(inst, 0, "train", probe_budget=7)
+    assert row["agent_name"] == "tool_agent"
+    assert row["prompt"][0]["content"].startswith("Each output string below")
+    assert "budget of 7 inputs" in row["prompt"][0]["content"]
+    assert set(row["extra_info"]["tools_kwargs"]) == {"run_hidden", "test_cascade", "submit"}
+    truth = row["reward_model"]["ground_truth"]
+    assert json.loads(truth)["cascade"] == inst["cascade"]
+    got = pbebench.verl.compute_score("pbebench", released(inst["cascade"]), truth, row["extra_info"])
+    assert got == {"score": 1.0, "pass": 1.0, "recovered": 1.0, "behaviour": 1.0, "undecided": 0.0,
+                   "probes_used": 0.0, "tests": 0.0, "submitted": 0.0}
+    assert pbebench.verl.compute_score("pbebench", "no idea", truth, row["extra_info"])["score"] == 0.0
+    bare = dict(inst)
+    del bare["cascade"]
+    with pytest.raises(ValueError, match="probe_row\\(\\): the instance has no gold 'cascade'"):
+        pbebench.verl.probe_row(bare, 0, "train")
+    with pytest.raises(ValueError, match="a probing row's ground_truth has no gold 'cascade'"):
+        pbebench.verl.compute_score("pbebench", "", pbebench.verl.ground_truth(inst), row["extra_info"])
