@@ -39,7 +39,6 @@ out).
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -208,14 +207,14 @@ class Episode(_episode.Episode):
         if "error" in result:
             left = f" (budget left: {result['budget_left']})" if "budget_left" in result else ""
             raise ToolError(result["error"] + left)
-        return json.dumps(result)
+        return _episode.tool_text(result)
 
     def test_cascade(self, cascade: list[str]) -> str:
         """The tool test_cascade: the oracle's feedback on a candidate, as JSON."""
         result = self.test(cascade)
         if "error" in result:
             raise ToolError(result["error"])
-        return json.dumps(result)
+        return _episode.tool_text(result)
 
     def submit(self, cascade: list[str]) -> str:  # type: ignore[override]
         """The submit tool: ends the episode with a readable cascade; returns its answer."""
