@@ -9,6 +9,7 @@ import pytest
 from conftest import released
 
 import pbebench
+from pbebench import rl
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
@@ -86,3 +87,18 @@ def test_grpo_rewards_name_a_missing_column_and_the_fix():
     del columns["alphabet"]
     with pytest.raises(ValueError, match=r"^pbebench_reward: the dataset has no column 'alphabet': make the rows with rows\(\)"):
         grpo.pbebench_reward(prompts=[None] * 2, completions=completions, **columns)
+
+
+def test_the_probing_grpo_example_gives_rows_probe_env_takes():
+    before = set(sys.modules)
+    probe = load("trl_probe_grpo")
+    assert not {"trl", "datasets", "torch"} & (set(sys.modules) - before)
+    rows = list(probe.rows(seed=2, size=3, levels={"cascade_len": 1}))
+    assert rows == list(probe.rows(seed=2, size=3, levels={"cascade_len": 1}))
+    env = rl.ProbeEnv()
+    for row in rows:
+        assert row["prompt"] == [{"role": "user", "content": ""}]  # TRL appends reset()'s text
+        assert len(row["cascade"]) == 3
+        assert env.reset(**row).startswith("Each output string below")
+        env.submit([f"replace({a!r}, {b!r})" for a, b in row["cascade"]])
+        assert env.get_reward() == 1.0

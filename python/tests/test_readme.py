@@ -129,6 +129,8 @@ def test_python_readme_examples(start, source, tmp_path, monkeypatch, request):
     if "inspect_ai" in source:
         framework("inspect_ai", "inspect")
         request.getfixturevalue("no_network")
+    if "reasoning_gym" in source:
+        framework("reasoning_gym", "reasoning-gym")
     monkeypatch.chdir(REPO)
     run_python_block(source, namespace(tmp_path), f"python/README.md:{start}")
 

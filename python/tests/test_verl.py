@@ -165,3 +165,17 @@ def test_probing_rows_without_tool_calls():
         pbebench.verl.probe_row(bare, 0, "train")
     with pytest.raises(ValueError, match="a probing row's ground_truth has no gold 'cascade'"):
         pbebench.verl.compute_score("pbebench", "", pbebench.verl.ground_truth(inst), row["extra_info"])
+
+
+def test_prepare_data_writes_probing_rows(tmp_path):
+    prepare = load(EXAMPLES / "prepare_data.py", "prepare_data_probe")
+    code = prepare.main(["--preset", "lite", "--seed", "4", "--train-size", "16", "--test-size", "16",
+                         "--probe", "--probe-budget", "12", "--out-dir", str(tmp_path)])
+    assert code == 0
+    rows = pq.read_table(tmp_path / "train.parquet").to_pylist()
+    instances = list(pbebench.generate("lite", seed=4, size=16))
+    assert rows == [pbebench.verl.probe_row(inst, k, "train", probe_budget=12) for k, inst in enumerate(instances)]
+    row = rows[3]
+    got = pbebench.verl.compute_score(row["data_source"], released(instances[3]["cascade"]),
+                                      row["reward_model"]["ground_truth"], row["extra_info"])
+    assert got["score"] == 1.0

@@ -9,7 +9,9 @@ authors' released prompt), ``ability`` ("pbe"), ``reward_model`` (``style`` "rul
 ``ground_truth``: the JSON of the examples and limits; the gold cascade only with
 ``--behaviour-reward``, which the behavioural reward needs) and ``extra_info`` (split,
 index, id, cascade length, category, heldout_reward, and ``reward_kind`` "behaviour" with
-``--behaviour-reward``). The reward
+``--behaviour-reward``). With ``--probe`` the rows are those of the probing task
+(``pbebench.verl.probe_row``: the first message of ``pbebench eval --interactive``, the
+instance for the tools of ``probe_tools.yaml`` in ``extra_info.tools_kwargs``). The reward
 function is ``pbebench.verl.compute_score``; ``run_grpo.sh`` beside this file trains with
 them (it needs GPUs). The test split is generated with seed + 1, and any instance that
 also is in the train split (same examples) is left out of it.
@@ -50,7 +52,7 @@ def write_parquet(rows, path):
 
 
 def prepare(preset="lite", seed=0, train_size=1008, test_size=160, heldout=None, template="default",
-            heldout_reward=False, out_dir=".", behaviour_reward=False):
+            heldout_reward=False, out_dir=".", behaviour_reward=False, probe=False, probe_budget=40):
     """Writes OUT_DIR/train.parquet and OUT_DIR/test.parquet; returns their row counts."""
     text = pbebench.TEMPLATES.get(template)
     if text is None:
@@ -63,7 +65,12 @@ def prepare(preset="lite", seed=0, train_size=1008, test_size=160, heldout=None,
     out.mkdir(parents=True, exist_ok=True)
     counts = {}
     for split, split_instances in (("train", train), ("test", test)):
-        rows = [pbebench.verl.row(inst, k, split, text, heldout_reward, behaviour_reward) for k, inst in enumerate(split_instances)]
+        if probe:
+            rows = [pbebench.verl.probe_row(inst, k, split, probe_budget=probe_budget)
+                    for k, inst in enumerate(split_instances)]
+        else:
+            rows = [pbebench.verl.row(inst, k, split, text, heldout_reward, behaviour_reward)
+                    for k, inst in enumerate(split_instances)]
         write_parquet(rows, out / f"{split}.parquet")
         counts[split] = len(rows)
     return counts
@@ -81,11 +88,16 @@ def main(argv=None):
     ap.add_argument("--behaviour-reward", action="store_true",
                     help="reward behaviour (exact agreement with the gold where it changes the input), "
                          "not the fit to the examples; puts the gold cascade in the ground truth")
+    ap.add_argument("--probe", action="store_true",
+                    help="rows of the probing task for verl's tool agent loop (pbebench.verl.probe_row; "
+                         "tools: probe_tools.yaml beside this file)")
+    ap.add_argument("--probe-budget", type=int, default=40, help="probe inputs per episode, with --probe")
     ap.add_argument("--out-dir", default="data/pbebench")
     args = ap.parse_args(argv)
     try:
         counts = prepare(args.preset, args.seed, args.train_size, args.test_size, args.heldout,
-                         args.template, args.heldout_reward, args.out_dir, args.behaviour_reward)
+                         args.template, args.heldout_reward, args.out_dir, args.behaviour_reward,
+                         args.probe, args.probe_budget)
     except (ValueError, OSError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
