@@ -25,6 +25,14 @@ probability that the answer gives the gold's output on a random input the gold c
 examples is not enough). It needs the gold cascade, which such rows then carry in
 ``ground_truth`` (verl gives the ground truth to the reward function, never to the policy).
 
+``compute_score`` returns a dict of floats: ``score`` (the reward) and the parts verl logs
+beside it (``pass``, ``edit_sim``; ``recovered``, ``behaviour`` and ``undecided`` for rows
+with the gold). ``compute_score_batch`` is the batched form (verl's batch reward manager).
+
+The probing task: ``probe_row`` writes rows for verl's tool agent loop, whose tools are in
+``pbebench.verl_tools`` (which needs verl); ``compute_score`` grades the episode they played
+from the state they leave in verl's ``extra_fields`` (``reward_kind`` "probe").
+
 This module imports nothing beyond pbebench; verl itself is not needed to use or test it.
 """
 
