@@ -26,7 +26,7 @@
 mod journal;
 
 use crate::attack::{mix, probe, Panel, Probe, Witness};
-use journal::{Journal, JournalHeader};
+use journal::JournalHeader;
 use pbebench::equiv::{Limits, Reference};
 use pbebench::generate::{self, Balance, GenParams, GenerateError, Preset};
 use pbebench::{Cascade, DatasetStats, Instance, Relations};
@@ -344,20 +344,22 @@ pub fn vet_dataset(
     check_dataset(instances, options)?;
     let params = options.params.clone().or_else(|| infer_params(instances));
     let header = JournalHeader::of(instances, options, params.as_ref());
-    let journal_path = journal::path_of(job.out);
+    let journal_path = pbebench_io::journal_path(job.out);
     let mut files = pbebench_io::Files::new();
     files.output("--out", job.out);
     if let Some(path) = &journal_path {
         files.output("the journal of --out", path);
     }
     files.check()?;
-    let journal = Journal::open(journal_path, &header, instances.len(), job.fresh)?;
+    let journal = journal::open(journal_path, &header, instances.len(), job.fresh)?;
     let total = instances.len();
-    let resumed = journal.done.len();
-    if let Some(path) = journal.path.as_deref().filter(|_| resumed > 0) {
+    let resumed = journal.done().len();
+    if let Some(path) = journal.path().filter(|_| resumed > 0) {
         progress.resumed(resumed, total, path);
     }
-    let mut slots: Vec<Option<Slot>> = (0..total).map(|k| journal.done.get(&k).cloned()).collect();
+    let mut slots: Vec<Option<Slot>> = (0..total)
+        .map(|k| journal.done().get(&k).cloned())
+        .collect();
     let todo: Vec<usize> = (0..total).filter(|k| slots[*k].is_none()).collect();
     let counts = Mutex::new(tally(slots.iter().flatten(), total));
     let pool = rayon::ThreadPoolBuilder::new()
@@ -368,7 +370,7 @@ pub fn vet_dataset(
             .with_max_len(1)
             .map(|&k| {
                 let slot = vet_slot(k, &instances[k], options, params.as_ref())?;
-                journal.record(k, &slot);
+                journal::record(&journal, k, &slot);
                 let snapshot = {
                     let mut c = counts.lock().unwrap_or_else(|e| e.into_inner());
                     c.add(&slot);
