@@ -11,16 +11,17 @@ use crate::backend::Backend;
 use crate::breaker::Breaker;
 use crate::control::Control;
 use crate::episode::grade::InteractiveResults;
-use crate::fingerprint::sha256_file;
+use crate::fingerprint::dataset_ref;
 use crate::progress::Progress;
 use crate::run_dir::open_run;
 use crate::sample::Prices;
-use crate::scoring::{self, Block, RunResults};
-use crate::store::{DatasetRef, Manifest};
+use crate::scoring::{self, RunResults};
+use crate::store::Manifest;
 use crate::store::{RunStore, TurnRow};
 use crate::worker::{pending_jobs, Worker};
 use crate::writer::Writer;
 use crate::{EvalConfig, EvalError, SolverSpec};
+use pbebench::BlockChoice;
 use pbebench::Instance;
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
@@ -134,11 +135,7 @@ impl RunOutcome {
 pub fn evaluate(config: &EvalConfig) -> Result<RunOutcome, EvalError> {
     config.check()?;
     let instances = pbebench::dataset::read_dataset(&config.dataset)?;
-    let dataset = DatasetRef {
-        path: config.dataset.display().to_string(),
-        sha256: sha256_file(&config.dataset)?,
-        instances: instances.len(),
-    };
+    let dataset = dataset_ref(&config.dataset, &instances);
     let (backend, warnings) = Backend::build(config)?;
     if config.interactive.is_some() {
         if let Some(inst) = instances.iter().find(|i| i.cascade.is_none()) {
@@ -304,7 +301,7 @@ pub(crate) fn score_run(
     instances: &[Instance],
     store: &RunStore,
     k: u32,
-    block: Block,
+    block: BlockChoice,
     prices: Prices,
     interactive: bool,
 ) -> Result<(RunResults, Option<InteractiveResults>), EvalError> {
