@@ -15,8 +15,7 @@
 //! over when the run is continued.
 
 use super::actions;
-use super::chat::{Outcome, Totals};
-use super::{EndReason, Episode, InteractiveSpec};
+use super::{EndReason, Episode, InteractiveSpec, Outcome, Totals};
 use crate::sample::{Status, Usage, MAX_RESPONSE_BYTES};
 use crate::solver_cmd::{read_stderr_tail, tail, SolverCommand};
 use crate::store::TurnRow;
