@@ -17,6 +17,7 @@ mod inputs;
 mod letters;
 mod params;
 mod patterns;
+mod sampler;
 mod shape;
 
 pub use params::{
@@ -27,10 +28,11 @@ pub use params::{
 use crate::instance::Instance;
 use crate::relations::{Category, Relations};
 use crate::rule::Cascade;
-use attempt::{draw_attempt, BlockShape, Candidate, FullCategories, Sampler, Scratch};
+use attempt::{draw_attempt, BlockShape, Candidate, FullCategories};
 use heldout::draw_heldout;
 use rayon::prelude::*;
 use rustc_hash::FxHashSet;
+use sampler::{Sampler, Scratch};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::time::Instant;
