@@ -2,7 +2,7 @@
 //! loop of the ProgramBench Vetted write-up, applied to PBEBench.
 //!
 //! For each instance, a [`Panel`] of attackers answers from the visible examples
-//! ([`probe`]). When an answer fits every visible example but is not equivalent to the
+//! ([`run_panel`]). When an answer fits every visible example but is not equivalent to the
 //! gold over the instance's input space, the shortest input on which they differ, with
 //! the gold's output, becomes a new visible example, and the instance is attacked again.
 //! This repeats until no attacker finds such an answer (the instance is kept) or the
@@ -25,7 +25,7 @@
 
 mod journal;
 
-use crate::attack::{mix, probe, Panel, Probe, Witness};
+use crate::attack::{mix, run_panel, Panel, PanelVerdict, Witness};
 use journal::JournalHeader;
 use pbebench::equiv::{Limits, Reference};
 use pbebench::generate::{self, Balance, GenParams, GenerateError, Preset};
@@ -594,19 +594,19 @@ fn repair(inst: &Instance, options: &VetOptions) -> (Instance, Vec<AddedExample>
     };
     let mut reference = Reference::new(&gold, &space, &Limits::default());
     loop {
-        let witness = match probe(&inst, &mut reference, &options.panel, options.seed) {
-            Probe::Identified { .. } => return (inst, added, End::Identified),
-            Probe::Trivial { attacker } => {
+        let witness = match run_panel(&inst, &mut reference, &options.panel, options.seed) {
+            PanelVerdict::Identified { .. } => return (inst, added, End::Identified),
+            PanelVerdict::Trivial { attacker } => {
                 let why = format!(
                     "recovered by a shortcut: {attacker}'s answer is equivalent to the gold"
                 );
                 return (inst, added, End::Rejected(why));
             }
-            Probe::Undecided { attacker, why } => {
+            PanelVerdict::Undecided { attacker, why } => {
                 let why = format!("undecided: {attacker}'s answer: {why}");
                 return (inst, added, End::Rejected(why));
             }
-            Probe::Ambiguous(w) => w,
+            PanelVerdict::Ambiguous(w) => w,
         };
         let at_cap = || {
             format!(

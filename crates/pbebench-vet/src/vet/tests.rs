@@ -92,8 +92,8 @@ fn line_27_gets_the_counterexample_the_issue_names() {
     let mut reference = Reference::new(gold, &space, &Limits::default());
     let panel: Panel = "memoriser,beam@300".parse().unwrap();
     assert!(matches!(
-        probe(vi, &mut reference, &panel, 0),
-        Probe::Identified { .. }
+        run_panel(vi, &mut reference, &panel, 0),
+        PanelVerdict::Identified { .. }
     ));
     // The file is a dataset: the reader takes the `repair` field in its stride.
     let back = pbebench::dataset::read_dataset(&out).unwrap();
