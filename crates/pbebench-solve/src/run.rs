@@ -634,7 +634,7 @@ mod tests {
         assert!(response.ends_with("]\n```"));
         let parsed = pbebench::parse_response(
             response,
-            &pbebench::Limits::unlimited(),
+            &pbebench::RuleLimits::unlimited(),
             pbebench::BlockChoice::Last,
         );
         assert_eq!(parsed.cascade().apply("uxwkkg"), "uxwkkvzw");
@@ -662,7 +662,7 @@ mod tests {
         let line = &lines(&dir.path().join("responses.jsonl"))[0];
         let parsed = pbebench::parse_response(
             line["response"].as_str().unwrap(),
-            &pbebench::Limits::unlimited(),
+            &pbebench::RuleLimits::unlimited(),
             pbebench::BlockChoice::Last,
         );
         let cascade = parsed.cascade();

@@ -22,7 +22,7 @@ use crate::sample::{Sample, Status, Usage};
 use crate::store::EpisodeRow;
 use actions::Action;
 use pbebench::probe::{Oracle, OracleError, Refusal};
-use pbebench::{parse_response, BlockChoice, Limits};
+use pbebench::{parse_response, BlockChoice, RuleLimits};
 use pbebench::{Cascade, Instance};
 use serde_json::{json, Value};
 use std::fmt;
@@ -189,7 +189,7 @@ impl Episode {
 
     /// Notes the solver's text: its last ```` ```python ```` block is the fallback answer.
     pub(crate) fn note_text(&mut self, text: &str) {
-        let parsed = parse_response(text, &Limits::unlimited(), BlockChoice::Last);
+        let parsed = parse_response(text, &RuleLimits::unlimited(), BlockChoice::Last);
         if parsed.is_parsed() {
             self.code_block = Some(parsed.cascade());
         }

@@ -2,7 +2,7 @@
 //! it, the rules past `max_rules` counted, and why there is no answer when there is none.
 
 use super::fences::{with_chosen_block, BlockChoice};
-use super::limits::{Limits, RuleProblem};
+use super::limits::{RuleLimits, RuleProblem};
 use super::syntax;
 use crate::rule::{Cascade, Rule};
 use serde::ser::SerializeStruct;
@@ -106,7 +106,7 @@ impl ParsedResponse {
 
 /// Parses a response: thinking removed, the chosen block read, rules checked and cut to
 /// `limits.max_rules`. Never panics; linear in the length of `text`.
-pub fn parse_response(text: &str, limits: &Limits, choice: BlockChoice) -> ParsedResponse {
+pub fn parse_response(text: &str, limits: &RuleLimits, choice: BlockChoice) -> ParsedResponse {
     read_answer(text, limits, choice, |answer| ParsedResponse {
         status: answer.status,
         blocks: answer.blocks,
@@ -174,7 +174,7 @@ impl Answer<'_> {
 /// during this call.
 pub(crate) fn read_answer<R>(
     text: &str,
-    limits: &Limits,
+    limits: &RuleLimits,
     choice: BlockChoice,
     then: impl FnOnce(Answer<'_>) -> R,
 ) -> R {
@@ -195,7 +195,7 @@ pub(crate) fn read_answer<R>(
 fn read_block<R>(
     block: &str,
     count: usize,
-    limits: &Limits,
+    limits: &RuleLimits,
     then: impl FnOnce(Answer<'_>) -> R,
 ) -> R {
     let outcomes = match syntax::read_rules(block) {
@@ -240,8 +240,8 @@ mod tests {
     use super::*;
     use crate::response::Alphabet;
 
-    fn lite() -> Limits {
-        Limits {
+    fn lite() -> RuleLimits {
+        RuleLimits {
             max_rules: 5,
             max_rule_len: 3,
             alphabet: Some(Alphabet::new(crate::dataset::LITE_ALPHABET)),

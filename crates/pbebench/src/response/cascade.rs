@@ -2,7 +2,7 @@
 //! `max_rules`, into reusable buffers.
 
 use super::fences::{with_chosen_block, BlockChoice};
-use super::limits::Limits;
+use super::limits::RuleLimits;
 use super::syntax;
 
 /// The rules of a cascade as (pattern, replacement) slices of one string: two allocations
@@ -64,7 +64,7 @@ impl CascadeSides {
 /// beyond the cascade, and nothing is allocated unless `out` grows. What a reward reads.
 pub(crate) fn read_cascade(
     text: &str,
-    limits: &Limits,
+    limits: &RuleLimits,
     choice: BlockChoice,
     out: &mut CascadeSides,
 ) {
@@ -93,7 +93,7 @@ pub(crate) fn read_cascade(
 /// it is valid and within `max_rules`: invalid rules are the identity, later ones dropped.
 fn keep_valid(
     out: &mut CascadeSides,
-    limits: &Limits,
+    limits: &RuleLimits,
     seen: &mut usize,
     sides: Option<(&str, &str)>,
 ) {

@@ -51,7 +51,7 @@ impl Alphabet {
 
 /// The constraints a response's rules must meet (the prompt's restrictions).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Limits {
+pub struct RuleLimits {
     /// At most this many rules are read; later ones are dropped (`L_max`).
     pub max_rules: usize,
     /// The longest a rule's side may be, in characters (`s_max`).
@@ -60,7 +60,7 @@ pub struct Limits {
     pub alphabet: Option<Alphabet>,
 }
 
-impl Limits {
+impl RuleLimits {
     /// The limits an instance states. An instance built in memory with an empty alphabet
     /// string gets no alphabet check; a dataset file cannot hold one (its reader refuses an
     /// empty `alphabet` with the file and line).
@@ -72,9 +72,9 @@ impl Limits {
         )
     }
 
-    /// The limits an instance with these fields states (see [`Limits::of`]).
+    /// The limits an instance with these fields states (see [`RuleLimits::of`]).
     pub fn new(max_rules: usize, max_rule_len: usize, alphabet: &str) -> Self {
-        Limits {
+        RuleLimits {
             max_rules,
             max_rule_len,
             alphabet: (!alphabet.is_empty()).then(|| Alphabet::new(alphabet)),
@@ -83,7 +83,7 @@ impl Limits {
 
     /// No limits at all: every syntactically correct rule with a non-empty pattern is valid.
     pub fn unlimited() -> Self {
-        Limits {
+        RuleLimits {
             max_rules: usize::MAX,
             max_rule_len: usize::MAX,
             alphabet: None,
@@ -117,7 +117,7 @@ impl Limits {
         problems
     }
 
-    /// True when [`Limits::check`] finds nothing wrong with the rule, without listing what
+    /// True when [`RuleLimits::check`] finds nothing wrong with the rule, without listing what
     /// (and without allocating): what reading a cascade for a reward needs.
     pub fn allows(&self, pattern: &str, replacement: &str) -> bool {
         // A side has at most as many characters as bytes: the count is needed only past it.

@@ -3,7 +3,7 @@
 //! The path is the same whatever produced the text: thinking is removed
 //! ([`strip_thinking`]), the fenced code blocks are found ([`code_blocks`]), the first or
 //! last one is read without evaluating anything ([`parse_block`]), and every rule is checked
-//! against the instance's [`Limits`]. A rule that breaks a limit becomes the identity (it is
+//! against the instance's [`RuleLimits`]. A rule that breaks a limit becomes the identity (it is
 //! left out of the cascade) and the reason is kept; rules past `max_rules` are dropped.
 //!
 //! Accepted spellings inside the block, all read with real Python string literals
@@ -37,7 +37,7 @@ pub(crate) use answer::{read_answer, Answer};
 pub use block::{parse_block, BlockError, RuleOutcome};
 pub(crate) use cascade::{read_cascade, CascadeSides};
 pub use fences::{code_blocks, strip_thinking, BlockChoice};
-pub use limits::{Alphabet, Limits, RuleProblem};
+pub use limits::{Alphabet, RuleLimits, RuleProblem};
 pub use writer::render_answer;
 
 #[cfg(test)]
@@ -74,13 +74,13 @@ mod tests {
         proptest::collection::vec(piece, 0..14).prop_map(|pieces| pieces.concat())
     }
 
-    fn limits() -> impl Strategy<Value = Limits> {
+    fn limits() -> impl Strategy<Value = RuleLimits> {
         (
             0usize..7,
             0usize..5,
             prop::option::of(prop::sample::select(vec!["abcd", "abcdʔé", ""])),
         )
-            .prop_map(|(max_rules, max_rule_len, alphabet)| Limits {
+            .prop_map(|(max_rules, max_rule_len, alphabet)| RuleLimits {
                 max_rules,
                 max_rule_len,
                 alphabet: alphabet.map(Alphabet::new),
