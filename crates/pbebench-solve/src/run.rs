@@ -270,6 +270,18 @@ pub fn solve_dataset(
         })
         .collect();
     // Written at the end (a failure keeps the journal, so nothing solved is lost).
+    write_outputs(job, &entries)?;
+    journal.remove();
+    Ok(Solved {
+        instances: total,
+        solved: solved.load(Ordering::Relaxed),
+        resumed,
+        journal_failure,
+    })
+}
+
+/// The responses of `entries` (and their statistics, if asked), in dataset order.
+fn write_outputs(job: &SolveJob<'_>, entries: &[&Entry]) -> Result<(), SolveRunError> {
     write_output(job.out, |out| {
         entries.iter().try_for_each(|entry| {
             let line = ResponseLine {
@@ -286,13 +298,7 @@ pub fn solve_dataset(
                 .try_for_each(|entry| writeln!(out, "{}", entry.stats))
         })?;
     }
-    journal.remove();
-    Ok(Solved {
-        instances: total,
-        solved: solved.load(Ordering::Relaxed),
-        resumed,
-        journal_failure,
-    })
+    Ok(())
 }
 
 /// Writes the output at `path` (`-`: standard output) with `write`, atomically.
