@@ -15,7 +15,7 @@ mod probe;
 
 use convert::{count, flag, optional, parsed, string, to_py, Arg, InstanceCache, Name, Responses};
 use pbebench::PromptTemplate;
-use pbebench::{parse_response as parse, Alphabet, BlockChoice, Limits};
+use pbebench::{parse_response as parse, Alphabet, BlockChoice, RuleLimits};
 use pbebench::{score_instance, PreparedInstance, RewardScratch, ScoreOptions};
 use pbebench::{RelationMode, Relations};
 use pyo3::exceptions::{PyIndexError, PyRuntimeError, PyValueError};
@@ -263,7 +263,7 @@ fn parse_response<'py>(
         v.or(Some(default), |v| optional(v, |v| count(v, arg(name))))
             .map(|limit| limit.unwrap_or(usize::MAX))
     };
-    let limits = Limits {
+    let limits = RuleLimits {
         max_rules: limit(max_rules, 5, "max_rules")?,
         max_rule_len: limit(max_rule_len, 3, "max_rule_len")?,
         alphabet: alphabet

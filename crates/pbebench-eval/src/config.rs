@@ -5,9 +5,9 @@ use crate::client::ChatParams;
 use crate::episode::InteractiveSpec;
 use crate::retry::RetryPolicy;
 use crate::sample::Prices;
-use crate::scoring::Block;
 use crate::solver_cmd::SolverCommand;
 use crate::EvalError;
+use pbebench::BlockChoice;
 use serde_json::{json, Value};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -36,7 +36,7 @@ pub struct EvalConfig {
     /// (the old store is kept as `run.N.sqlite`).
     pub force_new: bool,
     /// Which fenced block of a response is scored.
-    pub block: Block,
+    pub block: BlockChoice,
     /// Draw a progress bar (or, off a terminal, a status line every 30 s) on stderr.
     pub progress: bool,
     /// Interactive mode: each sample is an episode that probes the hidden cascade.

@@ -21,15 +21,15 @@
 //!
 //! Inside, one module per stage: `config` (what a run is asked to do, and its checks),
 //! `run_dir` (continuing, refusing or moving aside the run in a directory), `backend`
-//! (chat or solver program), `worker`, `writer`, `runner` (the orchestration), `rescore`,
-//! `fingerprint` (SHA-256 of the dataset and template).
+//! (chat or solver program), `pricing` (the worst cost a request may reserve), `worker`,
+//! `writer`, `runner` (the orchestration), `rescore`, `fingerprint` (SHA-256 of the dataset).
 //!
 //! # Example
 //!
 //! A solver program that always answers the same cascade, run on a one-instance dataset:
 //!
 //! ```
-//! use pbebench_eval::{evaluate, Block, EvalConfig, Prices, SolverCommand, SolverSpec};
+//! use pbebench_eval::{evaluate, BlockChoice, EvalConfig, Prices, SolverCommand, SolverSpec};
 //! use std::time::Duration;
 //!
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -54,7 +54,7 @@
 //!     prices: Prices::default(),
 //!     max_cost: None,
 //!     force_new: false,
-//!     block: Block::Last,
+//!     block: BlockChoice::Last,
 //!     progress: false,
 //!     interactive: None,
 //! };
@@ -75,6 +75,7 @@ mod control;
 pub mod episode;
 mod error;
 mod fingerprint;
+mod pricing;
 mod progress;
 mod rescore;
 pub mod retry;
@@ -95,9 +96,10 @@ pub use control::Control;
 pub use episode::grade::{EpisodeGrade, InteractiveResults, InteractiveSummary};
 pub use episode::{InteractiveSpec, ToolProtocol};
 pub use error::EvalError;
+pub use pbebench::BlockChoice;
 pub use rescore::rescore;
 pub use retry::RetryPolicy;
 pub use runner::{evaluate, RunOutcome, StopReason};
 pub use sample::{Prices, Sample, Status, Usage, MAX_RESPONSE_BYTES};
-pub use scoring::{Block, RunResults};
+pub use scoring::RunResults;
 pub use solver_cmd::SolverCommand;

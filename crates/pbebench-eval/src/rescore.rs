@@ -1,10 +1,10 @@
 //! `--rescore`: every figure of a run recomputed from its store, without a request.
 
-use crate::fingerprint::sha256_file;
+use crate::fingerprint::{names_dataset, sha256_file};
 use crate::sample::Prices;
-use crate::scoring::Block;
 use crate::store::RunStore;
 use crate::{EvalError, RunOutcome};
+use pbebench::BlockChoice;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 pub fn rescore(
     run_dir: &Path,
     dataset: Option<&Path>,
-    block: Block,
+    block: BlockChoice,
     prices: Option<Prices>,
 ) -> Result<RunOutcome, EvalError> {
     let store = RunStore::open_existing(run_dir)?;
@@ -25,15 +25,24 @@ pub fn rescore(
         ))
     })?;
     let path = dataset.map_or_else(|| PathBuf::from(&manifest.dataset.path), Path::to_path_buf);
-    let sha = sha256_file(&path)?;
-    if sha != manifest.dataset.sha256 {
+    // A file that is no dataset is not the one evaluated either (said before the reader's
+    // complaint, unless its bytes are the very file the run read).
+    let instances = pbebench::dataset::read_dataset(&path);
+    let same = match &instances {
+        Ok(instances) => {
+            let fingerprint = pbebench_io::dataset_fingerprint(instances);
+            names_dataset(&manifest.dataset.sha256, &fingerprint, &path)?
+        }
+        Err(_) => sha256_file(&path)? == manifest.dataset.sha256,
+    };
+    if !same {
         return Err(EvalError::Parameter(format!(
             "{}: this is not the dataset the run evaluated (its SHA-256 differs from the manifest's {}); pass the original file with --dataset",
             path.display(),
             manifest.dataset.sha256
         )));
     }
-    let instances = pbebench::dataset::read_dataset(&path)?;
+    let instances = instances?;
     let k = manifest
         .run
         .get("samples")

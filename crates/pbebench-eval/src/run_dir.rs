@@ -2,6 +2,7 @@
 //! continued; one made with others is refused, with the list of differences, or moved
 //! aside with `--force-new`.
 
+use crate::fingerprint::names_dataset;
 use crate::store::{DatasetRef, RunStore};
 use crate::{EvalConfig, EvalError};
 use serde_json::Value;
@@ -20,7 +21,7 @@ pub(crate) fn open_run(
         return Ok(store);
     };
     let mut differences = Vec::new();
-    if old.dataset.sha256 != dataset.sha256 {
+    if !names_dataset(&old.dataset.sha256, &dataset.sha256, &config.dataset)? {
         differences.push(format!(
             "  dataset: {} (sha256 {}…) vs {} (sha256 {}…)",
             old.dataset.path,

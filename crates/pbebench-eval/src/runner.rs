@@ -11,17 +11,19 @@ use crate::backend::Backend;
 use crate::breaker::Breaker;
 use crate::control::Control;
 use crate::episode::grade::InteractiveResults;
-use crate::fingerprint::sha256_file;
+use crate::fingerprint::dataset_ref;
 use crate::progress::Progress;
 use crate::run_dir::open_run;
 use crate::sample::Prices;
-use crate::scoring::{self, Block, RunResults};
+use crate::scoring::{self, RunResults};
 use crate::store::{DatasetRef, Manifest};
 use crate::store::{RunStore, TurnRow};
 use crate::worker::{pending_jobs, Worker};
 use crate::writer::Writer;
 use crate::{EvalConfig, EvalError, SolverSpec};
+use pbebench::BlockChoice;
 use pbebench::Instance;
+use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::atomic::AtomicUsize;
@@ -134,21 +136,9 @@ impl RunOutcome {
 pub fn evaluate(config: &EvalConfig) -> Result<RunOutcome, EvalError> {
     config.check()?;
     let instances = pbebench::dataset::read_dataset(&config.dataset)?;
-    let dataset = DatasetRef {
-        path: config.dataset.display().to_string(),
-        sha256: sha256_file(&config.dataset)?,
-        instances: instances.len(),
-    };
+    let dataset = dataset_ref(&config.dataset, &instances);
     let (backend, warnings) = Backend::build(config)?;
-    if config.interactive.is_some() {
-        if let Some(inst) = instances.iter().find(|i| i.cascade.is_none()) {
-            return Err(EvalError::Parameter(format!(
-                "{}: instance {} has no gold cascade; --interactive probes the hidden cascade, so it needs generated instances",
-                config.dataset.display(),
-                inst.id
-            )));
-        }
-    }
+    check_golds(config, &instances)?;
     let answer = backend.answer_params(config.interactive);
     let run_params = config.run_params();
 
@@ -157,24 +147,7 @@ pub fn evaluate(config: &EvalConfig) -> Result<RunOutcome, EvalError> {
     let total = instances.len() * k as usize;
     let jobs = pending_jobs(&instances, &store.answered()?, k);
 
-    let previous = store.manifest()?;
-    let manifest = Manifest {
-        tool_version: previous.as_ref().map_or_else(
-            || env!("CARGO_PKG_VERSION").to_owned(),
-            |m| m.tool_version.clone(),
-        ),
-        dataset,
-        answer,
-        run: run_params.clone(),
-        created_at: match &previous {
-            Some(m) => m.created_at.clone(),
-            None => store.now()?,
-        },
-        // Unfinished again when this invocation has samples to add (a larger --samples).
-        finished_at: previous
-            .and_then(|m| m.finished_at)
-            .filter(|_| jobs.is_empty()),
-    };
+    let manifest = manifest(&store, dataset, answer, &run_params, jobs.is_empty())?;
     store.put_manifest(&manifest)?;
     let invocation = store.begin_invocation(&run_params)?;
     let needs_request: HashSet<usize> = jobs.iter().map(|j| j.instance).collect();
@@ -275,6 +248,47 @@ pub fn evaluate(config: &EvalConfig) -> Result<RunOutcome, EvalError> {
     })
 }
 
+/// Interactive mode probes the hidden cascade: every instance needs its gold.
+fn check_golds(config: &EvalConfig, instances: &[Instance]) -> Result<(), EvalError> {
+    if config.interactive.is_some() {
+        if let Some(inst) = instances.iter().find(|i| i.cascade.is_none()) {
+            return Err(EvalError::Parameter(format!(
+                "{}: instance {} has no gold cascade; --interactive probes the hidden cascade, so it needs generated instances",
+                config.dataset.display(),
+                inst.id
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The run's manifest for this invocation: the store's version and creation time kept,
+/// finished only when it was and `complete` (no sample to add).
+fn manifest(
+    store: &RunStore,
+    dataset: DatasetRef,
+    answer: Value,
+    run_params: &Value,
+    complete: bool,
+) -> Result<Manifest, EvalError> {
+    let previous = store.manifest()?;
+    Ok(Manifest {
+        tool_version: previous.as_ref().map_or_else(
+            || env!("CARGO_PKG_VERSION").to_owned(),
+            |m| m.tool_version.clone(),
+        ),
+        dataset,
+        answer,
+        run: run_params.clone(),
+        created_at: match &previous {
+            Some(m) => m.created_at.clone(),
+            None => store.now()?,
+        },
+        // Unfinished again when this invocation has samples to add (a larger --samples).
+        finished_at: previous.and_then(|m| m.finished_at).filter(|_| complete),
+    })
+}
+
 /// Where the unfinished episodes of an interactive run resume: their stored turns. A
 /// solver program's episode starts over instead (its state died with the runner), so
 /// its stored turns are forgotten.
@@ -304,7 +318,7 @@ pub(crate) fn score_run(
     instances: &[Instance],
     store: &RunStore,
     k: u32,
-    block: Block,
+    block: BlockChoice,
     prices: Prices,
     interactive: bool,
 ) -> Result<(RunResults, Option<InteractiveResults>), EvalError> {

@@ -15,13 +15,10 @@ use serde_json::Value;
 use std::collections::HashMap;
 use std::fmt;
 
-/// Which fenced block of a response is scored (`--block first|last`).
-pub type Block = BlockChoice;
-
 /// True when the response passes (every example reproduced), scored by
 /// [`score_instance`] like any other response (without its behaviour grade, which a pass
 /// does not read).
-pub fn passes(instance: &Instance, response: &str, block: Block) -> bool {
+pub fn passes(instance: &Instance, response: &str, block: BlockChoice) -> bool {
     let options = ScoreOptions {
         block,
         skip_behaviour: true,
@@ -75,7 +72,7 @@ pub fn run_results(
     instances: &[Instance],
     store: &RunStore,
     k: u32,
-    block: Block,
+    block: BlockChoice,
     prices: Prices,
     heldout: bool,
 ) -> Result<RunResults, StoreError> {
@@ -361,9 +358,9 @@ mod tests {
             input: 0.0,
             output: 1.0,
         };
-        let got = run_results(&instances, &store, 2, Block::Last, prices, true).unwrap();
+        let got = run_results(&instances, &store, 2, BlockChoice::Last, prices, true).unwrap();
         let options = ScoreOptions {
-            block: Block::Last,
+            block: BlockChoice::Last,
             ..ScoreOptions::default()
         };
         let expected = score_dataset(&instances, &responses, &options);

@@ -4,8 +4,8 @@
 
 use crate::backend::Backend;
 use crate::control::Control;
-use crate::episode::chat::Outcome;
 use crate::episode::InteractiveSpec;
+use crate::episode::Outcome;
 use crate::sample::{Prices, Sample};
 use crate::store::{EpisodeRow, TurnRow};
 use pbebench::Instance;

@@ -5,10 +5,11 @@ use crate::breaker::Breaker;
 use crate::control::Control;
 use crate::progress::Progress;
 use crate::sample::Sample;
-use crate::scoring::{self, Block};
+use crate::scoring;
 use crate::store::{Batch, RunStore};
 use crate::worker::Event;
 use crate::StopReason;
+use pbebench::BlockChoice;
 use pbebench::Instance;
 use std::sync::mpsc;
 use std::time::Duration;
@@ -19,7 +20,7 @@ pub(crate) struct Writer<'a> {
     pub(crate) store: &'a mut RunStore,
     pub(crate) requests: &'a [Option<String>],
     pub(crate) instances: &'a [Instance],
-    pub(crate) block: Block,
+    pub(crate) block: BlockChoice,
     pub(crate) progress: &'a mut Progress,
     pub(crate) ctl: &'a Control,
     pub(crate) breaker: Breaker,

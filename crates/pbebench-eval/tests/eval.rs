@@ -5,7 +5,8 @@
 mod support;
 
 use pbebench_eval::{
-    evaluate, rescore, Block, EvalError, Prices, SolverCommand, SolverSpec, Status, StopReason,
+    evaluate, rescore, BlockChoice, EvalError, Prices, SolverCommand, SolverSpec, Status,
+    StopReason,
 };
 use serde_json::Value;
 use std::collections::HashMap;
@@ -584,24 +585,24 @@ fn rescore_reads_the_store_and_requests_nothing() {
     assert_eq!(out.results.overall().best_of_k, 1.0);
     drop(server); // any request from here on would fail
 
-    let last = rescore(&run, None, Block::Last, None).unwrap();
+    let last = rescore(&run, None, BlockChoice::Last, None).unwrap();
     assert_eq!(last.results.overall().best_of_k, 1.0);
     assert_eq!(last.results.answered, 6);
-    let first = rescore(&run, None, Block::First, None).unwrap();
+    let first = rescore(&run, None, BlockChoice::First, None).unwrap();
     assert_eq!(first.results.overall().best_of_k, 0.0);
 
     // The dataset must be the one evaluated.
     let other = dir.path().join("other.jsonl");
     std::fs::copy(&dataset, &other).unwrap();
-    rescore(&run, Some(&other), Block::Last, None).unwrap();
+    rescore(&run, Some(&other), BlockChoice::Last, None).unwrap();
     std::fs::write(&other, "{}\n").unwrap();
-    let err = rescore(&run, Some(&other), Block::Last, None).unwrap_err();
+    let err = rescore(&run, Some(&other), BlockChoice::Last, None).unwrap_err();
     assert!(
         err.to_string()
             .contains("not the dataset the run evaluated"),
         "{err}"
     );
-    let err = rescore(&dir.path().join("nowhere"), None, Block::Last, None).unwrap_err();
+    let err = rescore(&dir.path().join("nowhere"), None, BlockChoice::Last, None).unwrap_err();
     assert!(err.to_string().contains("no run store"), "{err}");
 }
 

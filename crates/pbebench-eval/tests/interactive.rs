@@ -9,7 +9,7 @@ mod support;
 use pbebench::Instance;
 use pbebench_eval::store::RunStore;
 use pbebench_eval::{
-    evaluate, rescore, Block, EvalConfig, InteractiveResults, SolverCommand, SolverSpec,
+    evaluate, rescore, BlockChoice, EvalConfig, InteractiveResults, SolverCommand, SolverSpec,
     ToolProtocol,
 };
 use serde_json::json;
@@ -251,7 +251,7 @@ fn scripted_tool_calls_end_every_episode_cleanly() {
 
     // Rescoring sends nothing and gives the same grades.
     drop(server);
-    let again = rescore(&run, None, Block::Last, None).unwrap();
+    let again = rescore(&run, None, BlockChoice::Last, None).unwrap();
     assert_eq!(again.interactive.as_ref().unwrap(), inter);
     // A second run of the same command has nothing to do.
     let server = MockServer::start(scripted(&insts));

@@ -1,8 +1,9 @@
 //! SHA-256 fingerprints, the one way pbebench identifies the contents of a file or of data
-//! it read: an evaluation run's manifest names its dataset by the hash of the file, and a
-//! solve's journal names the instances it solved by the hash of their JSON, so that
-//! neither resumes on another dataset whose ids happen to be the same.
+//! it read. A dataset is named by the hash of its instances ([`dataset_fingerprint`]) in
+//! an evaluation run's manifest and in the journals of `solve` and `vet`, so that none of
+//! them resumes on another dataset whose ids happen to be the same.
 
+use serde::Serialize;
 use sha2::{Digest, Sha256};
 use std::io::{self, Write};
 use std::path::Path;
@@ -42,6 +43,29 @@ pub fn sha256_file(path: impl AsRef<Path>) -> io::Result<String> {
     let mut hash = Sha256Writer::new();
     io::copy(&mut file, &mut hash)?;
     Ok(hash.finish())
+}
+
+/// What identifies a dataset: the SHA-256 (64 lowercase hex digits) of its instances'
+/// JSON lines, in order, as pbebench writes them (`serde_json`, each line ending in
+/// `\n`). Two datasets with the same ids (the same preset and seed of different versions,
+/// an edited copy) differ here, while the whitespace, field order or format (pbebench's
+/// or the authors') of the file read does not matter.
+///
+/// ```
+/// use serde_json::json;
+///
+/// let one = pbebench_io::dataset_fingerprint([json!({"id": "a"}), json!({"id": "b"})]);
+/// let two = pbebench_io::dataset_fingerprint([json!({"id": "b"}), json!({"id": "a"})]);
+/// assert_ne!(one, two, "the order is part of the dataset");
+/// assert_eq!(one, pbebench_io::sha256_hex(b"{\"id\":\"a\"}\n{\"id\":\"b\"}\n"));
+/// ```
+pub fn dataset_fingerprint<T: Serialize>(instances: impl IntoIterator<Item = T>) -> String {
+    let mut hash = Sha256Writer::new();
+    for instance in instances {
+        serde_json::to_writer(&mut hash, &instance).expect("instances serialise");
+        hash.write_all(b"\n").expect("hashing does not fail");
+    }
+    hash.finish()
 }
 
 /// SHA-256 of `bytes`, as 64 lowercase hex digits.

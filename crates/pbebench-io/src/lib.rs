@@ -14,11 +14,12 @@
 //! - a command's **files are checked before any work** ([`Files`]): an output that is one
 //!   of its inputs (or another output) is refused, comparing files rather than strings,
 //!   and every output must be creatable;
-//! - **journals** of long runs ([`open_journal`]) are appended a line per result and
+//! - **journals** of long runs ([`Journal`]) are appended a line per result and
 //!   resumed after an interruption, a last line cut short by a kill dropped, and locked
 //!   ([`lock_exclusive`]) so that a second run on the same output refuses to start;
-//! - **fingerprints** ([`sha256_file`], [`Sha256Writer`]) identify a dataset by its
-//!   contents, and [`safe_file_name`] makes a free-text label a file name.
+//! - **fingerprints** identify a dataset by its instances ([`dataset_fingerprint`]) and a
+//!   file by its bytes ([`sha256_file`], [`Sha256Writer`]), and [`safe_file_name`] makes a
+//!   free-text label a file name.
 //!
 //! The core library (`pbebench`) writes no files: it reads through this crate and
 //! computes; the commands, the demo and the solving of a dataset write through this crate.
@@ -44,10 +45,12 @@ mod input;
 mod journal;
 mod lock;
 
-pub use digest::{sha256_file, sha256_hex, Sha256Writer};
+pub use digest::{dataset_fingerprint, sha256_file, sha256_hex, Sha256Writer};
 pub use files::{safe_file_name, Files, FilesError};
 pub use input::{open_input, read_input, read_input_string, Input};
-pub use journal::{open_journal, JournalOpenError};
+pub use journal::{
+    journal_entries, journal_path, Journal, JournalEntry, JournalOpenError, START_OVER,
+};
 pub use lock::{lock_exclusive, LOCK_PATIENCE};
 
 use std::fs::File;

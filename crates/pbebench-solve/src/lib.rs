@@ -44,9 +44,7 @@ pub use active::{solve_probing, ActiveConfig, Probed};
 pub use beam::{BeamSolver, Ranking};
 pub use holdout::{cross_validate, held_out, HoldoutError, HoldoutRow, HoldoutSummary};
 pub use problem::{CheckError, Problem, ProblemError};
-pub use run::{
-    dataset_sha256, solve_dataset, InstanceStats, SolveJob, SolveProgress, SolveRunError, Solved,
-};
+pub use run::{solve_dataset, InstanceStats, SolveJob, SolveProgress, SolveRunError, Solved};
 pub use simplify::PriorSolver;
 
 use pbebench::Cascade;

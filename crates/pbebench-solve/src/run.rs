@@ -18,10 +18,9 @@ use crate::{
 };
 use pbebench::probe::{Oracle, OracleError, Probe};
 use pbebench::{render_answer, Cascade, Instance, ResponseLine};
-use pbebench_io::{is_stdout, Output};
+use pbebench_io::{journal_entries, JournalOpenError, Output, START_OVER};
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, HashSet};
-use std::fs::File;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -154,9 +153,6 @@ pub enum SolveRunError {
     Threads(#[from] rayon::ThreadPoolBuildError),
 }
 
-/// What a refused journal's message ends with.
-const START_OVER: &str = "delete it, or pass --fresh, to start over";
-
 /// The first 12 hex digits of a SHA-256, as messages show it.
 fn short(sha: &str) -> &str {
     &sha[..sha.len().min(12)]
@@ -201,7 +197,7 @@ pub fn solve_dataset(
         None => None,
     };
     let header = JournalHeader::of(job, instances);
-    let journal_path = journal_path(job.out);
+    let journal_path = pbebench_io::journal_path(job.out);
     // Every output is checked before the work: an unwritable path fails now, not after it.
     let mut files = pbebench_io::Files::new();
     files.output("--out", job.out);
@@ -212,18 +208,18 @@ pub fn solve_dataset(
         files.output("the journal of --out", path);
     }
     files.check()?;
-    let journal = Journal::open(journal_path, &header, instances, job.fresh)?;
+    let journal = open_journal(journal_path, &header, instances, job.fresh)?;
     let total = instances.len();
-    let resumed = journal.done.len();
-    let solved_before = journal.done.values().filter(|e| e.solved).count();
-    if let Some(path) = journal.path.as_deref().filter(|_| resumed > 0) {
+    let resumed = journal.done().len();
+    let solved_before = journal.done().values().filter(|e| e.solved).count();
+    if let Some(path) = journal.path().filter(|_| resumed > 0) {
         progress.resumed(resumed, solved_before, total, path);
     }
     // The instances still to solve (their positions in the dataset), and their problems.
     let (todo, problems): (Vec<usize>, Vec<Problem>) = problems
         .into_iter()
         .enumerate()
-        .filter(|(k, _)| !journal.done.contains_key(&instances[*k].id))
+        .filter(|(k, _)| !journal.done().contains_key(&instances[*k].id))
         .unzip();
     let done = AtomicUsize::new(resumed);
     let solved = AtomicUsize::new(solved_before);
@@ -269,11 +265,23 @@ pub fn solve_dataset(
         .map(|(inst, entry)| {
             entry
                 .as_ref()
-                .or_else(|| journal.done.get(&inst.id))
+                .or_else(|| journal.done().get(&inst.id))
                 .expect("every instance is solved or resumed")
         })
         .collect();
     // Written at the end (a failure keeps the journal, so nothing solved is lost).
+    write_outputs(job, &entries)?;
+    journal.remove();
+    Ok(Solved {
+        instances: total,
+        solved: solved.load(Ordering::Relaxed),
+        resumed,
+        journal_failure,
+    })
+}
+
+/// The responses of `entries` (and their statistics, if asked), in dataset order.
+fn write_outputs(job: &SolveJob<'_>, entries: &[&Entry]) -> Result<(), SolveRunError> {
     write_output(job.out, |out| {
         entries.iter().try_for_each(|entry| {
             let line = ResponseLine {
@@ -290,13 +298,7 @@ pub fn solve_dataset(
                 .try_for_each(|entry| writeln!(out, "{}", entry.stats))
         })?;
     }
-    journal.remove();
-    Ok(Solved {
-        instances: total,
-        solved: solved.load(Ordering::Relaxed),
-        resumed,
-        journal_failure,
-    })
+    Ok(())
 }
 
 /// Writes the output at `path` (`-`: standard output) with `write`, atomically.
@@ -326,7 +328,7 @@ struct JournalHeader {
     /// The probe length, when not the default (absent otherwise).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     probe_len: Option<usize>,
-    /// The SHA-256 of the instances solved ([`dataset_sha256`]); absent from journals of
+    /// The SHA-256 of the instances solved ([`pbebench_io::dataset_fingerprint`]); absent from journals of
     /// older versions, which are refused (their dataset cannot be told).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     dataset: Option<String>,
@@ -337,19 +339,6 @@ struct JournalHeader {
 }
 
 const JOURNAL_KIND: &str = "pbebench solve";
-
-/// What identifies the instances of a run: the SHA-256 of their JSON lines, in order, as
-/// pbebench writes them. Two datasets with the same ids (the same preset and seed of
-/// different versions, an edited copy) differ here, so a journal made for one is never
-/// resumed on the other; the whitespace or field order of the file read does not matter.
-pub fn dataset_sha256(instances: &[Instance]) -> String {
-    let mut hash = pbebench_io::Sha256Writer::new();
-    for inst in instances {
-        serde_json::to_writer(&mut hash, inst).expect("instances serialise");
-        hash.write_all(b"\n").expect("hashing does not fail");
-    }
-    hash.finish()
-}
 
 impl JournalHeader {
     fn of(job: &SolveJob<'_>, instances: &[Instance]) -> Self {
@@ -362,7 +351,7 @@ impl JournalHeader {
             // The default is written as no length, as before the option.
             probe_len: (job.probe_budget.map(|_| job.probe_len))
                 .filter(|&n| n != pbebench::probe::DEFAULT_PROBE_LEN),
-            dataset: Some(dataset_sha256(instances)),
+            dataset: Some(pbebench_io::dataset_fingerprint(instances)),
             revision: Some(crate::SOLVER_REVISION),
         }
     }
@@ -512,93 +501,26 @@ impl InstanceStats {
     }
 }
 
-/// `OUT.partial`: the results of this job so far, one JSON line each after a header,
-/// appended (and flushed) as they come, so that an interrupted run loses none of them.
-/// No journal is kept for an output that is no regular file (`-`, `/dev/stdout`).
-struct Journal {
+/// `OUT.partial`: the results of this job so far ([`pbebench_io::Journal`]), by instance
+/// id.
+type Journal = pbebench_io::Journal<HashMap<String, Entry>>;
+
+/// The journal at `path` of the job whose first line is `header`, on `instances`.
+fn open_journal(
     path: Option<PathBuf>,
-    /// The results of an earlier run of the same job, by instance id.
-    done: HashMap<String, Entry>,
-    file: Mutex<Option<File>>,
-    /// The first error writing the journal (the run goes on without it).
-    failed: Mutex<Option<String>>,
-}
-
-/// `OUT.partial`, the journal of the output `out`; `None` for an output that is no regular
-/// file (`-`, `/dev/stdout`), which gets no journal.
-fn journal_path(out: &Path) -> Option<PathBuf> {
-    if is_stdout(out) || std::fs::metadata(out).is_ok_and(|m| !m.is_file()) {
-        return None;
-    }
-    let mut name = out.as_os_str().to_owned();
-    name.push(".partial");
-    Some(PathBuf::from(name))
-}
-
-impl Journal {
-    fn open(
-        path: Option<PathBuf>,
-        header: &JournalHeader,
-        instances: &[Instance],
-        fresh: bool,
-    ) -> Result<Self, SolveRunError> {
-        let mut journal = Journal {
-            path: None,
-            done: HashMap::new(),
-            file: Mutex::new(None),
-            failed: Mutex::new(None),
-        };
-        let Some(path) = path else {
-            return Ok(journal);
-        };
-        let line = serde_json::to_string(header).expect("headers serialise");
-        let (file, done) = pbebench_io::open_journal(&path, fresh, &line, |text| {
-            read_journal(&path, text, header, instances)
-        })
-        .map_err(|e| match e {
-            pbebench_io::JournalOpenError::Io { action, source } => io_error(action, &path)(source),
-            pbebench_io::JournalOpenError::Read(e) => e,
-        })?;
-        journal.done = done.unwrap_or_default();
-        journal.path = Some(path);
-        *journal.file.get_mut().unwrap_or_else(|e| e.into_inner()) = Some(file);
-        Ok(journal)
-    }
-
-    fn display(&self) -> String {
-        self.path
-            .as_ref()
-            .map_or_else(String::new, |p| p.display().to_string())
-    }
-
-    /// Appends `entry`; the first failure is kept for [`Journal::failure`].
-    fn record(&self, entry: &Entry) {
-        let mut file = self.file.lock().unwrap_or_else(|e| e.into_inner());
-        let Some(f) = file.as_mut() else {
-            return;
-        };
-        let line = serde_json::to_string(entry).expect("entries serialise");
-        if let Err(e) = writeln!(f, "{line}").and_then(|()| f.flush()) {
-            *file = None;
-            *self.failed.lock().unwrap_or_else(|e| e.into_inner()) =
-                Some(format!("cannot write {}: {e}", self.display()));
-        }
-    }
-
-    fn failure(&self) -> Option<String> {
-        self.failed
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
-    }
-
-    /// Removes the journal once the outputs are written.
-    fn remove(self) {
-        drop(self.file);
-        if let Some(path) = self.path {
-            let _ = std::fs::remove_file(path);
-        }
-    }
+    header: &JournalHeader,
+    instances: &[Instance],
+    fresh: bool,
+) -> Result<Journal, SolveRunError> {
+    let at = path.clone().unwrap_or_default();
+    let line = serde_json::to_string(header).expect("headers serialise");
+    Journal::open(path, fresh, &line, |text| {
+        read_journal(&at, text, header, instances)
+    })
+    .map_err(|e| match e {
+        JournalOpenError::Io { action, source } => io_error(action, &at)(source),
+        JournalOpenError::Read(e) => e,
+    })
 }
 
 /// The entries of a journal's `text`, checked against the run about to resume.
@@ -608,8 +530,7 @@ fn read_journal(
     header: &JournalHeader,
     instances: &[Instance],
 ) -> Result<HashMap<String, Entry>, SolveRunError> {
-    let mut lines = text.lines().enumerate();
-    let first = lines.next().map_or("", |(_, l)| l);
+    let (first, entries) = journal_entries::<Entry>(text);
     let not_a_journal = |detail| SolveRunError::NotAJournal {
         path: path.to_path_buf(),
         detail,
@@ -634,28 +555,18 @@ fn read_journal(
         });
     }
     let ids: HashSet<&str> = instances.iter().map(|i| i.id.as_str()).collect();
-    let last = text.lines().count();
     let mut done = HashMap::new();
-    for (k, line) in lines {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let entry: Entry = match serde_json::from_str(line) {
-            Ok(entry) => entry,
-            // The last line may have been cut short by a kill: that instance is solved again.
-            Err(_) if k + 1 == last && !text.ends_with('\n') => continue,
-            Err(e) => {
-                return Err(SolveRunError::BadLine {
-                    path: path.to_path_buf(),
-                    line: k + 1,
-                    error: e.to_string(),
-                })
-            }
-        };
+    // (A last line cut short by a kill is left out: that instance is solved again.)
+    for (line, entry) in entries {
+        let entry = entry.map_err(|e| SolveRunError::BadLine {
+            path: path.to_path_buf(),
+            line,
+            error: e.to_string(),
+        })?;
         if !ids.contains(entry.id.as_str()) {
             return Err(SolveRunError::ForeignInstance {
                 path: path.to_path_buf(),
-                line: k + 1,
+                line,
                 id: entry.id,
             });
         }
@@ -729,7 +640,7 @@ mod tests {
         assert!(response.ends_with("]\n```"));
         let parsed = pbebench::parse_response(
             response,
-            &pbebench::Limits::unlimited(),
+            &pbebench::RuleLimits::unlimited(),
             pbebench::BlockChoice::Last,
         );
         assert_eq!(parsed.cascade().apply("uxwkkg"), "uxwkkvzw");
@@ -757,7 +668,7 @@ mod tests {
         let line = &lines(&dir.path().join("responses.jsonl"))[0];
         let parsed = pbebench::parse_response(
             line["response"].as_str().unwrap(),
-            &pbebench::Limits::unlimited(),
+            &pbebench::RuleLimits::unlimited(),
             pbebench::BlockChoice::Last,
         );
         let cascade = parsed.cascade();
@@ -844,6 +755,49 @@ mod tests {
         assert_eq!(recovered(None), Some(false));
         let space = pbebench::equiv::InputSpace::of(inst).unwrap();
         assert_eq!(space.alphabet().len(), 17);
+    }
+
+    /// A journal written by an older pbebench (`testdata/journals`, before the journal
+    /// moved to `pbebench-io`) resumes: every instance is taken from it, none solved again,
+    /// and the outputs are its lines.
+    #[test]
+    fn a_journal_of_an_older_version_resumes() {
+        let data = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/journals/");
+        let text = std::fs::read_to_string(format!("{data}solve.jsonl")).unwrap();
+        let journal = std::fs::read_to_string(format!("{data}solve.jsonl.partial")).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("r.jsonl");
+        std::fs::write(dir.path().join("r.jsonl.partial"), &journal).unwrap();
+        let solver = solver_by_name("beam").unwrap();
+        let stats = dir.path().join("stats.jsonl");
+        let job = SolveJob {
+            solver: solver.as_ref(),
+            budget: Budget::time(Duration::from_secs(5)),
+            threads: 1,
+            out: &out,
+            stats: Some(&stats),
+            fresh: false,
+            probe_budget: None,
+            probe_len: pbebench::probe::DEFAULT_PROBE_LEN,
+        };
+        let solved = solve_dataset(&instances(&text), &job, &Quiet).unwrap();
+        assert_eq!((solved.instances, solved.resumed, solved.solved), (2, 2, 1));
+        let entries: Vec<serde_json::Value> = journal
+            .lines()
+            .skip(1)
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let responses: Vec<String> = (entries.iter())
+            .map(|e| {
+                serde_json::json!({"id": e["id"], "response": e["response"]}).to_string() + "\n"
+            })
+            .collect();
+        assert_eq!(std::fs::read_to_string(&out).unwrap(), responses.concat());
+        let kept: Vec<String> = (entries.iter())
+            .map(|e| e["stats"].to_string() + "\n")
+            .collect();
+        assert_eq!(std::fs::read_to_string(&stats).unwrap(), kept.concat());
+        assert!(!dir.path().join("r.jsonl.partial").exists());
     }
 
     /// A journal of a job with a node budget is refused by one without, naming both.

@@ -1,6 +1,6 @@
 //! The attackers of the identifiability check and of the repair loop (`docs/vetting.md`): a
 //! [`Panel`] of solvers (the built-in solver at node budgets and seeds) and the shortcut
-//! baselines, each given an instance's visible examples only; and [`probe`], which asks
+//! baselines, each given an instance's visible examples only; and [`run_panel`], which asks
 //! whether every answer of the panel that fits those examples behaves like the gold over
 //! the instance's input space ([`InputSpace::of`]).
 //!
@@ -428,7 +428,7 @@ pub struct Witness {
 
 /// What the panel found on one instance.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Probe {
+pub enum PanelVerdict {
     /// Every passing answer is equivalent to the gold; `passing` answers were checked.
     Identified {
         /// Passing answers checked.
@@ -456,12 +456,12 @@ pub enum Probe {
 /// and compares each answer that fits them with the gold, prepared in `reference` over
 /// the instance's space; stops at the first answer that fits but behaves differently.
 /// `instance` must have a gold cascade (`reference` is its).
-pub fn probe(
+pub fn run_panel(
     instance: &Instance,
     reference: &mut Reference,
     panel: &Panel,
     run_seed: u64,
-) -> Probe {
+) -> PanelVerdict {
     let bound = equiv::length_bound(instance);
     let mut passing = 0;
     let mut trivial = None;
@@ -494,7 +494,7 @@ pub fn probe(
             };
             match counterexample {
                 Some(cx) => {
-                    return Probe::Ambiguous(Witness {
+                    return PanelVerdict::Ambiguous(Witness {
                         attacker: attacker.to_string(),
                         found: answer,
                         gold_output: cx.reference.text().map(str::to_owned),
@@ -511,11 +511,11 @@ pub fn probe(
         }
     }
     if let Some((attacker, why)) = undecided {
-        return Probe::Undecided { attacker, why };
+        return PanelVerdict::Undecided { attacker, why };
     }
     match trivial {
-        Some(attacker) => Probe::Trivial { attacker },
-        None => Probe::Identified { passing },
+        Some(attacker) => PanelVerdict::Trivial { attacker },
+        None => PanelVerdict::Identified { passing },
     }
 }
 
@@ -608,12 +608,12 @@ mod tests {
             .all(|r| r.replacement().chars().count() <= 3)));
         // 2 drops, 1 swap, 2 + 2 cuts, 2 × 17 contexts for jd→yx only.
         assert_eq!(found.len(), 2 + 1 + 4 + 34);
-        // In a probe it finds the kind of witness: jd→yx cut to d→x fits and
+        // Run, the panel finds the kind of witness: jd→yx cut to d→x fits and
         // differs on "d"-strings.
         let space = pbebench::equiv::InputSpace::of(&inst).unwrap();
         let mut reference = Reference::new(&gold, &space, &pbebench::equiv::Limits::default());
         let panel: Panel = "neighbours".parse().unwrap();
-        let Probe::Ambiguous(w) = probe(&inst, &mut reference, &panel, 0) else {
+        let PanelVerdict::Ambiguous(w) = run_panel(&inst, &mut reference, &panel, 0) else {
             panic!("ambiguous");
         };
         assert_eq!(w.attacker, "neighbours");
@@ -651,11 +651,11 @@ mod tests {
         for c in splices.answers(&three, 3) {
             assert!(c.reproduces(&three.inputs, &three.outputs), "{c:?}");
         }
-        // In a probe it finds a fitting answer that differs.
+        // Run, the panel finds a fitting answer that differs.
         let space = pbebench::equiv::InputSpace::of(&inst).unwrap();
         let mut reference = Reference::new(&gold, &space, &pbebench::equiv::Limits::default());
         let panel: Panel = "splices@50".parse().unwrap();
-        let Probe::Ambiguous(w) = probe(&inst, &mut reference, &panel, 0) else {
+        let PanelVerdict::Ambiguous(w) = run_panel(&inst, &mut reference, &panel, 0) else {
             panic!("ambiguous");
         };
         assert_eq!(w.attacker, "splices@50");

@@ -17,7 +17,7 @@
 //!   regression of pass on difficulty ([`fit_logit`]) and one self-contained
 //!   `index.html`, from results, the generator's statistics ([`GenerationStats`]) and an
 //!   audit.
-//! - **identifiability and vetting** ([`probe`] with a [`Panel`] of attackers,
+//! - **identifiability and vetting** ([`run_panel`] with a [`Panel`] of attackers,
 //!   [`vet_dataset`]): whether the visible examples pin the gold's behaviour down, and the
 //!   judge-and-doctor loop that adds counterexamples until they do (issue 20).
 //! - **demo** ([`run_demo`]): generate a small Lite set and vet it, then solve, score,
@@ -52,7 +52,9 @@ mod shortcuts;
 mod svg;
 mod vet;
 
-pub use attack::{probe, Attacker, Panel, PanelError, Probe, Witness, DEFAULT_PANEL, MAX_NODES};
+pub use attack::{
+    run_panel, Attacker, Panel, PanelError, PanelVerdict, Witness, DEFAULT_PANEL, MAX_NODES,
+};
 pub use audit::{audit, AuditFindings, AuditOptions, AuditProgress, SolverCheck};
 pub use compare::{compare, Comparison, FigureDifference};
 pub use demo::{run_demo, DemoError, DemoOptions, DemoRow, DemoSet, DemoSummary, Rate};

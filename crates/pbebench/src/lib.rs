@@ -24,7 +24,7 @@
 //!    → **responses** ([`read_responses`] and [`ResponseLine`]: the responses file, ours
 //!    and the authors' result records).
 //! 5. **Parsing** ([`parse_response`]): a response's cascade, each rule checked against
-//!    the instance's [`Limits`]; thinking is never read.
+//!    the instance's [`RuleLimits`]; thinking is never read.
 //! 6. **Scoring** ([`score_instance`], [`score_dataset`], [`score_responses`]; the
 //!    formulas in module [`metrics`]): Pass@1, best-of-K, Edit_Sim, Valid_Rate, pass@k
 //!    and the vetted figures, aggregated into a [`Summary`] whose table is a `Display`;
@@ -105,7 +105,7 @@ pub use prompt::{
 pub use relations::{Category, RelationMode, Relations};
 pub use response::{
     code_blocks, parse_block, parse_response, render_answer, strip_thinking, Alphabet, BlockChoice,
-    BlockError, Limits, ParsedResponse, ParsedRule, ResponseStatus, RuleOutcome, RuleProblem,
+    BlockError, ParsedResponse, ParsedRule, ResponseStatus, RuleLimits, RuleOutcome, RuleProblem,
 };
 pub use responses::{
     parse_response_line, read_responses, read_responses_with, InstanceRef, LineError, LineIssue,
@@ -118,9 +118,9 @@ pub use results::{
 pub use rule::{Cascade, Rule, RuleError, TooLong};
 pub use score::{
     behaviour_rewards, figure, reward, score_dataset, score_instance, score_readings,
-    score_responses, summarize, Aggregate, Column, Counterexample, Grade, Grader, InstanceScore,
-    PerInstance, PreparedInstance, ResponseReading, RewardScratch, Rewarder, SampleScore,
-    ScoreOptions, Summary, BEST_OF_K_VETTED, COLUMNS,
+    score_responses, summarize, Aggregate, Column, GoldCounterexample, Grade, Grader,
+    InstanceScore, PerInstance, PreparedInstance, ResponseReading, RewardScratch, Rewarder,
+    SampleScore, ScoreOptions, Summary, BEST_OF_K_VETTED, COLUMNS,
 };
 pub use stats::{CategoryComparison, DatasetStats, InvalidLine};
 pub use wordlists::{

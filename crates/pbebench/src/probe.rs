@@ -20,7 +20,7 @@
 
 use crate::instance::Instance;
 use crate::response::render_answer;
-use crate::response::{Alphabet, Limits};
+use crate::response::{Alphabet, RuleLimits};
 use crate::rule::{Cascade, Rule};
 use crate::score::{reproduces_heldout, score_instance, ScoreOptions};
 use serde::{Deserialize, Serialize};
@@ -171,7 +171,7 @@ pub struct Oracle {
     gold: Cascade,
     task: Task,
     letters: Option<Alphabet>,
-    limits: Limits,
+    limits: RuleLimits,
     bound: usize,
     probes: Vec<Probe>,
     tests: usize,
@@ -240,7 +240,7 @@ impl Oracle {
                 max_probe_len,
             },
             letters: (!instance.alphabet.is_empty()).then(|| Alphabet::new(&instance.alphabet)),
-            limits: Limits::of(instance),
+            limits: RuleLimits::of(instance),
             bound: MIN_LENGTH_BOUND.max(64 * longest),
             probes: Vec::new(),
             tests: 0,

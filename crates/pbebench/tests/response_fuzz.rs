@@ -1,11 +1,11 @@
 //! The response parser never panics, and stays linear on huge or deeply nested garbage.
 
-use pbebench::{parse_block, parse_response, BlockChoice, Limits};
+use pbebench::{parse_block, parse_response, BlockChoice, RuleLimits};
 use proptest::prelude::*;
 use std::time::{Duration, Instant};
 
-fn limits() -> Limits {
-    Limits {
+fn limits() -> RuleLimits {
+    RuleLimits {
         max_rules: 5,
         max_rule_len: 3,
         alphabet: Some(pbebench::Alphabet::new("abc")),
@@ -74,7 +74,7 @@ proptest! {
         }
         let _ = parse_block(&text);
         let wrapped = format!("```python\n{text}\n```");
-        let _ = parse_response(&wrapped, &Limits::unlimited(), BlockChoice::Last);
+        let _ = parse_response(&wrapped, &RuleLimits::unlimited(), BlockChoice::Last);
     }
 }
 

@@ -7,7 +7,7 @@ use anyhow::{bail, Context};
 use pbebench::dataset::read_dataset;
 use pbebench::derivation::Derivation;
 use pbebench::equiv::{length_bound, length_bound_of};
-use pbebench::{parse_response, read_responses, BlockChoice, Cascade, Limits, RelationMode};
+use pbebench::{parse_response, read_responses, BlockChoice, Cascade, RelationMode, RuleLimits};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -98,7 +98,7 @@ fn from_dataset(args: &Args, dataset: &PathBuf) -> anyhow::Result<Derivation> {
             let Some(text) = responses.by_id.get(id).and_then(|r| r.first()) else {
                 bail!("{}: no response to instance '{id}'", path.display());
             };
-            parse_response(text, &Limits::of(inst), BlockChoice::Last).cascade()
+            parse_response(text, &RuleLimits::of(inst), BlockChoice::Last).cascade()
         }
         None => match &inst.cascade {
             Some(gold) => gold.clone(),

@@ -5,7 +5,7 @@ use super::args::{seconds, Format, FormatArg, ProbeLen};
 use super::output::{Checked, Outputs};
 use anyhow::{bail, Context};
 use pbebench_eval::{
-    evaluate, rescore, Block, ChatParams, ChatSpec, EvalConfig, InteractiveSpec, Prices,
+    evaluate, rescore, BlockChoice, ChatParams, ChatSpec, EvalConfig, InteractiveSpec, Prices,
     RetryPolicy, RunOutcome, SolverCommand, SolverSpec, ToolProtocol,
 };
 use std::path::{Path, PathBuf};
@@ -48,7 +48,7 @@ pub struct Args {
 
     /// Which fenced block of a response holds the answer.
     #[arg(long, value_name = "first|last", default_value = "last")]
-    block: Block,
+    block: BlockChoice,
 
     /// The model name the endpoint serves.
     #[arg(long, required_unless_present_any = ["rescore", "solver_cmd"])]

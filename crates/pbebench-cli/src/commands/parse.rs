@@ -1,7 +1,7 @@
 //! `pbebench parse`: the cascade one response (on stdin) yields, with each rule's validity.
 
 use anyhow::Context;
-use pbebench::{parse_response, Alphabet, BlockChoice, Limits};
+use pbebench::{parse_response, Alphabet, BlockChoice, RuleLimits};
 use std::io::Read;
 use std::process::ExitCode;
 
@@ -35,7 +35,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             e.utf8_error().valid_up_to() + 1
         )
     })?;
-    let limits = Limits {
+    let limits = RuleLimits {
         max_rules: args.max_rules.unwrap_or(usize::MAX),
         max_rule_len: args.max_rule_len.unwrap_or(usize::MAX),
         alphabet: args.alphabet.as_deref().map(Alphabet::new),

@@ -46,7 +46,7 @@ fn ids(data: &Path) -> Vec<String> {
 
 /// What a journal names its dataset by.
 fn sha256(data: &Path) -> String {
-    pbebench_solve::dataset_sha256(&pbebench::dataset::read_dataset(data).unwrap())
+    pbebench_io::dataset_fingerprint(pbebench::dataset::read_dataset(data).unwrap())
 }
 
 /// A journal as an interrupted run of `solve --time-limit 2` on `data` leaves it: the

@@ -4,26 +4,14 @@
 //! asks for the next one.
 
 use super::actions::{self, Action};
-use super::{prompt, EndReason, Episode, InteractiveSpec, ToolProtocol};
-use crate::backend::worst_cost;
+use super::{prompt, EndReason, Episode, InteractiveSpec, Outcome, ToolProtocol, Totals};
 use crate::client::{ChatClient, ChatParams, SampleReply, ToolCall};
 use crate::control::Control;
-use crate::sample::{Prices, Sample, Status};
-use crate::store::{EpisodeRow, TurnRow};
+use crate::pricing::worst_cost;
+use crate::sample::Prices;
+use crate::store::TurnRow;
 use pbebench::Instance;
 use serde_json::{json, Value};
-
-/// How an episode's run ended.
-#[allow(clippy::large_enum_variant)] // one per episode, moved once
-pub(crate) enum Outcome {
-    /// The episode ended: its sample (the final answer) and its record.
-    Ended(Sample, EpisodeRow),
-    /// A turn failed after every retry: the sample records the failure and the episode
-    /// stays unfinished (a continued run resumes it).
-    Failed(Sample),
-    /// The run stopped first.
-    Stopped,
-}
 
 /// A model and how it is asked.
 pub(crate) struct ChatEpisodes<'a> {
@@ -118,41 +106,6 @@ impl ChatEpisodes<'_> {
             totals.sample(&episode, &instance.id, sample),
             episode.record(&instance.id, sample),
         ))
-    }
-}
-
-/// Latency, attempts and endpoint over an episode's turns.
-#[derive(Default)]
-pub(crate) struct Totals {
-    latency_ms: f64,
-    attempts: u32,
-    endpoint: Option<String>,
-}
-
-impl Totals {
-    pub(crate) fn add(&mut self, latency_ms: f64, attempts: u32, endpoint: Option<String>) {
-        self.latency_ms += latency_ms;
-        self.attempts += attempts;
-        self.endpoint = endpoint.or(self.endpoint.take());
-    }
-
-    /// The stored sample of an ended episode: its final answer, scored by the shared path.
-    pub(crate) fn sample(&self, episode: &Episode, instance_id: &str, sample: u32) -> Sample {
-        Sample {
-            instance_id: instance_id.to_owned(),
-            sample,
-            status: Status::Ok,
-            content: Some(episode.answer_text()),
-            reasoning_content: None,
-            finish_reason: episode.ended().map(|r| r.as_str().to_owned()),
-            usage: episode.usage(),
-            latency_ms: self.latency_ms,
-            elapsed_ms: self.latency_ms,
-            attempts: self.attempts,
-            endpoint: self.endpoint.clone(),
-            http_status: None,
-            error: None,
-        }
     }
 }
 

@@ -18,11 +18,11 @@ pub mod grade;
 pub(crate) mod program;
 pub(crate) mod prompt;
 
-use crate::sample::Usage;
+use crate::sample::{Sample, Status, Usage};
 use crate::store::EpisodeRow;
 use actions::Action;
 use pbebench::probe::{Oracle, OracleError, Refusal};
-use pbebench::{parse_response, BlockChoice, Limits};
+use pbebench::{parse_response, BlockChoice, RuleLimits};
 use pbebench::{Cascade, Instance};
 use serde_json::{json, Value};
 use std::fmt;
@@ -189,7 +189,7 @@ impl Episode {
 
     /// Notes the solver's text: its last ```` ```python ```` block is the fallback answer.
     pub(crate) fn note_text(&mut self, text: &str) {
-        let parsed = parse_response(text, &Limits::unlimited(), BlockChoice::Last);
+        let parsed = parse_response(text, &RuleLimits::unlimited(), BlockChoice::Last);
         if parsed.is_parsed() {
             self.code_block = Some(parsed.cascade());
         }
@@ -258,6 +258,53 @@ impl Episode {
         match self.final_cascade() {
             (_, "none") => String::new(),
             (cascade, _) => pbebench::render_answer(&cascade),
+        }
+    }
+}
+
+/// How an episode's run ended.
+#[allow(clippy::large_enum_variant)] // one per episode, moved once
+pub(crate) enum Outcome {
+    /// The episode ended: its sample (the final answer) and its record.
+    Ended(Sample, EpisodeRow),
+    /// A turn failed after every retry: the sample records the failure and the episode
+    /// stays unfinished (a continued run resumes it).
+    Failed(Sample),
+    /// The run stopped first.
+    Stopped,
+}
+
+/// Latency, attempts and endpoint over an episode's turns.
+#[derive(Default)]
+pub(crate) struct Totals {
+    latency_ms: f64,
+    attempts: u32,
+    endpoint: Option<String>,
+}
+
+impl Totals {
+    pub(crate) fn add(&mut self, latency_ms: f64, attempts: u32, endpoint: Option<String>) {
+        self.latency_ms += latency_ms;
+        self.attempts += attempts;
+        self.endpoint = endpoint.or(self.endpoint.take());
+    }
+
+    /// The stored sample of an ended episode: its final answer, scored by the shared path.
+    pub(crate) fn sample(&self, episode: &Episode, instance_id: &str, sample: u32) -> Sample {
+        Sample {
+            instance_id: instance_id.to_owned(),
+            sample,
+            status: Status::Ok,
+            content: Some(episode.answer_text()),
+            reasoning_content: None,
+            finish_reason: episode.ended().map(|r| r.as_str().to_owned()),
+            usage: episode.usage(),
+            latency_ms: self.latency_ms,
+            elapsed_ms: self.latency_ms,
+            attempts: self.attempts,
+            endpoint: self.endpoint.clone(),
+            http_status: None,
+            error: None,
         }
     }
 }

@@ -15,8 +15,7 @@
 //! over when the run is continued.
 
 use super::actions;
-use super::chat::{Outcome, Totals};
-use super::{EndReason, Episode, InteractiveSpec};
+use super::{EndReason, Episode, InteractiveSpec, Outcome, Totals};
 use crate::sample::{Status, Usage, MAX_RESPONSE_BYTES};
 use crate::solver_cmd::{read_stderr_tail, tail, SolverCommand};
 use crate::store::TurnRow;
@@ -123,9 +122,45 @@ pub(crate) fn run(
     let exit = wait_until(&mut child, grace);
     let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
     let _ = child.wait();
-    let stderr = String::from_utf8_lossy(&err_reader.join().unwrap_or_default()).into_owned();
+    let ending = Ending {
+        timed_out,
+        too_long,
+        exit,
+        stderr: String::from_utf8_lossy(&err_reader.join().unwrap_or_default()).into_owned(),
+    };
+    outcome(cmd, &episode, &totals, instance, sample, ending)
+}
+
+/// How a program's episode ended, besides the episode itself.
+struct Ending {
+    /// The episode's time ran out.
+    timed_out: bool,
+    /// The program wrote a line longer than a message may be.
+    too_long: bool,
+    /// The program's exit status, if it exited in its grace time.
+    exit: Option<std::process::ExitStatus>,
+    /// The program's standard error (its tail).
+    stderr: String,
+}
+
+/// What the episode of `cmd` on `instance` that ended as `ending` gives: its sample and
+/// record, a failed sample, or `Err` when the program cannot run at all.
+fn outcome(
+    cmd: &SolverCommand,
+    episode: &Episode,
+    totals: &Totals,
+    instance: &Instance,
+    sample: u32,
+    ending: Ending,
+) -> Result<Outcome, String> {
+    let Ending {
+        timed_out,
+        too_long,
+        exit,
+        stderr,
+    } = ending;
     let failure = |status: Status, error: String| {
-        let mut s = totals.sample(&episode, &instance.id, sample);
+        let mut s = totals.sample(episode, &instance.id, sample);
         s.status = status;
         s.content = None;
         s.error = Some(error);
@@ -165,7 +200,7 @@ pub(crate) fn run(
         }
     }
     Ok(Outcome::Ended(
-        totals.sample(&episode, &instance.id, sample),
+        totals.sample(episode, &instance.id, sample),
         episode.record(&instance.id, sample),
     ))
 }

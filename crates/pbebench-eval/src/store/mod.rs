@@ -80,7 +80,9 @@ pub enum StoreError {
 pub struct DatasetRef {
     /// The path given when the run was created.
     pub path: String,
-    /// SHA-256 of the file's bytes, lowercase hex.
+    /// SHA-256 of its instances ([`pbebench_io::dataset_fingerprint`]), lowercase hex;
+    /// in a manifest written before pbebench named datasets so, of the file's bytes
+    /// (still accepted for the same file).
     pub sha256: String,
     /// Number of instances.
     pub instances: usize,

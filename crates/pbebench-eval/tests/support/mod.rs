@@ -6,7 +6,9 @@ pub mod mock_server;
 pub use mock_server::{MockRequest, MockServer, Reply};
 use pbebench::{Cascade, Instance, RelationMode, Rule};
 use pbebench_eval::template::Template;
-use pbebench_eval::{Block, ChatParams, ChatSpec, EvalConfig, Prices, RetryPolicy, SolverSpec};
+use pbebench_eval::{
+    BlockChoice, ChatParams, ChatSpec, EvalConfig, Prices, RetryPolicy, SolverSpec,
+};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -143,7 +145,7 @@ pub fn chat_config(dataset: &Path, run_dir: &Path, base_urls: &[String]) -> Eval
         prices: Prices::default(),
         max_cost: None,
         force_new: false,
-        block: Block::Last,
+        block: BlockChoice::Last,
         progress: false,
         interactive: None,
     }

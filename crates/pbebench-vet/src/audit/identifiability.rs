@@ -5,7 +5,7 @@
 //! answer, shortest counterexample, the two outputs) is kept.
 
 use super::AuditProgress;
-use crate::attack::{probe, Panel, Probe, Witness};
+use crate::attack::{run_panel, Panel, PanelVerdict, Witness};
 use pbebench::equiv::{Limits, Reference};
 use pbebench::{Cascade, Instance, Relations};
 use rayon::prelude::*;
@@ -96,24 +96,24 @@ pub fn probe_all(
     panel: &Panel,
     seed: u64,
     progress: &dyn AuditProgress,
-) -> Vec<Option<Probe>> {
+) -> Vec<Option<PanelVerdict>> {
     let done = AtomicUsize::new(0);
     dataset
         .par_iter()
         .with_max_len(1)
         .map(|inst| {
-            let verdict = probe_one(inst, panel, seed);
+            let verdict = panel_verdict(inst, panel, seed);
             progress.probed(done.fetch_add(1, Ordering::Relaxed) + 1, dataset.len());
             verdict
         })
         .collect()
 }
 
-fn probe_one(inst: &Instance, panel: &Panel, seed: u64) -> Option<Probe> {
+fn panel_verdict(inst: &Instance, panel: &Panel, seed: u64) -> Option<PanelVerdict> {
     let gold = inst.cascade.as_ref()?;
     let space = pbebench::equiv::InputSpace::of(inst).ok()?;
     let mut reference = Reference::new(gold, &space, &Limits::default());
-    Some(probe(inst, &mut reference, panel, seed))
+    Some(run_panel(inst, &mut reference, panel, seed))
 }
 
 /// The category label an instance is counted under: its stored one, else its gold's.
@@ -143,7 +143,7 @@ pub(super) fn summarise(
     panel: &Panel,
     seed: u64,
     shown: usize,
-    verdicts: &[Option<Probe>],
+    verdicts: &[Option<PanelVerdict>],
 ) -> Identifiability {
     let mut out = Identifiability {
         panel: panel.to_string(),
@@ -164,7 +164,7 @@ pub(super) fn summarise(
             continue;
         };
         out.checked += 1;
-        let ambiguous = matches!(verdict, Probe::Ambiguous(_));
+        let ambiguous = matches!(verdict, PanelVerdict::Ambiguous(_));
         out.by_length
             .entry(inst.cascade_len)
             .or_default()
@@ -174,7 +174,7 @@ pub(super) fn summarise(
             .or_default()
             .add(ambiguous);
         match verdict {
-            Probe::Ambiguous(witness) => {
+            PanelVerdict::Ambiguous(witness) => {
                 out.ambiguous += 1;
                 if out.examples.len() < shown {
                     out.examples.push(AmbiguousInstance {
@@ -184,10 +184,10 @@ pub(super) fn summarise(
                     });
                 }
             }
-            Probe::Trivial { .. } => out.trivial += 1,
-            Probe::Undecided { .. } => out.undecided += 1,
-            Probe::Identified { passing: 0 } => out.unanswered += 1,
-            Probe::Identified { .. } => {}
+            PanelVerdict::Trivial { .. } => out.trivial += 1,
+            PanelVerdict::Undecided { .. } => out.undecided += 1,
+            PanelVerdict::Identified { passing: 0 } => out.unanswered += 1,
+            PanelVerdict::Identified { .. } => {}
         }
     }
     out

@@ -336,7 +336,7 @@ pub fn audit(
             Some((_, verdicts)) => verdicts
                 .iter()
                 .map(|v| match v {
-                    Some(attack::Probe::Ambiguous(w)) => Some(w.clone()),
+                    Some(attack::PanelVerdict::Ambiguous(w)) => Some(w.clone()),
                     _ => None,
                 })
                 .collect(),

@@ -5,15 +5,13 @@
 use super::{Slot, VetOptions};
 use pbebench::generate::GenParams;
 use pbebench::Instance;
+use pbebench_io::{journal_entries, JournalOpenError, START_OVER};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
-use std::fs::File;
-use std::io::{self, Write};
+use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 
 const KIND: &str = "pbebench vet";
-const START_OVER: &str = "delete it, or pass --fresh, to start over";
 
 /// Why a journal cannot be used.
 #[derive(Debug, thiserror::Error)]
@@ -60,7 +58,7 @@ pub enum JournalError {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(super) struct JournalHeader {
     journal: String,
-    /// SHA-256 of the instances (`pbebench_solve::dataset_sha256`).
+    /// SHA-256 of the instances ([`pbebench_io::dataset_fingerprint`]).
     dataset: String,
     panel: String,
     max_examples: usize,
@@ -81,7 +79,7 @@ impl JournalHeader {
     ) -> Self {
         JournalHeader {
             journal: KIND.to_owned(),
-            dataset: pbebench_solve::dataset_sha256(instances),
+            dataset: pbebench_io::dataset_fingerprint(instances),
             panel: options.panel.to_string(),
             max_examples: options.max_examples,
             seed: options.seed,
@@ -116,24 +114,8 @@ struct Line {
     outcome: Slot,
 }
 
-/// The journal of a run (none for an output that is no regular file).
-pub(super) struct Journal {
-    pub(super) path: Option<PathBuf>,
-    /// Slots of an earlier run of the same job.
-    pub(super) done: HashMap<usize, Slot>,
-    file: Mutex<Option<File>>,
-    failed: Mutex<Option<String>>,
-}
-
-/// `OUT.partial`, or `None` for standard output and other non-files.
-pub(super) fn path_of(out: &Path) -> Option<PathBuf> {
-    if pbebench_io::is_stdout(out) || std::fs::metadata(out).is_ok_and(|m| !m.is_file()) {
-        return None;
-    }
-    let mut name = out.as_os_str().to_owned();
-    name.push(".partial");
-    Some(PathBuf::from(name))
-}
+/// The journal of a run ([`pbebench_io::Journal`]): the slots vetted so far.
+pub(super) type Journal = pbebench_io::Journal<HashMap<usize, Slot>>;
 
 fn io_error<'a>(
     action: &'static str,
@@ -146,67 +128,24 @@ fn io_error<'a>(
     }
 }
 
-impl Journal {
-    pub(super) fn open(
-        path: Option<PathBuf>,
-        header: &JournalHeader,
-        slots: usize,
-        fresh: bool,
-    ) -> Result<Self, JournalError> {
-        let mut journal = Journal {
-            path: None,
-            done: HashMap::new(),
-            file: Mutex::new(None),
-            failed: Mutex::new(None),
-        };
-        let Some(path) = path else {
-            return Ok(journal);
-        };
-        let line = serde_json::to_string(header).expect("headers serialise");
-        let (file, done) =
-            pbebench_io::open_journal(&path, fresh, &line, |text| read(&path, text, header, slots))
-                .map_err(|e| match e {
-                    pbebench_io::JournalOpenError::Io { action, source } => {
-                        io_error(action, &path)(source)
-                    }
-                    pbebench_io::JournalOpenError::Read(e) => e,
-                })?;
-        journal.done = done.unwrap_or_default();
-        journal.path = Some(path);
-        *journal.file.get_mut().unwrap_or_else(|e| e.into_inner()) = Some(file);
-        Ok(journal)
-    }
+/// The journal at `path` of the run whose first line is `header`, on `slots` instances.
+pub(super) fn open(
+    path: Option<PathBuf>,
+    header: &JournalHeader,
+    slots: usize,
+    fresh: bool,
+) -> Result<Journal, JournalError> {
+    let at = path.clone().unwrap_or_default();
+    let line = serde_json::to_string(header).expect("headers serialise");
+    Journal::open(path, fresh, &line, |text| read(&at, text, header, slots)).map_err(|e| match e {
+        JournalOpenError::Io { action, source } => io_error(action, &at)(source),
+        JournalOpenError::Read(e) => e,
+    })
+}
 
-    /// Appends slot `k`; the first failure is kept for [`Journal::failure`].
-    pub(super) fn record(&self, slot: usize, outcome: &Slot) {
-        let mut file = self.file.lock().unwrap_or_else(|e| e.into_inner());
-        let Some(f) = file.as_mut() else { return };
-        let line = serde_json::to_string(&LineRef { slot, outcome }).expect("slots serialise");
-        if let Err(e) = writeln!(f, "{line}").and_then(|()| f.flush()) {
-            *file = None;
-            let path = self
-                .path
-                .as_ref()
-                .map_or(String::new(), |p| p.display().to_string());
-            *self.failed.lock().unwrap_or_else(|e| e.into_inner()) =
-                Some(format!("cannot write {path}: {e}"));
-        }
-    }
-
-    pub(super) fn failure(&self) -> Option<String> {
-        self.failed
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
-    }
-
-    /// Removes the journal once the snapshot is written.
-    pub(super) fn remove(self) {
-        drop(self.file);
-        if let Some(path) = self.path {
-            let _ = std::fs::remove_file(path);
-        }
-    }
+/// Appends slot `slot`; the first failure is kept for [`Journal::failure`].
+pub(super) fn record(journal: &Journal, slot: usize, outcome: &Slot) {
+    journal.record(&LineRef { slot, outcome });
 }
 
 /// [`Line`] borrowing its slot, for writing.
@@ -223,8 +162,7 @@ fn read(
     header: &JournalHeader,
     slots: usize,
 ) -> Result<HashMap<usize, Slot>, JournalError> {
-    let mut lines = text.lines().enumerate();
-    let first = lines.next().map_or("", |(_, l)| l);
+    let (first, entries) = journal_entries::<Line>(text);
     let stated: JournalHeader =
         serde_json::from_str(first).map_err(|_| JournalError::NotAJournal {
             path: path.to_path_buf(),
@@ -241,23 +179,15 @@ fn read(
             wanted: header.describe(),
         });
     }
-    let last = text.lines().count();
     let mut done = HashMap::new();
-    for (k, line) in lines {
-        if line.trim().is_empty() {
-            continue;
-        }
+    // (A last line cut short by a kill is left out: that slot is vetted again.)
+    for (line, entry) in entries {
         let bad = |error: String| JournalError::BadLine {
             path: path.to_path_buf(),
-            line: k + 1,
+            line,
             error,
         };
-        let entry: Line = match serde_json::from_str(line) {
-            Ok(entry) => entry,
-            // A last line cut short by a kill: that slot is vetted again.
-            Err(_) if k + 1 == last && !text.ends_with('\n') => continue,
-            Err(e) => return Err(bad(e.to_string())),
-        };
+        let entry = entry.map_err(|e| bad(e.to_string()))?;
         if entry.slot >= slots {
             return Err(bad(format!("slot {} of a dataset of {slots}", entry.slot)));
         }

@@ -2,7 +2,7 @@
 //! loop of the ProgramBench Vetted write-up, applied to PBEBench.
 //!
 //! For each instance, a [`Panel`] of attackers answers from the visible examples
-//! ([`probe`]). When an answer fits every visible example but is not equivalent to the
+//! ([`run_panel`]). When an answer fits every visible example but is not equivalent to the
 //! gold over the instance's input space, the shortest input on which they differ, with
 //! the gold's output, becomes a new visible example, and the instance is attacked again.
 //! This repeats until no attacker finds such an answer (the instance is kept) or the
@@ -25,8 +25,8 @@
 
 mod journal;
 
-use crate::attack::{mix, probe, Panel, Probe, Witness};
-use journal::{Journal, JournalHeader};
+use crate::attack::{mix, run_panel, Panel, PanelVerdict, Witness};
+use journal::JournalHeader;
 use pbebench::equiv::{Limits, Reference};
 use pbebench::generate::{self, Balance, GenParams, GenerateError, Preset};
 use pbebench::{Cascade, DatasetStats, Instance, Relations};
@@ -344,20 +344,22 @@ pub fn vet_dataset(
     check_dataset(instances, options)?;
     let params = options.params.clone().or_else(|| infer_params(instances));
     let header = JournalHeader::of(instances, options, params.as_ref());
-    let journal_path = journal::path_of(job.out);
+    let journal_path = pbebench_io::journal_path(job.out);
     let mut files = pbebench_io::Files::new();
     files.output("--out", job.out);
     if let Some(path) = &journal_path {
         files.output("the journal of --out", path);
     }
     files.check()?;
-    let journal = Journal::open(journal_path, &header, instances.len(), job.fresh)?;
+    let journal = journal::open(journal_path, &header, instances.len(), job.fresh)?;
     let total = instances.len();
-    let resumed = journal.done.len();
-    if let Some(path) = journal.path.as_deref().filter(|_| resumed > 0) {
+    let resumed = journal.done().len();
+    if let Some(path) = journal.path().filter(|_| resumed > 0) {
         progress.resumed(resumed, total, path);
     }
-    let mut slots: Vec<Option<Slot>> = (0..total).map(|k| journal.done.get(&k).cloned()).collect();
+    let mut slots: Vec<Option<Slot>> = (0..total)
+        .map(|k| journal.done().get(&k).cloned())
+        .collect();
     let todo: Vec<usize> = (0..total).filter(|k| slots[*k].is_none()).collect();
     let counts = Mutex::new(tally(slots.iter().flatten(), total));
     let pool = rayon::ThreadPoolBuilder::new()
@@ -368,7 +370,7 @@ pub fn vet_dataset(
             .with_max_len(1)
             .map(|&k| {
                 let slot = vet_slot(k, &instances[k], options, params.as_ref())?;
-                journal.record(k, &slot);
+                journal::record(&journal, k, &slot);
                 let snapshot = {
                     let mut c = counts.lock().unwrap_or_else(|e| e.into_inner());
                     c.add(&slot);
@@ -592,19 +594,19 @@ fn repair(inst: &Instance, options: &VetOptions) -> (Instance, Vec<AddedExample>
     };
     let mut reference = Reference::new(&gold, &space, &Limits::default());
     loop {
-        let witness = match probe(&inst, &mut reference, &options.panel, options.seed) {
-            Probe::Identified { .. } => return (inst, added, End::Identified),
-            Probe::Trivial { attacker } => {
+        let witness = match run_panel(&inst, &mut reference, &options.panel, options.seed) {
+            PanelVerdict::Identified { .. } => return (inst, added, End::Identified),
+            PanelVerdict::Trivial { attacker } => {
                 let why = format!(
                     "recovered by a shortcut: {attacker}'s answer is equivalent to the gold"
                 );
                 return (inst, added, End::Rejected(why));
             }
-            Probe::Undecided { attacker, why } => {
+            PanelVerdict::Undecided { attacker, why } => {
                 let why = format!("undecided: {attacker}'s answer: {why}");
                 return (inst, added, End::Rejected(why));
             }
-            Probe::Ambiguous(w) => w,
+            PanelVerdict::Ambiguous(w) => w,
         };
         let at_cap = || {
             format!(

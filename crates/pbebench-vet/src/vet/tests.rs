@@ -92,8 +92,8 @@ fn line_27_gets_the_counterexample_the_issue_names() {
     let mut reference = Reference::new(gold, &space, &Limits::default());
     let panel: Panel = "memoriser,beam@300".parse().unwrap();
     assert!(matches!(
-        probe(vi, &mut reference, &panel, 0),
-        Probe::Identified { .. }
+        run_panel(vi, &mut reference, &panel, 0),
+        PanelVerdict::Identified { .. }
     ));
     // The file is a dataset: the reader takes the `repair` field in its stride.
     let back = pbebench::dataset::read_dataset(&out).unwrap();
@@ -308,4 +308,31 @@ fn an_interrupted_run_resumes_from_its_journal() {
     assert_eq!(resumed.stats.by_category, expected.stats.by_category);
     assert_eq!(std::fs::read(&out).unwrap(), std::fs::read(&whole).unwrap());
     assert!(!journal.exists());
+}
+
+/// A journal written by an older pbebench (`testdata/journals`, `pbebench vet` killed after
+/// two slots, before the journal moved to `pbebench-io`) resumes: those slots are taken
+/// from it as they are, and only the third is vetted.
+#[test]
+fn a_journal_of_an_older_version_resumes() {
+    let data = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/journals/");
+    let instances = pbebench::dataset::read_dataset(format!("{data}vet.jsonl")).unwrap();
+    let journal = std::fs::read_to_string(format!("{data}vet.jsonl.partial")).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("v.jsonl");
+    std::fs::write(dir.path().join("v.jsonl.partial"), &journal).unwrap();
+    let o = options(crate::DEFAULT_PANEL, 12);
+    let summary = run(&instances, &o, &out, 1).unwrap();
+    assert_eq!(summary.resumed, 2);
+    let kept: Vec<serde_json::Value> = (journal.lines().skip(1))
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["kept"].clone())
+        .collect();
+    let written: Vec<serde_json::Value> = std::fs::read_to_string(&out)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(written.len(), 3);
+    assert_eq!(written[..2], kept[..]);
+    assert!(!dir.path().join("v.jsonl.partial").exists());
 }

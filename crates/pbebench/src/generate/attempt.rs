@@ -3,13 +3,14 @@
 //! candidate it gives when it is not rejected.
 
 use super::bytes::{replace_at, replace_padded};
-use super::draws::{stream, DrawCodes, Purpose};
+use super::draws::{stream, Purpose};
 use super::heldout::RuleSets;
-use super::inputs::{draw_inputs, InputKeys};
-use super::letters::{Letters, Padded, SEP_CODE};
+use super::inputs::draw_inputs;
+use super::letters::{Letters, SEP_CODE};
 use super::patterns::draw_rule;
+use super::sampler::{code_mask, SampledRule, Sampler, Scratch};
 use super::shape::ShapeHead;
-use super::{GenParams, PatternDraw, Rejection};
+use super::{GenParams, Rejection};
 use crate::relations::{
     by_shape, interaction_uncached, paper, wanted_uncached, with_memo, Category, RelationMode,
     Search,
@@ -17,25 +18,6 @@ use crate::relations::{
 use crate::rule::{leftmost_disjoint, Rule};
 use rand::Rng;
 use std::time::Instant;
-
-/// What sampling needs of the parameters, made once per run: the letter codes and the
-/// codes its random streams cut their words with.
-pub(super) struct Sampler {
-    pub(super) letters: Letters,
-    pub(super) codes: DrawCodes,
-    pub(super) pattern_draw: PatternDraw,
-}
-
-impl Sampler {
-    /// The sampler for validated parameters.
-    pub(super) fn new(p: &GenParams) -> Self {
-        Sampler {
-            letters: Letters::new(&p.alphabet),
-            codes: DrawCodes::new(p),
-            pattern_draw: p.pattern_draw,
-        }
-    }
-}
 
 /// A sampled instance before acceptance.
 pub(super) struct Candidate {
@@ -53,51 +35,6 @@ pub(super) struct Candidate {
     /// [`Instance::examples_changed_per_rule`](crate::Instance::examples_changed_per_rule)
     /// counts them).
     pub(super) changed: Vec<usize>,
-}
-
-/// A kept rule of the attempt being sampled: `a` is `Scratch::sides[start..mid]` and `b`
-/// is `sides[mid..end]`, as codes.
-#[derive(Clone, Copy)]
-pub(super) struct SampledRule {
-    pub(super) start: u32,
-    pub(super) mid: u32,
-    pub(super) end: u32,
-    /// The [`code_mask`]s of `a` and `b`.
-    pub(super) masks: (u64, u64),
-}
-
-/// A 64-bit set of the letters of `codes`, hashed into 64 buckets, as
-/// [`letter_mask`](crate::rule::letter_mask) makes for text.
-pub(super) fn code_mask(codes: &[u8]) -> u64 {
-    codes.iter().fold(0, |m, &c| m | 1 << (c % 64))
-}
-
-/// Reusable buffers of one worker. After [`draw_attempt`] they hold that attempt's sample,
-/// so that the common case, a candidate rejected for its category, allocates nothing.
-#[derive(Default)]
-pub(super) struct Scratch {
-    pub(super) seen: InputKeys,
-    /// The inputs, joined, as codes.
-    pub(super) inputs: Padded,
-    /// The current strings, joined: the outputs once the cascade has run.
-    pub(super) joined: Padded,
-    pub(super) next: Padded,
-    /// Both sides of every kept rule, back to back.
-    pub(super) sides: Vec<u8>,
-    pub(super) rules: Vec<SampledRule>,
-    /// Each rule's part of the shape keys of its pairs, made when first needed (None
-    /// inside: more than 3 letters a side).
-    pub(super) heads: Vec<Option<Option<ShapeHead>>>,
-}
-
-impl SampledRule {
-    /// The rule's pattern and replacement, as codes, from the sides of all rules.
-    pub(super) fn sides(self, sides: &[u8]) -> (&[u8], &[u8]) {
-        (
-            &sides[self.start as usize..self.mid as usize],
-            &sides[self.mid as usize..self.end as usize],
-        )
-    }
 }
 
 impl Scratch {

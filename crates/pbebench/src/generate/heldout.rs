@@ -1,11 +1,11 @@
 //! Held-out examples: fresh inputs chosen so that every rule of the hidden cascade fires on
 //! at least one of them where possible, drawn from the attempt's own stream.
 
-use super::attempt::Sampler;
 use super::bytes::replace_bytes_noting;
 use super::draws::{stream, Purpose};
 use super::inputs::{draw_pool, input_key};
 use super::letters::{Letters, SEP_CODE};
+use super::sampler::Sampler;
 use super::GenParams;
 use crate::rule::Cascade;
 use rand::Rng;

@@ -1,77 +1,12 @@
 //! The inputs of an attempt and the pool held-out examples are chosen from: distinct
 //! random inputs, drawn letters a word at a time and told apart by a key.
 
-use super::attempt::{Sampler, Scratch};
 use super::bytes::PAD;
 use super::draws::Draws;
 use super::letters::{Letters, SEP_CODE};
+use super::sampler::{Sampler, Scratch};
 use super::GenParams;
 use rustc_hash::FxHashSet;
-
-/// The keys ([`input_key`]) of an attempt's inputs so far, for the distinctness check.
-///
-/// A 4096-bit filter indexed by a hash of the key answers "not seen" for almost every new
-/// input with one bit test; only when its bit is already set are the keys compared. Past
-/// [`InputKeys::FILTERED`] inputs the filter would fill up, so a hash set takes over.
-pub(super) struct InputKeys {
-    pub(super) filter: [u64; 64],
-    pub(super) keys: Vec<u64>,
-    pub(super) set: FxHashSet<u64>,
-}
-
-impl Default for InputKeys {
-    fn default() -> Self {
-        InputKeys {
-            filter: [0; 64],
-            keys: Vec::new(),
-            set: FxHashSet::default(),
-        }
-    }
-}
-
-impl InputKeys {
-    pub(super) const FILTERED: usize = 256;
-
-    /// Empties the set. Only the filter words the keys set are zeroed: an attempt has a
-    /// few inputs, and zeroing all 64 words cost more than drawing them.
-    pub(super) fn clear(&mut self) {
-        for &key in &self.keys {
-            self.filter[Self::slot(key).0] = 0;
-        }
-        self.keys.clear();
-        if !self.set.is_empty() {
-            self.set.clear();
-        }
-    }
-
-    /// The filter word and bit of `key`.
-    #[inline]
-    pub(super) fn slot(key: u64) -> (usize, u64) {
-        let bit = (key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 52) as usize;
-        (bit / 64 % 64, 1 << (bit % 64))
-    }
-
-    /// Adds `key`; false when it was already there.
-    #[inline]
-    pub(super) fn insert(&mut self, key: u64) -> bool {
-        if self.keys.len() >= Self::FILTERED {
-            if self.set.is_empty() {
-                self.set.extend(self.keys.iter().copied());
-            }
-            return self.set.insert(key) && {
-                self.keys.push(key);
-                true
-            };
-        }
-        let (word, mask) = Self::slot(key);
-        if self.filter[word] & mask != 0 && self.keys.contains(&key) {
-            return false;
-        }
-        self.filter[word] |= mask;
-        self.keys.push(key);
-        true
-    }
-}
 
 /// An identity for an input: its bytes and length when it is at most 7 bytes long (exact;
 /// the top bit is then clear), else a hash with the top bit set (a collision only costs a
@@ -183,24 +118,6 @@ pub(super) fn draw_pool(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rand::{Rng, SeedableRng};
-    use rand_xoshiro::Xoshiro256PlusPlus;
-
-    /// The filtered key set answers like a hash set, below and past the filter's limit,
-    /// also on keys that collide in the filter (few distinct values, so bits repeat).
-    #[test]
-    fn input_keys_behave_as_a_set() {
-        let mut rng = Xoshiro256PlusPlus::seed_from_u64(11);
-        let mut keys = InputKeys::default();
-        for (round, spread) in [(0, 50u64), (1, 5000), (2, 300), (3, 1 << 40)] {
-            keys.clear();
-            let mut reference = std::collections::HashSet::new();
-            for _ in 0..600 {
-                let key = rng.random_range(0..spread);
-                assert_eq!(keys.insert(key), reference.insert(key), "round {round}");
-            }
-        }
-    }
 
     #[test]
     fn keys_identify_strings() {

@@ -17,6 +17,7 @@ mod inputs;
 mod letters;
 mod params;
 mod patterns;
+mod sampler;
 mod shape;
 
 pub use params::{
@@ -27,10 +28,11 @@ pub use params::{
 use crate::instance::Instance;
 use crate::relations::{Category, Relations};
 use crate::rule::Cascade;
-use attempt::{draw_attempt, BlockShape, Candidate, FullCategories, Sampler, Scratch};
+use attempt::{draw_attempt, BlockShape, Candidate, FullCategories};
 use heldout::draw_heldout;
 use rayon::prelude::*;
 use rustc_hash::FxHashSet;
+use sampler::{Sampler, Scratch};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::time::Instant;
@@ -278,37 +280,13 @@ fn run_block(
         lengths: &block.lengths,
         exact_length: block.exact_length,
     };
-    let draw = |attempt: u64, full: FullCategories, scratch: &mut Scratch| {
-        draw_attempt(p, &sampler, shape, attempt, full, scratch)
-    };
     while accepted < needed {
         let full = FullCategories::new(
             (0..16)
                 .filter(|&c| quotas[c] == 0)
                 .fold(0, |set, c| set | 1 << c),
         );
-        // Workers keep (copy out of their buffers) only the candidates whose category was
-        // not full when the batch began, so the many rejected ones allocate nothing.
-        // (Boxed: an outcome is mostly a rejection, and the vector of 64 stays small.)
-        let outcomes: Vec<(Result<Box<Candidate>, Rejection>, f64)> = (t..t + batch)
-            .into_par_iter()
-            .map(|attempt| {
-                let full = if attempt < p.patience {
-                    full
-                } else {
-                    FullCategories::default()
-                };
-                // Each worker thread keeps its buffers from batch to batch.
-                SCRATCH.with_borrow_mut(|scratch| {
-                    let (outcome, secs) = draw(attempt, full, scratch);
-                    (
-                        outcome.map(|c| Box::new(scratch.candidate(&sampler.letters, c))),
-                        secs,
-                    )
-                })
-            })
-            .collect();
-        for (outcome, classify_secs) in outcomes {
+        for (outcome, classify_secs) in draw_batch(p, &sampler, shape, t..t + batch, full) {
             stats.attempts += 1;
             stats.classify_seconds += classify_secs;
             let attempt = t;
@@ -353,24 +331,67 @@ fn run_block(
         }
         progress.update(stats.accepted, (hi - lo) as u64, stats.attempts);
         if accepted < needed && t >= p.patience && t - last_accept.max(p.patience) > stall_limit {
-            let mut why: Vec<String> = counted(&reasons)
-                .map(|(r, n)| format!("{r:?}: {n}"))
-                .collect();
-            why.sort();
-            return Err(GenerateError::Stalled(format!(
-                "generation cannot progress: block with cascade lengths {:?} accepted {accepted} of {} \
-                 instances and nothing in the last {stall_limit} attempts (rejections: {}); \
-                 widen the alphabet, input or rule lengths, or lower --size",
-                block.lengths,
-                block.target,
-                why.join(", ")
-            )));
+            return Err(stalled(block, accepted, stall_limit, &reasons));
         }
     }
     for (r, n) in counted(&reasons) {
         *stats.rejections.entry(r).or_default() += n;
     }
     Ok(())
+}
+
+/// The attempts `attempts` of a block, sampled in parallel, each with the seconds its
+/// classification took. Workers keep (copy out of their buffers) only the candidates whose
+/// category was not `full` when the batch began (all, past patience), so the many rejected
+/// ones allocate nothing. (Boxed: an outcome is mostly a rejection, and the vector of 64
+/// stays small.)
+fn draw_batch(
+    p: &GenParams,
+    sampler: &Sampler,
+    shape: BlockShape<'_>,
+    attempts: std::ops::Range<u64>,
+    full: FullCategories,
+) -> Vec<(Result<Box<Candidate>, Rejection>, f64)> {
+    attempts
+        .into_par_iter()
+        .map(|attempt| {
+            let full = if attempt < p.patience {
+                full
+            } else {
+                FullCategories::default()
+            };
+            // Each worker thread keeps its buffers from batch to batch.
+            SCRATCH.with_borrow_mut(|scratch| {
+                let (outcome, secs) = draw_attempt(p, sampler, shape, attempt, full, scratch);
+                (
+                    outcome.map(|c| Box::new(scratch.candidate(&sampler.letters, c))),
+                    secs,
+                )
+            })
+        })
+        .collect()
+}
+
+/// Why a block that accepted `accepted` instances and nothing in the last `stall_limit`
+/// attempts stops, with its rejections by reason.
+fn stalled(
+    block: &Block,
+    accepted: usize,
+    stall_limit: u64,
+    reasons: &[u64; Rejection::ALL.len()],
+) -> GenerateError {
+    let mut why: Vec<String> = counted(reasons)
+        .map(|(r, n)| format!("{r:?}: {n}"))
+        .collect();
+    why.sort();
+    GenerateError::Stalled(format!(
+        "generation cannot progress: block with cascade lengths {:?} accepted {accepted} of {} \
+         instances and nothing in the last {stall_limit} attempts (rejections: {}); \
+         widen the alphabet, input or rule lengths, or lower --size",
+        block.lengths,
+        block.target,
+        why.join(", ")
+    ))
 }
 
 /// The reasons with a nonzero count in `counts` (indexed by `Rejection as usize`).

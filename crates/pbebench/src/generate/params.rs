@@ -351,6 +351,17 @@ fn err(param: &'static str, message: impl Into<String>) -> ParamError {
 impl GenParams {
     /// Checks that the parameters can produce the requested dataset.
     pub fn validate(&self) -> Result<(), ParamError> {
+        self.check_lengths()?;
+        self.check_counts()?;
+        let longest = self.check_cascade_lens()?;
+        self.check_alphabet()?;
+        self.check_cap(longest)?;
+        self.check_balance()?;
+        self.check_shard()
+    }
+
+    /// The length ranges are ranges, and no length is past what every reader accepts.
+    fn check_lengths(&self) -> Result<(), ParamError> {
         let range = |param, (lo, hi): (usize, usize)| {
             if lo == 0 {
                 Err(err(param, "the minimum must be at least 1"))
@@ -407,6 +418,11 @@ impl GenParams {
                 ));
             }
         }
+        Ok(())
+    }
+
+    /// At least one instance and one example, and not too many held-out examples.
+    fn check_counts(&self) -> Result<(), ParamError> {
         if self.size == 0 {
             return Err(err("size", "must be at least 1"));
         }
@@ -423,6 +439,11 @@ impl GenParams {
                 ),
             ));
         }
+        Ok(())
+    }
+
+    /// The cascade lengths, positive and strictly increasing; the longest.
+    fn check_cascade_lens(&self) -> Result<usize, ParamError> {
         let (first, last) = match (self.cascade_lens.first(), self.cascade_lens.last()) {
             (Some(&a), Some(&b)) => (a, b),
             _ => return Err(err("cascade-len", "no cascade length given")),
@@ -433,6 +454,11 @@ impl GenParams {
         if !self.cascade_lens.windows(2).all(|w| w[0] < w[1]) {
             return Err(err("cascade-len", "lengths must be strictly increasing"));
         }
+        Ok(last)
+    }
+
+    /// 2 to 255 distinct letters, none blank, enough for the distinct inputs asked for.
+    fn check_alphabet(&self) -> Result<(), ParamError> {
         let mut letters = self.alphabet.clone();
         letters.sort_unstable();
         letters.dedup();
@@ -476,14 +502,24 @@ impl GenParams {
                 ),
             ));
         }
+        Ok(())
+    }
+
+    /// A fixed rule cap holds the longest cascade.
+    fn check_cap(&self, longest: usize) -> Result<(), ParamError> {
         if let MaxRules::Fixed(cap) = self.max_rules {
-            if cap < last {
+            if cap < longest {
                 return Err(err(
                     "max-rules",
-                    format!("the rule cap {cap} is below the longest cascade length {last}; raise --max-rules"),
+                    format!("the rule cap {cap} is below the longest cascade length {longest}; raise --max-rules"),
                 ));
             }
         }
+        Ok(())
+    }
+
+    /// The size splits evenly into the balanced quotas.
+    fn check_balance(&self) -> Result<(), ParamError> {
         match self.balance {
             Balance::Category if !self.size.is_multiple_of(16) => {
                 return Err(err(
@@ -510,6 +546,11 @@ impl GenParams {
             }
             _ => {}
         }
+        Ok(())
+    }
+
+    /// A shard `K/N` has `0 <= K < N`.
+    fn check_shard(&self) -> Result<(), ParamError> {
         if let Some((k, n)) = self.shard {
             if n == 0 || k >= n {
                 return Err(err(

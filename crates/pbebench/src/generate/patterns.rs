@@ -2,9 +2,9 @@
 //! distinct substrings, found without listing them, or as the published Lite file was
 //! drawn: random strings until one occurs) and a random replacement.
 
-use super::attempt::{Sampler, Scratch};
 use super::draws::Draws;
 use super::letters::{Letters, Padded, SEP_CODE};
+use super::sampler::{Sampler, Scratch};
 use super::PatternDraw;
 use crate::rule::{byte_positions, occurrences};
 use rand::Rng;

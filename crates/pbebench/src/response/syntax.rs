@@ -2,7 +2,8 @@
 //! stack that finds rule lists and `replace` calls. Linear in the block's length; nothing
 //! is evaluated.
 
-use super::{BlockError, RuleOutcome, RuleProblem, RuleRead};
+use super::block::{BlockError, RuleOutcome, RuleRead};
+use super::limits::RuleProblem;
 use crate::pylit;
 use std::borrow::Cow;
 

@@ -25,9 +25,10 @@ use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 /// An input on which an answer and the gold differ, with both outputs: a shortest one,
-/// the first of its length in the alphabet's order.
+/// the first of its length in the alphabet's order. What a grade and a score line keep of
+/// the comparison's [`crate::equiv::Counterexample`] (whose outputs may be too long).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Counterexample {
+pub struct GoldCounterexample {
     /// The input.
     pub input: String,
     /// The gold's output; `None` when a string on the way is longer than the bound.
@@ -36,10 +37,10 @@ pub struct Counterexample {
     pub answer: Option<String>,
 }
 
-impl Counterexample {
+impl GoldCounterexample {
     fn of(found: &crate::equiv::Counterexample) -> Self {
         let text = |o: &Output| o.text().map(str::to_owned);
-        Counterexample {
+        GoldCounterexample {
             input: found.input.clone(),
             gold: text(&found.reference),
             answer: text(&found.answer),
@@ -55,7 +56,7 @@ pub struct Grade {
     /// Changed agreement with the gold; `None` when undecided or the gold changes nothing.
     pub behaviour: Option<f64>,
     /// A shortest input on which the answer and the gold differ, when they differ.
-    pub counterexample: Option<Counterexample>,
+    pub counterexample: Option<GoldCounterexample>,
     /// Why the comparison could not be completed (a bound, or no input space).
     pub undecided: Option<String>,
 }
@@ -105,7 +106,7 @@ impl Grader {
                 Grade {
                     recovered,
                     behaviour,
-                    counterexample: found.map(Counterexample::of),
+                    counterexample: found.map(GoldCounterexample::of),
                     undecided: result.err().map(|u| u.limit.to_string()),
                 }
             }
@@ -126,7 +127,7 @@ pub fn behaviour_rewards<S: AsRef<str>>(
     responses: &[S],
 ) -> Option<Vec<Option<f64>>> {
     let mut grader = Grader::new(instance)?;
-    let limits = crate::response::Limits::of(instance);
+    let limits = crate::response::RuleLimits::of(instance);
     let options = super::ScoreOptions {
         block: crate::response::BlockChoice::Last,
         skip_behaviour: false,

@@ -23,7 +23,7 @@ mod behaviour;
 mod reward;
 mod summary;
 
-pub use behaviour::{behaviour_rewards, Counterexample, Grade, Grader};
+pub use behaviour::{behaviour_rewards, GoldCounterexample, Grade, Grader};
 pub use reward::{reward, PreparedInstance, RewardScratch, Rewarder};
 pub use summary::{
     figure, summarize, Aggregate, Column, PerInstance, Summary, BEST_OF_K_VETTED, COLUMNS,
@@ -33,7 +33,7 @@ use crate::equiv;
 use crate::instance::Instance;
 use crate::metrics;
 use crate::relations::Category;
-use crate::response::{read_answer, Answer, BlockChoice, CascadeSides, Limits};
+use crate::response::{read_answer, Answer, BlockChoice, CascadeSides, RuleLimits};
 use crate::responses::{read_responses_with, Responses, ResponsesError};
 use crate::rule::{replace_into, Cascade, Rule};
 use rayon::prelude::*;
@@ -87,7 +87,7 @@ pub struct SampleScore {
     /// For a passing answer that is not recovered: a shortest input on which it and the
     /// gold differ, with both outputs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub counterexample: Option<Counterexample>,
+    pub counterexample: Option<GoldCounterexample>,
     /// Why the behaviour comparison could not be completed (a bound of the exact
     /// comparison, or no input space); `None` when it was, or was not attempted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -179,7 +179,7 @@ impl InstanceScore {
 /// Precomputed per-instance data shared by all its samples.
 struct Gold<'a> {
     instance: &'a Instance,
-    limits: Limits,
+    limits: RuleLimits,
     char_dist: usize,
     word_dist: usize,
     /// Which visible examples the gold changes (`input ≠ output`).
@@ -195,7 +195,7 @@ impl<'a> Gold<'a> {
     fn new(instance: &'a Instance, options: &ScoreOptions) -> Self {
         Gold {
             instance,
-            limits: Limits::of(instance),
+            limits: RuleLimits::of(instance),
             char_dist: metrics::total_char_distance(&instance.inputs, &instance.outputs),
             word_dist: metrics::total_word_distance(&instance.inputs, &instance.outputs),
             changed: (instance.inputs.iter().zip(&instance.outputs))
@@ -391,10 +391,10 @@ pub struct ResponseReading {
 impl ResponseReading {
     /// Parses `response` under `instance`'s limits and keeps what scoring needs.
     pub fn new(instance: &Instance, response: &str, options: &ScoreOptions) -> Self {
-        Self::under(&Limits::of(instance), response, options)
+        Self::under(&RuleLimits::of(instance), response, options)
     }
 
-    fn under(limits: &Limits, response: &str, options: &ScoreOptions) -> Self {
+    fn under(limits: &RuleLimits, response: &str, options: &ScoreOptions) -> Self {
         read_answer(response, limits, options.block, Self::of)
     }
 
@@ -500,7 +500,7 @@ pub fn score_instance<S: AsRef<str>>(
     responses: &[S],
     options: &ScoreOptions,
 ) -> InstanceScore {
-    let limits = Limits::of(instance);
+    let limits = RuleLimits::of(instance);
     let readings: Vec<ResponseReading> = responses
         .iter()
         .map(|r| ResponseReading::under(&limits, r.as_ref(), options))
@@ -587,7 +587,7 @@ pub fn score_responses(
     dataset: &[Instance],
     options: &ScoreOptions,
 ) -> Result<(Vec<InstanceScore>, Responses<ResponseReading>), ResponsesError> {
-    let limits: Vec<Limits> = dataset.iter().map(Limits::of).collect();
+    let limits: Vec<RuleLimits> = dataset.iter().map(RuleLimits::of).collect();
     let responses = read_responses_with(path, dataset, |k, text| {
         ResponseReading::under(&limits[k], text, options)
     })?;

@@ -6,7 +6,7 @@
 use super::byte_set;
 use crate::instance::Instance;
 use crate::metrics;
-use crate::response::{read_cascade, BlockChoice, CascadeSides, Limits};
+use crate::response::{read_cascade, BlockChoice, CascadeSides, RuleLimits};
 use crate::rule::replace_into;
 use rustc_hash::{FxBuildHasher, FxHashMap};
 use std::borrow::Cow;
@@ -168,7 +168,7 @@ pub struct PreparedInstance {
     texts: String,
     examples: Vec<PackedExample>,
     alphabet: String,
-    limits: Limits,
+    limits: RuleLimits,
     gold_dist: usize,
     /// The longest string an answer may write on the way, in characters.
     bound: usize,
@@ -247,7 +247,7 @@ impl PreparedInstance {
             gold_dist: examples.iter().map(|e| e.gold_dist).sum(),
             examples,
             alphabet: alphabet.to_owned(),
-            limits: Limits::new(max_rules, max_rule_len, alphabet),
+            limits: RuleLimits::new(max_rules, max_rule_len, alphabet),
         }
     }
 
@@ -274,7 +274,7 @@ impl PreparedInstance {
     }
 
     /// The limits of the instance's rules.
-    pub fn limits(&self) -> &Limits {
+    pub fn limits(&self) -> &RuleLimits {
         &self.limits
     }
 
@@ -389,7 +389,7 @@ mod tests {
             block(r#"["replace('a', 'aa')", "replace('aa', 'b')", "replace('b', '')"]"#),
             "no block".to_owned(),
         ] {
-            let parsed = parse_response(&text, &Limits::of(&inst), BlockChoice::Last);
+            let parsed = parse_response(&text, &RuleLimits::of(&inst), BlockChoice::Last);
             let predicted = parsed.cascade().apply_all(&inst.inputs);
             let expected = metrics::edit_sim(&inst.inputs, &inst.outputs, &predicted);
             assert_eq!(rewarder.reward(&text), expected, "{text:?}");
@@ -423,7 +423,7 @@ mod tests {
             .outputs()
             .eq(inst.outputs.iter().map(String::as_str)));
         assert_eq!(prepared.alphabet(), inst.alphabet);
-        assert_eq!(prepared.limits(), &Limits::of(&inst));
+        assert_eq!(prepared.limits(), &RuleLimits::of(&inst));
         assert_eq!(prepared.rewarder().rewards(&texts), one_by_one);
     }
 
@@ -451,7 +451,7 @@ mod tests {
                 .chain(["\"replace('c', 'd')\""])
                 .collect();
             let text = block(&format!("[{}]", rules.join(", ")));
-            let parsed = parse_response(&text, &Limits::of(&inst), BlockChoice::Last);
+            let parsed = parse_response(&text, &RuleLimits::of(&inst), BlockChoice::Last);
             assert_eq!(parsed.cascade().len(), len);
             let predicted = parsed.cascade().apply_all(&inst.inputs);
             let expected = metrics::edit_sim(&inst.inputs, &inst.outputs, &predicted);
@@ -496,7 +496,7 @@ mod tests {
             let expected: Vec<f64> = texts
                 .iter()
                 .map(|t| {
-                    let parsed = parse_response(t, &Limits::of(&inst), BlockChoice::Last);
+                    let parsed = parse_response(t, &RuleLimits::of(&inst), BlockChoice::Last);
                     let predicted = parsed.cascade().apply_all(&inst.inputs);
                     metrics::edit_sim(&inst.inputs, &inst.outputs, &predicted)
                 })

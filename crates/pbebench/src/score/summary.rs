@@ -168,15 +168,6 @@ fn aggregate(scores: &[&InstanceScore]) -> Aggregate {
         .flat_map(|s| &s.samples)
         .filter(|s| s.valid)
         .count();
-    let fewest = answered().map(|s| s.samples.len()).min().unwrap_or(0);
-    let mut ks: Vec<usize> = std::iter::successors(Some(1usize), |k| k.checked_mul(2))
-        .take_while(|k| *k < fewest)
-        .collect();
-    if fewest > 0 {
-        ks.push(fewest);
-    }
-    let mut pass_at_k = BTreeMap::new();
-    let mut recovered_at_k = BTreeMap::new();
     // The graded instances with a decided sample: their (n, c) for recovered pass@k.
     let decided: Vec<(usize, usize)> = scores
         .iter()
@@ -184,53 +175,12 @@ fn aggregate(scores: &[&InstanceScore]) -> Aggregate {
         .map(|s| (s.decided_samples(), s.recovered_samples()))
         .filter(|(n, _)| *n > 0)
         .collect();
-    let recovered_at = |k: usize| -> Vec<f64> {
-        (decided.iter())
-            .map(|&(n, c)| metrics::pass_at_k(n, c, k.min(n)).unwrap_or(0.0))
-            .collect()
-    };
-    // The intervals of pass@k, recovered@k and edit_sim@k, under `pass@k` (…) keys.
-    let mut at_k_intervals: BTreeMap<String, Interval> = BTreeMap::new();
-    let share_interval = |values: &[f64]| {
-        let unanimous = values.iter().all(|v| *v == 0.0 || *v == 1.0);
-        interval::rate(values, unanimous)
-    };
-    let mut edit_sim_at_k = BTreeMap::new();
-    // Each instance's Edit_Sims, highest first, sorted once for every k.
-    let sorted_sims: Vec<Vec<f64>> = scores
-        .iter()
-        .map(|s| {
-            let mut sims: Vec<f64> = s.samples.iter().map(|x| x.edit_sim).collect();
-            sims.sort_by(|a, b| b.total_cmp(a));
-            sims
-        })
-        .collect();
-    for &k in &ks {
-        // A missing instance has its one empty response: k is capped at 1 for it.
-        let mut pass = Vec::with_capacity(scores.len());
-        let mut sim = Vec::with_capacity(scores.len());
-        for (s, sims) in scores.iter().zip(&sorted_sims) {
-            let n = s.samples.len();
-            let k = k.min(n);
-            pass.push(metrics::pass_at_k(n, s.passing_samples(), k).unwrap_or(0.0));
-            sim.push(metrics::best_of_k_average_sorted(sims, k).unwrap_or(0.0));
-        }
-        pass_at_k.insert(k, metrics::mean(&pass).unwrap_or(0.0));
-        let recovered = recovered_at(k);
-        if let Some(r) = metrics::mean(&recovered) {
-            recovered_at_k.insert(k, r);
-        }
-        edit_sim_at_k.insert(k, metrics::mean(&sim).unwrap_or(0.0));
-        for (name, i) in [
-            ("pass", share_interval(&pass)),
-            ("recovered", share_interval(&recovered)),
-            ("edit_sim", interval::clustered(&sim)),
-        ] {
-            if let Some(i) = i {
-                at_k_intervals.insert(format!("{name}@{k}"), i);
-            }
-        }
-    }
+    let AtK {
+        pass_at_k,
+        recovered_at_k,
+        edit_sim_at_k,
+        intervals: at_k_intervals,
+    } = at_k(scores, &decided);
     let behaviours: Vec<f64> = (scores.iter().filter(|s| s.graded))
         .filter_map(|s| {
             metrics::mean(
@@ -283,6 +233,86 @@ fn aggregate(scores: &[&InstanceScore]) -> Aggregate {
         .chain(at_k_intervals)
         .collect();
     aggregate
+}
+
+/// The figures at each k (1, 2, 4, … below the fewest samples an answered instance has,
+/// and that number): pass@k, recovered@k, edit_sim@k, and their intervals under `pass@k`
+/// (…) keys.
+struct AtK {
+    pass_at_k: BTreeMap<usize, f64>,
+    recovered_at_k: BTreeMap<usize, f64>,
+    edit_sim_at_k: BTreeMap<usize, f64>,
+    intervals: BTreeMap<String, Interval>,
+}
+
+/// [`AtK`] of `scores`, whose graded instances with a decided sample have the (n, c) of
+/// `decided` for recovered@k.
+fn at_k(scores: &[&InstanceScore], decided: &[(usize, usize)]) -> AtK {
+    let fewest = (scores.iter().filter(|s| !s.missing))
+        .map(|s| s.samples.len())
+        .min()
+        .unwrap_or(0);
+    let mut ks: Vec<usize> = std::iter::successors(Some(1usize), |k| k.checked_mul(2))
+        .take_while(|k| *k < fewest)
+        .collect();
+    if fewest > 0 {
+        ks.push(fewest);
+    }
+    let mut pass_at_k = BTreeMap::new();
+    let mut recovered_at_k = BTreeMap::new();
+    let recovered_at = |k: usize| -> Vec<f64> {
+        (decided.iter())
+            .map(|&(n, c)| metrics::pass_at_k(n, c, k.min(n)).unwrap_or(0.0))
+            .collect()
+    };
+    // The intervals of pass@k, recovered@k and edit_sim@k, under `pass@k` (…) keys.
+    let mut at_k_intervals: BTreeMap<String, Interval> = BTreeMap::new();
+    let share_interval = |values: &[f64]| {
+        let unanimous = values.iter().all(|v| *v == 0.0 || *v == 1.0);
+        interval::rate(values, unanimous)
+    };
+    let mut edit_sim_at_k = BTreeMap::new();
+    // Each instance's Edit_Sims, highest first, sorted once for every k.
+    let sorted_sims: Vec<Vec<f64>> = scores
+        .iter()
+        .map(|s| {
+            let mut sims: Vec<f64> = s.samples.iter().map(|x| x.edit_sim).collect();
+            sims.sort_by(|a, b| b.total_cmp(a));
+            sims
+        })
+        .collect();
+    for &k in &ks {
+        // A missing instance has its one empty response: k is capped at 1 for it.
+        let mut pass = Vec::with_capacity(scores.len());
+        let mut sim = Vec::with_capacity(scores.len());
+        for (s, sims) in scores.iter().zip(&sorted_sims) {
+            let n = s.samples.len();
+            let k = k.min(n);
+            pass.push(metrics::pass_at_k(n, s.passing_samples(), k).unwrap_or(0.0));
+            sim.push(metrics::best_of_k_average_sorted(sims, k).unwrap_or(0.0));
+        }
+        pass_at_k.insert(k, metrics::mean(&pass).unwrap_or(0.0));
+        let recovered = recovered_at(k);
+        if let Some(r) = metrics::mean(&recovered) {
+            recovered_at_k.insert(k, r);
+        }
+        edit_sim_at_k.insert(k, metrics::mean(&sim).unwrap_or(0.0));
+        for (name, i) in [
+            ("pass", share_interval(&pass)),
+            ("recovered", share_interval(&recovered)),
+            ("edit_sim", interval::clustered(&sim)),
+        ] {
+            if let Some(i) = i {
+                at_k_intervals.insert(format!("{name}@{k}"), i);
+            }
+        }
+    }
+    AtK {
+        pass_at_k,
+        recovered_at_k,
+        edit_sim_at_k,
+        intervals: at_k_intervals,
+    }
 }
 
 /// What one instance contributes to a figure, which decides the figure's interval

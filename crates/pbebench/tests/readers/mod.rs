@@ -10,7 +10,7 @@ use pbebench::dataset::{parse_instance, parse_replace_call};
 use pbebench::pylit::{character_named, parse_str_list, parse_string_literal};
 use pbebench::{
     parse_block, parse_response, parse_response_line, read_responses, read_responses_with,
-    read_word_lists, BlockChoice, Cascade, Instance, Limits, PromptTemplate, WordListOptions,
+    read_word_lists, BlockChoice, Cascade, Instance, PromptTemplate, RuleLimits, WordListOptions,
 };
 use std::path::PathBuf;
 
@@ -25,12 +25,12 @@ fn text(data: &[u8]) -> std::borrow::Cow<'_, str> {
 /// rules.
 pub fn response(data: &[u8]) {
     let text = text(data);
-    let limits = Limits::new(5, 3, "abc");
+    let limits = RuleLimits::new(5, 3, "abc");
     for choice in [BlockChoice::First, BlockChoice::Last] {
         let parsed = parse_response(&text, &limits, choice);
         assert!(parsed.rules.len() <= 5);
         assert!(parsed.cascade().len() <= parsed.valid_rules());
-        let free = parse_response(&text, &Limits::unlimited(), choice);
+        let free = parse_response(&text, &RuleLimits::unlimited(), choice);
         assert!(free.rules.len() <= text.len());
     }
     if let Ok(rules) = parse_block(&text) {
