@@ -14,6 +14,7 @@ pub mod generate;
 pub mod inspect;
 mod output;
 pub mod pairs;
+mod pairs_cldf;
 pub mod parse;
 pub mod prompt;
 pub mod relations;
