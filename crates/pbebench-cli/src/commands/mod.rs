@@ -23,5 +23,6 @@ pub mod report;
 pub mod score;
 pub mod show;
 pub mod solve;
+mod solve_budget;
 mod status;
 pub mod vet;
