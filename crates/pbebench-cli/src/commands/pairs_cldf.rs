@@ -13,11 +13,10 @@ use std::process::ExitCode;
 /// How `--link` pairs forms.
 #[derive(Clone, Copy, clap::ValueEnum)]
 enum LinkArg {
-    /// By cognate set when the dataset has a cognate table, else by concept.
+    // (No doc comments: they would turn `pairs --help` into its long layout; --link's
+    // help says what each value does.)
     Auto,
-    /// By cognate set (the CognateTable).
     Cognates,
-    /// By concept (the forms' Parameter_ID).
     Concepts,
 }
 
@@ -36,8 +35,8 @@ pub struct CldfArgs {
     /// instance ids is its ID.
     #[arg(long, value_name = "LANG", requires = "cldf")]
     to: Option<String>,
-    /// How forms are paired: by cognate set or by concept (auto: cognate sets when the
-    /// dataset has them).
+    /// How forms are paired: by cognate set (the CognateTable) or by concept (the forms'
+    /// Parameter_ID); auto: by cognate set when the dataset has a cognate table.
     #[arg(long, value_enum, default_value = "auto", requires = "cldf")]
     link: LinkArg,
     /// Write `#` at both ends of every word, so that rules can name a word's edges.
@@ -83,27 +82,24 @@ pub fn run(args: CldfArgs, words: WordListOptions, out: &Path) -> anyhow::Result
     Ok(ExitCode::SUCCESS)
 }
 
-/// The library's error, its fields named as the flags that set them.
+/// The library's error, its fields and choices named as the flags that set them.
 fn flagged(error: CldfError) -> anyhow::Error {
-    match &error {
+    let text = error.to_string();
+    let text = match &error {
         CldfError::UnknownLanguage { field, .. } => {
-            let flag = if *field == "from" { "--from" } else { "--to" };
-            let text = error.to_string();
             let rest = text.strip_prefix(field).unwrap_or(&text);
-            anyhow::anyhow!("{flag}{rest}")
+            format!("--{field}{rest}")
         }
-        CldfError::SameLanguage(_) => anyhow::anyhow!(error
-            .to_string()
-            .replace("from and to are", "--from and --to are")),
-        CldfError::NoPairs { .. } | CldfError::Metadata { .. } => anyhow::anyhow!(error
-            .to_string()
-            .replace("pair by concept", "pair by concept (--link concepts)")
-            .replace(
-                "pair by cognate set",
-                "pair by cognate set (--link cognates)"
-            )),
-        _ => error.into(),
-    }
+        CldfError::SameLanguage(_) => text.replace("from and to are", "--from and --to are"),
+        _ => text,
+    };
+    anyhow::anyhow!(text
+        .replace("pair by concept", "pair by concept (--link concepts)")
+        .replace(
+            "pair by cognate set",
+            "pair by cognate set (--link cognates)"
+        )
+        .replace("leave word boundaries off", "leave out --boundaries"))
 }
 
 /// The forms in no pair, one a line, with a header.
