@@ -5,7 +5,8 @@
 #
 # - a virtualenv ($PBEBENCH_VENV, default python/.venv) with maturin and pytest from PyPI;
 # - with --frameworks, also the frameworks of the [inspect] and [verl] extras (the
-#   requirements as pyproject.toml states them: inspect_ai, pyarrow), and
+#   requirements as pyproject.toml states them: inspect_ai, pyarrow) and pycldf (for the
+#   CLDF tests only), and
 #   PBEBENCH_REQUIRE_FRAMEWORKS=1, which makes their tests fail instead of skip when a
 #   framework is missing. pip's cache and an existing venv are reused, so a second run
 #   installs nothing;
@@ -44,9 +45,11 @@ if [ "$frameworks" = 1 ]; then
 import sys, tomllib
 extras = tomllib.load(open(sys.argv[1], "rb"))["project"]["optional-dependencies"]
 print("\n".join(r for name in ("inspect", "verl") for r in extras[name]))' "$here/pyproject.toml")
-    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "${extras[@]}"
+    # pycldf writes and validates the CLDF Wordlists of tests/test_cldf.py (tests only: the
+    # package reads CLDF in Rust).
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "${extras[@]}" "pycldf>=1.41"
     export PBEBENCH_REQUIRE_FRAMEWORKS=1
-    echo "python/ci.sh: frameworks: $("$venv/bin/python" -c 'import inspect_ai, pyarrow; print("inspect_ai", inspect_ai.__version__ + ",", "pyarrow", pyarrow.__version__)')" >&2
+    echo "python/ci.sh: frameworks: $("$venv/bin/python" -c 'import inspect_ai, pyarrow, pycldf; print("inspect_ai", inspect_ai.__version__ + ",", "pyarrow", pyarrow.__version__ + ",", "pycldf", pycldf.__version__)')" >&2
 fi
 
 (cd "$root" && cargo build --quiet -p pbebench-cli)

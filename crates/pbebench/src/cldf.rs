@@ -732,6 +732,7 @@ fn read_rows(metadata: &Path, table: &Table, terms: &[&str]) -> Result<Rows, Cld
         line,
         message,
     };
+    let mut lines = Lines::default();
     let mut records = reader.records();
     let mut positions: Vec<usize> = Vec::new();
     if table.header {
@@ -742,7 +743,7 @@ fn read_rows(metadata: &Path, table: &Table, terms: &[&str]) -> Result<Rows, Cld
                     "the file is empty: its first line names the columns".into(),
                 ))
             }
-            Some(Err(e)) => return Err(csv_error(&table.path, e)),
+            Some(Err(e)) => return Err(csv_error(&table.path, text, e)),
             Some(Ok(header)) => header,
         };
         for column in &wanted {
@@ -771,8 +772,8 @@ fn read_rows(metadata: &Path, table: &Table, terms: &[&str]) -> Result<Rows, Cld
     }
     let mut rows = Vec::new();
     for record in records {
-        let record = record.map_err(|e| csv_error(&table.path, e))?;
-        let line = record.position().map_or(0, |p| p.line());
+        let record = record.map_err(|e| csv_error(&table.path, text, e))?;
+        let line = lines.at(text, record.position().map_or(0, |p| p.byte()));
         if record.iter().all(|c| c.trim().is_empty()) {
             continue;
         }
@@ -799,9 +800,36 @@ fn read_rows(metadata: &Path, table: &Table, terms: &[&str]) -> Result<Rows, Cld
     })
 }
 
-/// A CSV error as a line error (the csv crate's position, else line 0).
-fn csv_error(path: &Path, error: csv::Error) -> CldfError {
-    let line = error.position().map_or(0, |p| p.line());
+/// Line numbers from byte offsets: the csv crate's own line count is one short after
+/// every `\r\n` (BurntSushi/rust-csv#395), and pycldf writes `\r\n`. The offset it gives
+/// of a record after a `\r\n` is that of the `\n`, which is counted with the line it ends.
+#[derive(Default)]
+struct Lines {
+    byte: usize,
+    line: u64,
+}
+
+impl Lines {
+    /// The 1-based line of the byte at `offset` of `text`; offsets are asked in order.
+    fn at(&mut self, text: &[u8], offset: u64) -> u64 {
+        let mut offset = (offset as usize).min(text.len());
+        if text.get(offset) == Some(&b'\n') {
+            offset += 1;
+        }
+        if offset < self.byte {
+            *self = Lines::default();
+        }
+        self.line += memchr::memchr_iter(b'\n', &text[self.byte..offset]).count() as u64;
+        self.byte = offset;
+        self.line + 1
+    }
+}
+
+/// A CSV error as a line error (at the csv crate's position, else line 0).
+fn csv_error(path: &Path, text: &[u8], error: csv::Error) -> CldfError {
+    let line = error
+        .position()
+        .map_or(0, |p| Lines::default().at(text, p.byte()));
     let message = match error.kind() {
         csv::ErrorKind::Utf8 { .. } => "not UTF-8: convert the file to UTF-8".to_owned(),
         csv::ErrorKind::Io(e) => e.to_string(),
@@ -1021,6 +1049,24 @@ mod tests {
             },
         );
         assert!(e.contains("forms.csv: the segment '#' is reserved"), "{e}");
+    }
+
+    /// Lines are counted right in a file with `\r\n` line ends (as pycldf writes them).
+    #[test]
+    fn lines_are_counted_across_crlf() {
+        let (_dir, metadata) = toy_with("forms.csv", |t| t.replace('\n', "\r\n"));
+        let pairs = read_cldf_pairs(&metadata, &options("proto", "dau")).unwrap();
+        assert_eq!(ipa(&pairs).len(), TOY_PAIRS.len());
+        assert_eq!(
+            (pairs.unpaired[3].form.as_str(), pairs.unpaired[3].line),
+            ("dau-dog-2", 17)
+        );
+        let e = error(
+            "forms.csv",
+            |t| (t + "short,dau\n").replace('\n', "\r\n"),
+            &options("proto", "dau"),
+        );
+        assert!(e.contains("forms.csv:20: 2 cells"), "{e}");
     }
 
     /// A table that is not UTF-8, or whose dialect this reader does not take, is refused
