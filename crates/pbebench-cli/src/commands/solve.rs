@@ -170,7 +170,7 @@ fn holdout(
     let budget = Budget::time(args.time_limit);
     let (done, total, started) = (
         Arc::new(AtomicUsize::new(0)),
-        instances.len(),
+        instances.len() * args.budget.runs(),
         Instant::now(),
     );
     let status = {

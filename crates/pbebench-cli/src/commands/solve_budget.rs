@@ -79,6 +79,11 @@ impl BudgetArgs {
         !self.sweep.is_empty()
     }
 
+    /// How many times each instance is solved: once per budget of `--sweep`, else once.
+    pub fn runs(&self) -> usize {
+        self.sweep.len().max(1)
+    }
+
     /// The instances with the rule cap these options set (unchanged without them).
     /// `share`: the held-out share, whose words the solver does not see.
     pub fn apply(
