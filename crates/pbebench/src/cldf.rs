@@ -405,6 +405,9 @@ enum Side {
     To,
 }
 
+/// A form of `from` and its counterpart of `to`.
+type Pair<'a> = (&'a Form, &'a Form);
+
 /// A form of one of the two languages.
 struct Form {
     line: u64,
@@ -478,7 +481,7 @@ fn assign_sets(
 
 /// Pairs in the order of `to`'s forms, each with the first `from` form of its set; every
 /// other form of the two languages with why it is in no pair.
-fn pair<'a>(ours: &'a [Form]) -> (Vec<(&'a Form, &'a Form)>, Vec<(&'a Form, UnpairedReason)>) {
+fn pair(ours: &[Form]) -> (Vec<Pair<'_>>, Vec<(&Form, UnpairedReason)>) {
     let usable = |f: &Form| !f.segments.is_empty() && f.set.is_some();
     let mut first_from: HashMap<&str, usize> = HashMap::new();
     let mut first_to: HashMap<&str, usize> = HashMap::new();

@@ -122,14 +122,14 @@ impl Derivation {
                     text,
                     "irregular: {} > {} (the rules give {})",
                     self.show(&self.words[word]),
-                    self.show(&self.expected.as_ref().map_or("", |e| &e[word])),
+                    self.show(self.expected.as_ref().map_or("", |e| &e[word])),
                     got.map_or("a form over the bound".to_owned(), |g| self.show(&g)),
                 ),
                 Irregular::OwnRule { word, rule } => writeln!(
                     text,
                     "irregular: {} > {} (only rule {} changes it, and no other word)",
                     self.show(&self.words[word]),
-                    self.show(&self.expected.as_ref().map_or("", |e| &e[word])),
+                    self.show(self.expected.as_ref().map_or("", |e| &e[word])),
                     rule + 1
                 ),
             };
