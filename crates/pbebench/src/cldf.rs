@@ -718,11 +718,13 @@ fn read_rows(metadata: &Path, table: &Table, terms: &[&str]) -> Result<Rows, Cld
         };
         wanted.push(column);
     }
-    let bytes = std::fs::read(&table.path).map_err(|error| CldfError::Io {
+    // Through the one opening path of every reader (a directory refused, a byte-order
+    // mark skipped); bytes that are not UTF-8 are found per row below, with their line.
+    let bytes = pbebench_io::read_input(&table.path).map_err(|error| CldfError::Io {
         path: table.path.clone(),
         error,
     })?;
-    let text = bytes.strip_prefix("\u{feff}".as_bytes()).unwrap_or(&bytes);
+    let text = bytes.as_slice();
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(false)
         .delimiter(table.delimiter)
@@ -1116,6 +1118,18 @@ mod tests {
         }
         let pairs = read_cldf_pairs(&metadata, &options("proto", "dau")).unwrap();
         assert_eq!(ipa(&pairs).len(), TOY_PAIRS.len());
+        // A byte-order mark is no part of the first column's name.
+        let (_dir, metadata) = toy_with("forms.csv", |t| format!("\u{feff}{t}"));
+        let pairs = read_cldf_pairs(&metadata, &options("proto", "dau")).unwrap();
+        assert_eq!(ipa(&pairs).len(), TOY_PAIRS.len());
+        // A table that is a directory is refused, named.
+        let (dir, metadata) = toy_with("forms.csv", |t| t);
+        std::fs::remove_file(dir.path().join("cognates.csv")).unwrap();
+        std::fs::create_dir(dir.path().join("cognates.csv")).unwrap();
+        let e = read_cldf_pairs(&metadata, &options("proto", "dau"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("cognates.csv: "), "{e}");
     }
 
     /// The symbol table travels in the dataset line and comes back; a line whose table
