@@ -374,6 +374,7 @@ pub fn reward_instance<'py>(
         category: None,
         relations_mode: Default::default(),
         interactions: Vec::new(),
+        symbols: Default::default(),
     };
     if !inst.problems().is_empty() {
         let id = match dict.get_item(intern!(py, "id"))? {

@@ -261,6 +261,7 @@ mod tests {
             max_rule_len: 3,
             alphabet: "abcdefghijkuvwxyz".into(),
             interactions: Vec::new(),
+            symbols: Default::default(),
         }
     }
 

@@ -117,6 +117,7 @@ pub(crate) fn parse_record(
         id: index.to_string(),
         cascade_len: cascade.len(),
         interactions,
+        symbols: Default::default(),
         cascade: Some(cascade),
         category,
         relations_mode,
@@ -495,6 +496,7 @@ mod tests {
             heldout_inputs: Vec::new(),
             heldout_outputs: Vec::new(),
             interactions: Vec::new(),
+            symbols: Default::default(),
         };
         let line = authors_line(&inst, &AuthorsOptions::default()).unwrap();
         assert!(line.contains(r#""replace(\"a\\\"b\", \"'\")""#), "{line}");

@@ -8,6 +8,7 @@
 
 use crate::relations::{RelationMode, Relations};
 use crate::rule::{Cascade, Rule};
+use crate::symbols::{sound_law, Symbols};
 use std::fmt::{self, Write};
 
 /// The CSS of the HTML tables: changed cells highlighted, wrong expected outputs red.
@@ -29,6 +30,30 @@ pub struct Derivation {
     relations: Vec<Vec<String>>,
     /// The length bound on forms.
     max_len: usize,
+    /// The segments the symbols of the words stand for: every form is shown in them.
+    symbols: Symbols,
+}
+
+/// A word no rule of the cascade explains as a sound law would (as the Reconstruction
+/// Engine separates irregular forms from regular ones).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Irregular {
+    /// The cascade does not derive the word's expected output: it gives `got` (`None`:
+    /// a form over the length bound).
+    NotDerived {
+        /// The word's position.
+        word: usize,
+        /// What the cascade gives.
+        got: Option<String>,
+    },
+    /// The cascade derives the word, but only with a rule that changes no other word: a
+    /// patch for this word, not a law.
+    OwnRule {
+        /// The word's position.
+        word: usize,
+        /// The rule (numbered from 0).
+        rule: usize,
+    },
 }
 
 impl Derivation {
@@ -54,7 +79,79 @@ impl Derivation {
             forms,
             expected: None,
             max_len,
+            symbols: Symbols::default(),
         }
+    }
+
+    /// Shows every form in the segments `symbols` stand for (a dataset read from CLDF).
+    pub fn with_symbols(mut self, symbols: &Symbols) -> Self {
+        self.symbols = symbols.clone();
+        self
+    }
+
+    /// The words no rule explains (see [`Irregular`]), in word order; empty without
+    /// expected outputs ([`Derivation::with_expected`]). A word not derived is listed
+    /// once; a derived word once per rule of its own.
+    pub fn irregular(&self) -> Vec<Irregular> {
+        let Some(expected) = &self.expected else {
+            return Vec::new();
+        };
+        let mut found = Vec::new();
+        for (w, e) in expected.iter().enumerate() {
+            if self.output(w) != Some(e.as_str()) {
+                let got = self.output(w).map(str::to_owned);
+                found.push(Irregular::NotDerived { word: w, got });
+                continue;
+            }
+            for r in (0..self.rules.len()).filter(|&r| self.changed(r, w)) {
+                let others = (0..self.words.len()).filter(|&v| v != w && self.changed(r, v));
+                if others.count() == 0 {
+                    found.push(Irregular::OwnRule { word: w, rule: r });
+                }
+            }
+        }
+        found
+    }
+
+    /// The irregular words as lines (`irregular: WORD (…)`), in IPA; empty when none.
+    pub fn irregular_text(&self) -> String {
+        let mut text = String::new();
+        for irregular in self.irregular() {
+            let _ = match irregular {
+                Irregular::NotDerived { word, got } => writeln!(
+                    text,
+                    "irregular: {} > {} (the rules give {})",
+                    self.show(&self.words[word]),
+                    self.show(self.expected.as_ref().map_or("", |e| &e[word])),
+                    got.map_or("a form over the bound".to_owned(), |g| self.show(&g)),
+                ),
+                Irregular::OwnRule { word, rule } => writeln!(
+                    text,
+                    "irregular: {} > {} (only rule {} changes it, and no other word)",
+                    self.show(&self.words[word]),
+                    self.show(self.expected.as_ref().map_or("", |e| &e[word])),
+                    rule + 1
+                ),
+            };
+        }
+        text
+    }
+
+    /// A form as shown: in its segments.
+    fn show(&self, form: &str) -> String {
+        self.symbols.decode(form)
+    }
+
+    /// A rule as shown: `a -> b` in segments, the empty side `∅`.
+    fn rule_text(&self, rule: &Rule) -> String {
+        let show = |s: &str| {
+            if s.is_empty() {
+                "∅".to_owned()
+            } else {
+                self.show(s)
+            }
+        };
+        format!("{} -> {}", show(rule.pattern()), show(rule.replacement()))
     }
 
     /// Adds the expected outputs (one per word), shown in a last row with each mismatch
@@ -104,33 +201,42 @@ impl Derivation {
 
     /// The `<table class="derivation">` alone, for a page that holds [`HTML_STYLE`] once.
     pub fn to_html_table(&self) -> String {
-        let mut h = String::from("<table class=\"derivation\">\n<tr><th>rule</th>");
+        let mut h =
+            String::from("<table class=\"derivation\">\n<tr><th>rule</th><th>sound law</th>");
         for w in &self.words {
-            let _ = write!(h, "<th>{}</th>", escape(w));
+            let _ = write!(h, "<th>{}</th>", escape(&self.show(w)));
         }
         h.push_str("<th>relations</th></tr>\n");
         for (r, rule) in self.rules.iter().enumerate() {
-            let _ = write!(h, "<tr><th>{} {}</th>", r + 1, escape(&rule_text(rule)));
+            let _ = write!(
+                h,
+                "<tr><th>{} {}</th><td>{}</td>",
+                r + 1,
+                escape(&self.rule_text(rule)),
+                escape(&sound_law(rule, &self.symbols))
+            );
             for w in 0..self.words.len() {
                 let class = if self.changed(r, w) {
                     " class=\"changed\""
                 } else {
                     ""
                 };
-                let cell = self.form(r, w).map_or("…".to_owned(), escape);
+                let cell = self
+                    .form(r, w)
+                    .map_or("…".to_owned(), |f| escape(&self.show(f)));
                 let _ = write!(h, "<td{class}>{cell}</td>");
             }
             let _ = writeln!(h, "<td>{}</td></tr>", escape(&self.relations[r].join(", ")));
         }
         if let Some(expected) = &self.expected {
-            h.push_str("<tr><th>expected</th>");
+            h.push_str("<tr><th>expected</th><td></td>");
             for (w, e) in expected.iter().enumerate() {
                 let class = if self.output(w) == Some(e.as_str()) {
                     ""
                 } else {
                     " class=\"wrong\""
                 };
-                let _ = write!(h, "<td{class}>{}</td>", escape(e));
+                let _ = write!(h, "<td{class}>{}</td>", escape(&self.show(e)));
             }
             h.push_str("<td></td></tr>\n");
         }
@@ -144,14 +250,17 @@ impl Derivation {
 impl fmt::Display for Derivation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut rows: Vec<Vec<String>> = Vec::new();
-        let mut head = vec!["rule".to_owned()];
-        head.extend(self.words.iter().map(|w| format!(" {w}")));
+        let mut head = vec!["rule".to_owned(), "sound law".to_owned()];
+        head.extend(self.words.iter().map(|w| format!(" {}", self.show(w))));
         head.push("relations".to_owned());
         rows.push(head);
         for (r, rule) in self.rules.iter().enumerate() {
-            let mut row = vec![format!("{} {}", r + 1, rule_text(rule))];
+            let mut row = vec![
+                format!("{} {}", r + 1, self.rule_text(rule)),
+                sound_law(rule, &self.symbols),
+            ];
             for w in 0..self.words.len() {
-                let form = self.form(r, w).unwrap_or("…");
+                let form = self.form(r, w).map_or("…".to_owned(), |f| self.show(f));
                 let mark = if self.changed(r, w) { "*" } else { " " };
                 row.push(format!("{mark}{form}"));
             }
@@ -159,21 +268,21 @@ impl fmt::Display for Derivation {
             rows.push(row);
         }
         if let Some(expected) = &self.expected {
-            let mut row = vec!["expected".to_owned()];
+            let mut row = vec!["expected".to_owned(), String::new()];
             for (w, e) in expected.iter().enumerate() {
                 let mark = if self.output(w) == Some(e.as_str()) {
                     " "
                 } else {
                     "≠"
                 };
-                row.push(format!("{mark}{e}"));
+                row.push(format!("{mark}{}", self.show(e)));
             }
             row.push(String::new());
             rows.push(row);
         }
         let columns = rows[0].len();
         let widths: Vec<usize> = (0..columns)
-            .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
+            .map(|c| rows.iter().map(|r| width(&r[c])).max().unwrap_or(0))
             .collect();
         for row in &rows {
             let mut line = String::new();
@@ -181,7 +290,7 @@ impl fmt::Display for Derivation {
                 if c + 1 == columns {
                     line.push_str(cell);
                 } else {
-                    let pad = widths[c] - cell.chars().count();
+                    let pad = widths[c] - width(cell);
                     let _ = write!(line, "{cell}{}  ", " ".repeat(pad));
                 }
             }
@@ -189,7 +298,7 @@ impl fmt::Display for Derivation {
         }
         let over: Vec<String> = (0..self.words.len())
             .filter(|&w| self.output(w).is_none())
-            .map(|w| self.words[w].clone())
+            .map(|w| self.show(&self.words[w]))
             .collect();
         if !over.is_empty() {
             writeln!(
@@ -207,16 +316,6 @@ impl fmt::Display for Derivation {
 fn apply_within(rule: &Rule, form: &str, max_len: usize) -> Option<String> {
     let single = Cascade::new(vec![rule.clone()]);
     single.apply_bounded(form, max_len).ok()
-}
-
-/// `a -> b`, with the empty replacement shown as `∅`.
-fn rule_text(rule: &Rule) -> String {
-    let b = if rule.replacement().is_empty() {
-        "∅"
-    } else {
-        rule.replacement()
-    };
-    format!("{} -> {b}", rule.pattern())
 }
 
 /// Each rule's relations, named and numbered from 1.
@@ -238,6 +337,13 @@ fn named_relations(cascade: &Cascade, mode: RelationMode) -> Vec<Vec<String>> {
             names
         })
         .collect()
+}
+
+/// The columns `text` takes in a terminal: its characters but the combining marks (the
+/// tie bar of `t͡ʃ`, a nasal tilde written apart), which sit on the one before.
+fn width(text: &str) -> usize {
+    let combining = |c: char| matches!(c as u32, 0x300..=0x36F | 0x1AB0..=0x1AFF | 0x1DC0..=0x1DFF | 0x20D0..=0x20FF | 0xFE20..=0xFE2F);
+    text.chars().filter(|&c| !combining(c)).count()
 }
 
 fn escape(s: &str) -> String {
@@ -274,7 +380,50 @@ mod tests {
         let text = d.to_string();
         assert_eq!(
             text,
-            "rule       ab   x  relations\n1 a -> b  *bb   x  feeds 2\n2 b -> c  *cc   x\n"
+            "rule      sound law   ab   x  relations\n1 a -> b  a > b      *bb   x  feeds 2\n2 b -> c  b > c      *cc   x\n"
+        );
+    }
+
+    /// A dataset read from CLDF: rules, sound laws and forms shown in IPA; the words the
+    /// rules get wrong, or change with a rule of their own, listed as irregular.
+    #[test]
+    fn forms_show_as_segments_and_irregular_words_are_listed() {
+        let symbols = Symbols::for_segments(["t͡ʃ", "k", "i", "a", "u"], &[]).unwrap();
+        let ch = symbols.encode(&["t͡ʃ"]).unwrap();
+        // k > t͡ʃ / _ i explains two words; ku > u patches one; "kaka" stays irregular.
+        let c = cascade(&[("ki", &format!("{ch}i")), ("ku", "u")]);
+        let inputs = words(&["kiki", "aki", "aku", "kaka"]);
+        let expected = vec![
+            format!("{ch}i{ch}i"),
+            format!("a{ch}i"),
+            "au".into(),
+            "kata".into(),
+        ];
+        let d = Derivation::new(&c, &inputs, RelationMode::Exact, 100)
+            .with_symbols(&symbols)
+            .with_expected(&expected);
+        let text = d.to_string();
+        assert_eq!(
+            text,
+            "rule         sound law      kiki     aki    aku   kaka  relations\n\
+             1 ki -> t͡ʃi  k > t͡ʃ / _ i  *t͡ʃit͡ʃi  *at͡ʃi   aku   kaka\n\
+             2 ku -> u    k > ∅ / _ u    t͡ʃit͡ʃi   at͡ʃi  *au    kaka\n\
+             expected                    t͡ʃit͡ʃi   at͡ʃi   au   ≠kata\n"
+        );
+        assert!(d.to_html().contains("<td>k &gt; t͡ʃ / _ i</td>"));
+        assert_eq!(
+            d.irregular(),
+            [
+                Irregular::OwnRule { word: 2, rule: 1 },
+                Irregular::NotDerived {
+                    word: 3,
+                    got: Some("kaka".into())
+                }
+            ]
+        );
+        assert_eq!(
+            d.irregular_text(),
+            "irregular: aku > au (only rule 2 changes it, and no other word)\nirregular: kaka > kata (the rules give kaka)\n"
         );
     }
 

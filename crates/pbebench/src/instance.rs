@@ -7,6 +7,7 @@ use crate::dataset::{
 use crate::generate::MAX_HELDOUT;
 use crate::relations::{Category, Interaction, RelationMode};
 use crate::rule::Cascade;
+use crate::symbols::Symbols;
 use serde::{Deserialize, Serialize};
 
 /// One PBE problem. This is the JSONL schema of every dataset pbebench writes (README,
@@ -43,6 +44,11 @@ pub struct Instance {
     pub heldout_outputs: Vec<String>,
     /// The interacting ordered pairs of gold rules.
     pub interactions: Vec<Interaction>,
+    /// The segments of several characters that a symbol of the words stands for (a
+    /// dataset read from segmented data, `pbebench pairs --cldf`): outputs show them
+    /// again. Empty, and left out of the line, otherwise.
+    #[serde(skip_serializing_if = "Symbols::is_empty")]
+    pub symbols: Symbols,
 }
 
 /// The fields of an [`Instance`] as a line gives them: what it leaves out takes its
@@ -69,6 +75,8 @@ struct InstanceFields {
     heldout_outputs: Vec<String>,
     #[serde(default)]
     interactions: Vec<Interaction>,
+    #[serde(default)]
+    symbols: Symbols,
 }
 
 impl TryFrom<InstanceFields> for Instance {
@@ -99,6 +107,7 @@ impl TryFrom<InstanceFields> for Instance {
             heldout_inputs: f.heldout_inputs,
             heldout_outputs: f.heldout_outputs,
             interactions: f.interactions,
+            symbols: f.symbols,
         })
     }
 }
@@ -152,6 +161,7 @@ impl Instance {
             heldout_inputs: Vec::new(),
             heldout_outputs: Vec::new(),
             interactions: Vec::new(),
+            symbols: Default::default(),
         }
     }
 
@@ -186,6 +196,7 @@ impl Instance {
         if let Some(problem) = too_long("id", std::slice::from_ref(&self.id)) {
             problems.push(problem);
         }
+        problems.extend(self.symbols.problems());
         if self.cascade_len > MAX_CASCADE_LEN {
             problems.push(format!(
                 "cascade_len is {}, more than the {MAX_CASCADE_LEN} rules a gold cascade may have",

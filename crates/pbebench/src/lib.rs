@@ -59,6 +59,7 @@
 //!     heldout_inputs: Vec::new(),
 //!     heldout_outputs: Vec::new(),
 //!     interactions: Vec::new(),
+//!     symbols: Default::default(),
 //! };
 //! let answer = "Rule order matters.\n```python\n[\"replace('ab', 'c')\", \"replace('c', 'd')\"]\n```";
 //! let score = score_instance(&instance, &[answer, "no idea"], &ScoreOptions::default());
@@ -73,6 +74,7 @@
 #![warn(missing_docs)]
 
 mod authors;
+pub mod cldf;
 pub mod dataset;
 pub mod derivation;
 pub mod equiv;
@@ -91,6 +93,7 @@ mod results;
 pub mod rule;
 mod score;
 mod stats;
+pub mod symbols;
 mod wordlists;
 
 pub use authors::{

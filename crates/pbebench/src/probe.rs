@@ -541,6 +541,7 @@ mod tests {
             max_rule_len: 2,
             alphabet: "abcx".into(),
             interactions: Vec::new(),
+            symbols: Default::default(),
         }
     }
 

@@ -441,6 +441,7 @@ mod tests {
             heldout_inputs: vec!["SECRET".into()],
             heldout_outputs: vec!["SECRET".into()],
             interactions: Vec::new(),
+            symbols: Default::default(),
         }
     }
 

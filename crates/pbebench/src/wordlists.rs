@@ -276,6 +276,7 @@ fn instances(
             heldout_inputs: Vec::new(),
             heldout_outputs: Vec::new(),
             interactions: Vec::new(),
+            symbols: Default::default(),
         })
         .collect()
 }

@@ -25,6 +25,7 @@ fn instance(inputs: &[&str], heldout: &[&str], gold: Option<Cascade>) -> Instanc
         heldout_inputs: strings(heldout),
         heldout_outputs: apply(heldout),
         interactions: Vec::new(),
+        symbols: Default::default(),
     }
 }
 

@@ -49,6 +49,7 @@ fn instance_strategy() -> impl Strategy<Value = Instance> {
                 heldout_inputs: Vec::new(),
                 heldout_outputs: Vec::new(),
                 interactions: Vec::new(),
+                symbols: Default::default(),
             }
         })
 }

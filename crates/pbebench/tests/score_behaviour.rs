@@ -34,6 +34,7 @@ fn instance(id: &str, gold: Option<Cascade>, alphabet: &str, inputs: &[&str]) ->
         heldout_inputs: Vec::new(),
         heldout_outputs: Vec::new(),
         interactions: Vec::new(),
+        symbols: Default::default(),
     }
 }
 

@@ -28,7 +28,9 @@ Each row is one rule and shows every word's form after it; a changed cell is mar
 others, numbered from 1: `feeds 3` (it can create an occurrence of rule 3's pattern, and \
 comes first), `bleeds 3` (it can destroy one), `counter-feeds 1` / `counter-bleeds 1` \
 (it would, but rule 1 comes first). With --dataset, the instance's outputs are the last \
-row, a wrong one marked `≠`.
+row, a wrong one marked `≠`, and for real data (no gold) the irregular words are listed: \
+those the rules do not derive, and those only a rule of their own changes. A dataset read from \
+CLDF (`pairs --cldf`) is shown in IPA, each rule also as a sound law (`a > b / L _ R`).
 
 Forms are bounded (16 times the longest word or example string, at least 256 \
 characters): a cascade whose forms outgrow it shows `…` from there on.
@@ -63,12 +65,15 @@ pub struct Args {
 
 /// Runs `pbebench derive`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let derivation = match (&args.cascade, &args.dataset) {
+    let (derivation, real) = match (&args.cascade, &args.dataset) {
         (Some(cascade), None) => {
             let cascade = read_cascade(cascade)?;
             let longest = args.words.iter().map(|w| w.chars().count()).max();
             let bound = length_bound_of(longest.unwrap_or(0));
-            Derivation::new(&cascade, &args.words, args.mode, bound)
+            (
+                Derivation::new(&cascade, &args.words, args.mode, bound),
+                false,
+            )
         }
         (None, Some(dataset)) => {
             if !args.words.is_empty() {
@@ -79,14 +84,18 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         _ => bail!("give --cascade C WORD…, or --dataset D --id ID [--responses R]"),
     };
     match args.format {
+        // Words no law explains are a finding about real data (a gold derives every word).
+        Format::Text if real => print!("{derivation}{}", derivation.irregular_text()),
         Format::Text => print!("{derivation}"),
         Format::Html => print!("{}", derivation.to_html()),
     }
     Ok(ExitCode::SUCCESS)
 }
 
-/// The derivation of instance `--id` of `dataset`, by its gold or by the answer to it.
-fn from_dataset(args: &Args, dataset: &PathBuf) -> anyhow::Result<Derivation> {
+/// The derivation of instance `--id` of `dataset`, by its gold or by the answer to it
+/// (its forms in IPA when the dataset keeps segments as symbols).
+/// With whether the instance is real data (no gold), whose irregular words are listed.
+fn from_dataset(args: &Args, dataset: &PathBuf) -> anyhow::Result<(Derivation, bool)> {
     let id = args.id.as_deref().context("--dataset needs --id")?;
     let instances = read_dataset(dataset)?;
     let Some(inst) = instances.iter().find(|i| i.id == id) else {
@@ -108,6 +117,10 @@ fn from_dataset(args: &Args, dataset: &PathBuf) -> anyhow::Result<Derivation> {
             ),
         },
     };
-    let derivation = Derivation::new(&cascade, &inst.inputs, args.mode, length_bound(inst));
-    Ok(derivation.with_expected(&inst.outputs))
+    let derivation = Derivation::new(&cascade, &inst.inputs, args.mode, length_bound(inst))
+        .with_symbols(&inst.symbols);
+    Ok((
+        derivation.with_expected(&inst.outputs),
+        inst.cascade.is_none(),
+    ))
 }

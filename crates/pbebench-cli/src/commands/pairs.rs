@@ -13,6 +13,7 @@ use std::process::ExitCode;
 #[command(after_help = "Examples:\n  \
 pbebench pairs --dir testdata/pbebench-official/real_sli --out real_sli.jsonl\n  \
 pbebench pairs --inputs proto.txt --outputs reflexes.txt --name mylang --chunk 0 --out mylang.jsonl\n  \
+pbebench pairs --cldf testdata/cldf/toy/Wordlist-metadata.json --from proto --to dau --out toy.jsonl\n  \
 pbebench solve --dataset real_sli.jsonl --out real.responses.jsonl && \
 pbebench score --dataset real_sli.jsonl --responses real.responses.jsonl")]
 pub struct Args {
@@ -21,7 +22,7 @@ pub struct Args {
         long,
         value_name = "FILE",
         requires = "outputs",
-        conflicts_with = "dir"
+        conflicts_with_all = ["dir", "cldf"]
     )]
     inputs: Option<PathBuf>,
     /// The outputs (e.g. attested reflexes), paired line by line with --inputs.
@@ -33,8 +34,15 @@ pub struct Args {
     name: Option<String>,
     /// Every subdirectory of DIR holding words.in and words.out (the authors' real_sli
     /// layout), in name order, each named after its directory.
-    #[arg(long, value_name = "DIR", required_unless_present = "inputs")]
+    #[arg(
+        long,
+        value_name = "DIR",
+        required_unless_present_any = ["inputs", "cldf"],
+        conflicts_with = "cldf"
+    )]
     dir: Option<PathBuf>,
+    #[command(flatten)]
+    cldf: super::pairs_cldf::CldfArgs,
     /// Words per instance, in file order (0: the whole list in one instance).
     #[arg(long, value_name = "N", default_value_t = WordListOptions::default().chunk)]
     chunk: usize,
@@ -46,7 +54,12 @@ pub struct Args {
     max_rule_len: usize,
     /// The letters rules may use: letters and ranges (`a-ku-z`), or `lite` / `full`
     /// [default: every letter of the language's two lists].
-    #[arg(long, value_name = "LETTERS", value_parser = super::args::alphabet)]
+    #[arg(
+        long,
+        value_name = "LETTERS",
+        value_parser = super::args::alphabet,
+        conflicts_with = "cldf"
+    )]
     alphabet: Option<String>,
     /// Where to write the dataset (JSONL; "-": standard output).
     #[arg(long, value_name = "FILE")]
@@ -64,6 +77,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         max_rule_len: args.max_rule_len,
         alphabet: args.alphabet,
     };
+    if args.cldf.cldf.is_some() {
+        return super::pairs_cldf::run(args.cldf, options, &args.out);
+    }
     let mut languages: Vec<LanguagePair> = Vec::new();
     match (&args.inputs, &args.outputs, &args.dir) {
         (Some(inputs), Some(outputs), None) => {

@@ -75,6 +75,8 @@ pub struct Args {
     /// the seen words, per language; --out gets one JSON line per instance.
     #[arg(long, value_name = "SHARE", conflicts_with = "probe_budget")]
     holdout: Option<f64>,
+    #[command(flatten)]
+    budget: super::solve_budget::BudgetArgs,
 }
 
 /// Runs `pbebench solve`.
@@ -94,6 +96,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let instances = read_dataset(&args.dataset)?;
     if instances.is_empty() {
         bail!("{}: the dataset holds no instances", args.dataset.display());
+    }
+    let instances = args.budget.apply(instances, args.holdout)?;
+    if args.budget.laws() && pbebench_io::is_stdout(&args.output.out) {
+        bail!("--laws reads the answers back from --out: give --out a file, not -");
     }
     if let Some(share) = args.holdout {
         return holdout(&args, &instances, solver.as_ref(), threads, share, &checked);
@@ -140,6 +146,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             String::new()
         }
     );
+    if args.budget.laws() {
+        print!(
+            "{}",
+            super::solve_budget::laws(&instances, &args.output.out)?
+        );
+    }
     Ok(ExitCode::SUCCESS)
 }
 
@@ -158,7 +170,7 @@ fn holdout(
     let budget = Budget::time(args.time_limit);
     let (done, total, started) = (
         Arc::new(AtomicUsize::new(0)),
-        instances.len(),
+        instances.len() * args.budget.runs(),
         Instant::now(),
     );
     let status = {
@@ -171,9 +183,32 @@ fn holdout(
             )
         })
     };
-    let rows = pbebench_solve::cross_validate(instances, solver, &budget, threads, share, |_| {
+    let on_done = |_| {
         done.fetch_add(1, Ordering::Relaxed);
-    });
+    };
+    if args.budget.sweeps() {
+        let (out, budget) = (&args.output.out, &budget);
+        let table = super::solve_budget::sweep(
+            &args.budget,
+            instances,
+            solver,
+            budget,
+            threads,
+            share,
+            files,
+            out,
+            on_done,
+        );
+        drop(status);
+        let table = table?;
+        if pbebench_io::is_stdout(out) {
+            eprint!("{table}");
+        } else {
+            print!("{table}");
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let rows = pbebench_solve::cross_validate(instances, solver, &budget, threads, share, on_done);
     drop(status);
     let rows = rows.context("--holdout")?;
     files.create(&args.output.out)?.write(|out| {
@@ -277,6 +312,7 @@ mod tests {
             probe_budget: None,
             max_probe_len: ProbeLen::default(),
             holdout: None,
+            budget: Default::default(),
         }
     }
 

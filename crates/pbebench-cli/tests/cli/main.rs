@@ -5,6 +5,7 @@
 mod common;
 
 mod audit;
+mod cldf;
 mod compare;
 mod core;
 mod dataset;

@@ -57,6 +57,7 @@ pub fn instances(n: usize) -> Vec<Instance> {
                 heldout_inputs: Vec::new(),
                 heldout_outputs: Vec::new(),
                 interactions: Vec::new(),
+                symbols: Default::default(),
             }
         })
         .collect()

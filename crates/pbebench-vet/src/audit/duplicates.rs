@@ -194,6 +194,7 @@ mod tests {
             heldout_inputs: Vec::new(),
             heldout_outputs: Vec::new(),
             interactions: Vec::new(),
+            symbols: Default::default(),
         }
     }
 

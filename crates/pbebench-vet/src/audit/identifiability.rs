@@ -268,6 +268,7 @@ mod tests {
             heldout_inputs: vec![],
             heldout_outputs: vec![],
             interactions: vec![],
+            symbols: Default::default(),
         };
         let mut real = inst.clone();
         real.id = "real".into();

@@ -230,8 +230,14 @@ mod tests {
         // The patchwork's table: its one rule leaves the counterexample "aa" unchanged,
         // and the expected row (the gold's outputs) marks it.
         let text = shown[0].answer.to_string();
-        assert!(text.starts_with("rule         ab   dd   aa"), "{text}");
-        assert!(text.contains("expected     cc   dd  ≠cc"), "{text}");
+        assert!(
+            text.starts_with("rule        sound law   ab   dd   aa"),
+            "{text}"
+        );
+        assert!(
+            text.contains("expected                cc   dd  ≠cc"),
+            "{text}"
+        );
         assert_eq!(shown[0].gold.output(2), Some("cc"));
         assert!(shown[0].gold.to_string().contains("feeds 2"));
         // The miss: "ad" -> "bd", expected "cd".

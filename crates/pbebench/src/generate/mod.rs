@@ -446,6 +446,7 @@ fn finish_instance(
         heldout_inputs,
         heldout_outputs,
         interactions: relations.interactions(),
+        symbols: Default::default(),
         cascade: Some(cascade),
     }
 }

@@ -654,6 +654,7 @@ pub(crate) mod testing {
             heldout_inputs: vec!["abab".into()],
             heldout_outputs: vec!["dd".into()],
             interactions: Vec::new(),
+            symbols: Default::default(),
         }
     }
 
