@@ -11,7 +11,7 @@ use pbebench::derivation::Derivation;
 use pbebench::equiv::length_bound;
 use pbebench::pylit::repr;
 use pbebench::symbols::sound_law;
-use pbebench::{parse_response, read_responses, BlockChoice, Instance, Limits, RelationMode};
+use pbebench::{parse_response, read_responses, BlockChoice, Instance, RelationMode, RuleLimits};
 use pbebench_solve::{cross_validate, held_out, Budget, HoldoutRow, Solver};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -223,7 +223,7 @@ pub fn laws(instances: &[Instance], responses: &Path) -> anyhow::Result<String> 
         let Some(response) = read.by_id.get(&inst.id).and_then(|r| r.first()) else {
             continue;
         };
-        let cascade = parse_response(response, &Limits::of(inst), BlockChoice::Last).cascade();
+        let cascade = parse_response(response, &RuleLimits::of(inst), BlockChoice::Last).cascade();
         let _ = writeln!(
             text,
             "{}: {} rule{} for {} words",
