@@ -3,6 +3,7 @@
 #![deny(unsafe_code)]
 
 mod commands;
+mod printer;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -19,6 +20,8 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    #[command(flatten)]
+    print: printer::PrintArgs,
 }
 
 #[derive(Subcommand)]
@@ -67,6 +70,7 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    printer::init(cli.print);
     clean_up_on_interrupt();
     quiet_on_broken_pipe();
     let result = match cli.command {

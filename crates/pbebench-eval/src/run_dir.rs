@@ -2,6 +2,7 @@
 //! continued; one made with others is refused, with the list of differences, or moved
 //! aside with `--force-new`.
 
+use crate::progress::EvalProgress;
 use crate::store::{DatasetRef, RunStore};
 use crate::{EvalConfig, EvalError};
 use serde_json::Value;
@@ -13,6 +14,7 @@ pub(crate) fn open_run(
     config: &EvalConfig,
     dataset: &DatasetRef,
     answer: &Value,
+    progress: &dyn EvalProgress,
 ) -> Result<RunStore, EvalError> {
     let dir = &config.run_dir;
     let store = RunStore::open(dir)?;
@@ -41,9 +43,7 @@ pub(crate) fn open_run(
     }
     drop(store);
     let moved = RunStore::archive(dir)?;
-    if config.progress {
-        eprintln!("note: the previous run was moved to {}", moved.display());
-    }
+    progress.moved_aside(&moved);
     Ok(RunStore::open(dir)?)
 }
 

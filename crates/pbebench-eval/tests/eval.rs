@@ -5,7 +5,8 @@
 mod support;
 
 use pbebench_eval::{
-    evaluate, rescore, Block, EvalError, Prices, SolverCommand, SolverSpec, Status, StopReason,
+    evaluate, rescore, Block, EvalConfig, EvalError, Field, Prices, SolverCommand, SolverSpec,
+    Status, StopReason,
 };
 use serde_json::Value;
 use std::collections::HashMap;
@@ -670,18 +671,30 @@ fn bad_parameters_are_named() {
     let dataset = write_dataset(dir.path(), &instances(1));
     let run = dir.path().join("run");
     let base = chat_config(&dataset, &run, &["http://127.0.0.1:9/v1".into()]);
+    // The library names the field refused (the CLI names its option).
+    let refused = |c: &EvalConfig| match evaluate(c).unwrap_err() {
+        EvalError::Config(e) => (e.field, e.to_string()),
+        e => panic!("not a refused field: {e}"),
+    };
     let mut c = base.clone();
     c.samples = 0;
-    assert!(evaluate(&c).unwrap_err().to_string().contains("--samples"));
+    assert_eq!(
+        refused(&c),
+        (Field::Samples, "samples must be at least 1".to_owned())
+    );
     let mut c = base.clone();
     c.concurrency = 0;
-    assert!(evaluate(&c)
-        .unwrap_err()
-        .to_string()
-        .contains("--concurrency"));
+    assert_eq!(refused(&c).0, Field::Concurrency);
     let mut c = base.clone();
     c.max_cost = Some(1.0);
-    assert!(evaluate(&c).unwrap_err().to_string().contains("--price-in"));
+    assert_eq!(
+        refused(&c),
+        (
+            Field::MaxCost,
+            "max_cost needs prices.input and/or prices.output (prices per million tokens)"
+                .to_owned()
+        )
+    );
     let mut c = base.clone();
     chat(&mut c).base_urls = vec!["localhost:8000".into()];
     assert!(evaluate(&c)

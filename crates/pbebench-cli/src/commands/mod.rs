@@ -22,5 +22,4 @@ pub mod report;
 pub mod score;
 pub mod show;
 pub mod solve;
-mod status;
 pub mod vet;

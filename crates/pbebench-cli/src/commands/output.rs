@@ -155,7 +155,7 @@ pub fn any_stdout<'a>(outs: impl IntoIterator<Item = &'a Option<Out>>) -> bool {
 /// output holds one of its outputs.
 pub fn say(text: &str, stdout_taken: bool) {
     if stdout_taken {
-        eprint!("{text}");
+        crate::printer::note_text(text);
     } else {
         print!("{text}");
     }

@@ -144,7 +144,6 @@ pub fn chat_config(dataset: &Path, run_dir: &Path, base_urls: &[String]) -> Eval
         max_cost: None,
         force_new: false,
         block: Block::Last,
-        progress: false,
         interactive: None,
     }
 }
