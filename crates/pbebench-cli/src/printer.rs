@@ -19,12 +19,11 @@ use std::time::{Duration, Instant};
 /// The global options that decide what is printed, taken by every command.
 #[derive(clap::Args, Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct PrintArgs {
-    /// Print nothing on standard error but warnings and errors: no progress, no summaries
-    /// (the outputs and the exit status are the same)
-    #[arg(long, short = 'q', global = true)]
+    /// Print only warnings and errors on standard error: no progress, no summaries
+    #[arg(long, short = 'q', global = true, display_order = 1000)]
     pub quiet: bool,
-    /// No progress bar on a terminal, and no status lines off one
-    #[arg(long, global = true)]
+    /// No progress bar, and no status lines in a log
+    #[arg(long, global = true, display_order = 1000)]
     pub no_progress: bool,
 }
 
