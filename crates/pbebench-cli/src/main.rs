@@ -1,6 +1,7 @@
 //! `pbebench`: generate PBE problems over string-rewrite cascades, solve, score, vet and
 //! report. This binary only parses arguments and wires the library crates together.
 #![deny(unsafe_code)]
+#![warn(clippy::too_many_lines)]
 
 mod commands;
 mod printer;
