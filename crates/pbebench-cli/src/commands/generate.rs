@@ -268,12 +268,20 @@ fn run_vetted(args: &Args, params: GenParams, max_examples: usize) -> anyhow::Re
     let threads = args.threads.count();
     let pool = args.threads.pool()?;
     let mut instances = Vec::with_capacity(params.size);
+    let bar = Shown(Progress::start(
+        "generate",
+        "instances",
+        params.size,
+        args.status.status_every,
+    ));
     let stats = pool.install(|| {
-        generate::generate(&params, &(), &mut |inst| {
+        generate::generate(&params, &bar, &mut |inst| {
             instances.push(inst);
             Ok(())
         })
-    })?;
+    });
+    bar.0.finish();
+    let stats = stats?;
     print_summary(&params, &stats, None);
     let options = pbebench_vet::VetOptions {
         panel,
