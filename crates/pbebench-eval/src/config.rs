@@ -254,6 +254,8 @@ pub enum Problem {
     Outside(f64, &'static str),
     /// An empty command.
     Empty,
+    /// A file it names cannot be used: why.
+    Unusable(String),
 }
 
 /// Why [`EvalConfig::check`] refused a configuration: the field, and what is wrong with it.
@@ -296,6 +298,7 @@ impl ConfigError {
             Problem::NoModel => format!("{f} must name the model the endpoint serves"),
             Problem::Outside(v, range) => format!("{f} {v} is outside {range}"),
             Problem::Empty => format!("{f} is empty"),
+            Problem::Unusable(why) => format!("{f} {why}"),
         }
     }
 }

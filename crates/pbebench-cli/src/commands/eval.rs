@@ -196,7 +196,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     printer::note(format_args!("run: {}", config.run_dir.display()));
     let shown = Shown::new(config.prices);
     let outcome = evaluate_with(&config, &shown);
-    shown.finish();
+    shown.finish(outcome.is_ok());
     finish(&outcome.map_err(flags)?, format, &checked)
 }
 
@@ -283,9 +283,13 @@ impl Shown {
         m
     }
 
-    /// Leaves the last figures in view.
-    fn finish(self) {
-        self.progress.finish_in_view();
+    /// Leaves the last figures in view after a run, or clears them before an error.
+    fn finish(self, ran: bool) {
+        if ran {
+            self.progress.finish_in_view();
+        } else {
+            self.progress.finish();
+        }
     }
 }
 

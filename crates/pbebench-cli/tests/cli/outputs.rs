@@ -506,4 +506,15 @@ fn eval_refusals_name_the_options() {
         d,
     );
     assert_fatal(&o, "error: --top-p 2 is outside (0, 1]");
+    let o = pbebench_in(
+        &[
+            &chat[..4],
+            &["m", "--base-url", "http://h/v1", "--template", "nope.txt"],
+        ]
+        .concat(),
+        d,
+    );
+    assert_fatal(&o, "error: --template nope.txt: ");
+    // The error comes alone: no status line of a run that never started.
+    assert_eq!(stderr(&o).lines().count(), 2, "{}", stderr(&o));
 }
