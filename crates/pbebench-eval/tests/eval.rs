@@ -5,8 +5,8 @@
 mod support;
 
 use pbebench_eval::{
-    evaluate, rescore, Block, EvalConfig, EvalError, Field, Prices, SolverCommand, SolverSpec,
-    Status, StopReason,
+    evaluate, rescore, Block, EvalConfig, EvalError, Field, Prices, Problem, SolverCommand,
+    SolverSpec, Status, StopReason,
 };
 use serde_json::Value;
 use std::collections::HashMap;
@@ -562,8 +562,15 @@ fn the_budget_holds_under_concurrency() {
     // Output priced but unbounded: the worst case is unknown, so the run is refused.
     let mut unbounded = config.clone();
     chat(&mut unbounded).params.max_tokens = None;
-    let err = evaluate(&unbounded).unwrap_err().to_string();
-    assert!(err.contains("--max-tokens"), "{err}");
+    match evaluate(&unbounded).unwrap_err() {
+        EvalError::Config(e) => {
+            assert_eq!(
+                (e.field, e.problem),
+                (Field::MaxCost, Problem::UnboundedAnswers)
+            )
+        }
+        e => panic!("not a refused field: {e}"),
+    }
 }
 
 #[test]

@@ -614,6 +614,51 @@ mod tests {
         assert!(parse(&["--dataset", "d", "--solver-cmd", "s", "--format", "json"]).is_ok());
     }
 
+    /// Every field the library may refuse is named by an option `eval` takes.
+    #[test]
+    fn every_field_is_named_by_an_option() {
+        use clap::CommandFactory;
+        let cmd = Cli::command();
+        let longs: Vec<String> = cmd
+            .get_arguments()
+            .filter_map(|a| a.get_long().map(|l| format!("--{l}")))
+            .collect();
+        for field in [
+            Field::Samples,
+            Field::Concurrency,
+            Field::PriceIn,
+            Field::PriceOut,
+            Field::MaxCost,
+            Field::MaxTokens,
+            Field::ExtraBody,
+            Field::Interactive,
+            Field::MaxTurns,
+            Field::MaxEpisodeTokens,
+            Field::Template,
+            Field::BaseUrls,
+            Field::Model,
+            Field::Timeout,
+            Field::Temperature,
+            Field::TopP,
+            Field::SolverCommand,
+        ] {
+            assert!(
+                longs.contains(&flag(field).to_owned()),
+                "{field:?}: {}",
+                flag(field)
+            );
+        }
+        let e = pbebench_eval::ConfigError {
+            field: Field::MaxCost,
+            problem: pbebench_eval::Problem::UnboundedAnswers,
+        };
+        assert_eq!(
+            e.message(flag),
+            "--max-cost needs a bound on every answer, to reserve the worst case of each request \
+             in flight: give --max-tokens N (or max_tokens / max_completion_tokens in --extra-body)"
+        );
+    }
+
     #[test]
     fn bad_values_are_named() {
         let base = [
