@@ -322,19 +322,22 @@ mod tests {
         );
     }
 
+    /// A bar on a terminal, status lines off one, and neither when progress is off.
     #[test]
-    fn nothing_is_shown_when_progress_is_off() {
-        let p = Progress::start_on("vet", "done", 3, Duration::from_secs(1), false, true);
-        assert!(p.bar.is_none() && p.status.is_none());
-        let p = Progress::start_on("vet", "done", 3, Duration::from_secs(1), false, false);
-        assert!(p.bar.is_none() && p.status.is_none());
-    }
-
-    #[test]
-    fn a_bar_on_a_terminal_and_lines_off_one() {
-        let p = Progress::start_on("vet", "done", 3, Duration::from_secs(1000), true, true);
-        assert!(p.bar.is_some() && p.status.is_none());
-        let p = Progress::start_on("vet", "done", 3, Duration::from_secs(1000), true, false);
-        assert!(p.bar.is_none() && p.status.is_some());
+    fn what_is_shown_where() {
+        for (shown, terminal, bar, lines) in [
+            (true, true, true, false),
+            (true, false, false, true),
+            (false, true, false, false),
+            (false, false, false, false),
+        ] {
+            let every = Duration::from_secs(1000);
+            let p = Progress::start_on("vet", "done", 3, every, shown, terminal);
+            assert_eq!(
+                (p.bar.is_some(), p.status.is_some()),
+                (bar, lines),
+                "shown {shown}, terminal {terminal}"
+            );
+        }
     }
 }

@@ -125,14 +125,12 @@ fn answers(dir: &Path) -> String {
 const SOLVER: &str =
     "import json, sys\nprint(json.load(open(sys.argv[1]))[json.load(sys.stdin)[\"id\"]])\n";
 
-/// The eval table of a solver program's answers, and `show` of two of its samples.
-#[test]
-fn eval_table_and_show() {
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path();
-    four(d);
-    write(d, "answers.json", &answers(d));
-    write(d, "solver.py", SOLVER);
+/// [`four`] in `dir`, evaluated into `run` by a solver program that answers from
+/// [`answers`], with the options `extra`.
+fn eval_four(dir: &Path, extra: &[&str]) -> Output {
+    four(dir);
+    write(dir, "answers.json", &answers(dir));
+    write(dir, "solver.py", SOLVER);
     let args = [
         "eval",
         "--dataset",
@@ -141,9 +139,16 @@ fn eval_table_and_show() {
         "python3 solver.py answers.json",
         "--run",
         "run",
-        "--no-progress",
     ];
-    let o = ok(&args, d);
+    ok(&[&args[..], extra].concat(), dir)
+}
+
+/// The eval table of a solver program's answers, and `show` of two of its samples.
+#[test]
+fn eval_table_and_show() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let o = eval_four(d, &["--no-progress"]);
     insta::assert_snapshot!("eval", shown(&o, d, &[("latency ", "")]));
     let o = ok(&["show", "run", "--id", "lite-s21-00000"], d);
     insta::assert_snapshot!("show_gold", shown(&o, d, &[]));
@@ -359,21 +364,7 @@ fn pairs_summary() {
 fn eval_progress_off_a_terminal() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    four(d);
-    write(d, "answers.json", &answers(d));
-    write(d, "solver.py", SOLVER);
-    let args = [
-        "eval",
-        "--dataset",
-        "e.jsonl",
-        "--solver-cmd",
-        "python3 solver.py answers.json",
-        "--run",
-        "run",
-        "--format",
-        "json",
-    ];
-    let o = ok(&args, d);
+    let o = eval_four(d, &["--format", "json"]);
     let text = shown(&o, d, &[("%, ", " tok/s"), ("tok/s, ", " s")]);
     let (_, stderr) = text.split_once("----- stderr -----\n").unwrap();
     let status: Vec<&str> = stderr.lines().filter(|l| l.starts_with("eval: ")).collect();
@@ -392,7 +383,8 @@ fn quiet_changes_no_output() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let runs = |quiet: bool, tag: &str| {
-        let mut args = vec![
+        let data = format!("{tag}.jsonl");
+        let args = vec![
             "generate",
             "--size",
             "4",
@@ -400,9 +392,9 @@ fn quiet_changes_no_output() {
             "length",
             "--seed",
             "21",
+            "--out",
+            &data,
         ];
-        let data = format!("{tag}.jsonl");
-        args.extend(["--out", &data]);
         let quietly = |mut args: Vec<&str>| {
             if quiet {
                 args.insert(1, "--quiet");
