@@ -1,8 +1,10 @@
 //! `pbebench`: generate PBE problems over string-rewrite cascades, solve, score, vet and
 //! report. This binary only parses arguments and wires the library crates together.
 #![deny(unsafe_code)]
+#![warn(clippy::too_many_lines)]
 
 mod commands;
+mod printer;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -19,6 +21,8 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    #[command(flatten)]
+    print: printer::PrintArgs,
 }
 
 #[derive(Subcommand)]
@@ -67,6 +71,7 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    printer::init(cli.print);
     clean_up_on_interrupt();
     quiet_on_broken_pipe();
     let result = match cli.command {

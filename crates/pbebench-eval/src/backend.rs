@@ -11,7 +11,7 @@ use crate::sample::{Prices, Sample};
 use crate::solver_cmd::{PublicInstance, SolverCommand};
 use crate::store::TurnRow;
 use crate::template::Template;
-use crate::{EvalConfig, EvalError, SolverSpec};
+use crate::{ConfigError, EvalConfig, EvalError, Field, Problem, SolverSpec};
 use pbebench::Instance;
 use serde_json::{json, Value};
 
@@ -154,8 +154,11 @@ impl Backend {
     pub(crate) fn build(config: &EvalConfig) -> Result<(Backend, Vec<String>), EvalError> {
         match &config.solver {
             SolverSpec::Chat(chat) => {
-                let template = Template::load(chat.template.as_deref())
-                    .map_err(|e| EvalError::Parameter(format!("--template {e}")))?;
+                let template =
+                    Template::load(chat.template.as_deref()).map_err(|e| ConfigError {
+                        field: Field::Template,
+                        problem: Problem::Unusable(e.to_string()),
+                    })?;
                 let client = ChatClient::new(
                     &chat.base_urls,
                     chat.api_key.clone(),

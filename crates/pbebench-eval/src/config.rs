@@ -6,7 +6,6 @@ use crate::episode::InteractiveSpec;
 use crate::retry::RetryPolicy;
 use crate::sample::Prices;
 use crate::solver_cmd::SolverCommand;
-use crate::EvalError;
 use pbebench::BlockChoice;
 use serde_json::{json, Value};
 use std::path::PathBuf;
@@ -37,8 +36,6 @@ pub struct EvalConfig {
     pub force_new: bool,
     /// Which fenced block of a response is scored.
     pub block: BlockChoice,
-    /// Draw a progress bar (or, off a terminal, a status line every 30 s) on stderr.
-    pub progress: bool,
     /// Interactive mode: each sample is an episode that probes the hidden cascade.
     pub interactive: Option<InteractiveSpec>,
 }
@@ -71,76 +68,73 @@ pub struct ChatSpec {
 }
 
 impl EvalConfig {
-    /// Checks every parameter before anything is read or sent.
-    pub(crate) fn check(&self) -> Result<(), EvalError> {
-        let bad = |m: &str| Err(EvalError::Parameter(m.to_owned()));
+    /// Checks every parameter before anything is read or sent: the first field refused,
+    /// and why.
+    pub fn check(&self) -> Result<(), ConfigError> {
+        let bad = |field, problem| Err(ConfigError { field, problem });
         if self.samples == 0 {
-            return bad("--samples must be at least 1");
+            return bad(Field::Samples, Problem::AtLeastOne);
         }
         if self.concurrency == 0 || self.concurrency > MAX_CONCURRENCY {
-            return bad(&format!(
-                "--concurrency must be between 1 and {MAX_CONCURRENCY}"
-            ));
+            return bad(Field::Concurrency, Problem::AtMost(MAX_CONCURRENCY));
         }
-        for (name, v) in [
-            ("--price-in", Some(self.prices.input)),
-            ("--price-out", Some(self.prices.output)),
-            ("--max-cost", self.max_cost),
+        for (field, v) in [
+            (Field::PriceIn, Some(self.prices.input)),
+            (Field::PriceOut, Some(self.prices.output)),
+            (Field::MaxCost, self.max_cost),
         ] {
             if v.is_some_and(|v| !v.is_finite() || v < 0.0) {
-                return bad(&format!("{name} must be a non-negative number"));
+                return bad(field, Problem::Negative);
             }
         }
         if self.max_cost.is_some() && self.prices == Prices::default() {
-            return bad(
-                "--max-cost needs --price-in and/or --price-out (prices per million tokens)",
-            );
+            return bad(Field::MaxCost, Problem::NoPrices);
         }
         if let SolverSpec::Chat(chat) = &self.solver {
             if self.max_cost.is_some()
                 && self.prices.output > 0.0
                 && chat.params.max_output_tokens().is_none()
             {
-                return bad("--max-cost needs a bound on every answer, to reserve the worst case of each request in flight: give --max-tokens N (or max_tokens / max_completion_tokens in --extra-body)");
+                return bad(Field::MaxCost, Problem::UnboundedAnswers);
             }
         }
         if let Some(spec) = &self.interactive {
             if spec.max_turns == 0 {
-                return bad("--max-turns must be at least 1");
+                return bad(Field::MaxTurns, Problem::AtLeastOne);
             }
             if spec.max_episode_tokens == Some(0) {
-                return bad("--max-episode-tokens must be positive");
+                return bad(Field::MaxEpisodeTokens, Problem::NotPositive);
             }
             if let SolverSpec::Chat(chat) = &self.solver {
                 if chat.template.is_some() {
-                    return bad("--template does not apply to --interactive, whose prompt states the tools and the budget");
+                    return bad(Field::Template, Problem::NotInteractive);
                 }
             }
         }
         match &self.solver {
             SolverSpec::Chat(chat) => {
                 if chat.base_urls.is_empty() {
-                    return bad("give at least one --base-url (vLLM: http://localhost:8000/v1)");
+                    return bad(Field::BaseUrls, Problem::NoBaseUrl);
                 }
                 if chat.params.model.trim().is_empty() {
-                    return bad("--model must name the model the endpoint serves");
+                    return bad(Field::Model, Problem::NoModel);
                 }
                 if chat.timeout.is_zero() {
-                    return bad("--timeout must be positive");
+                    return bad(Field::Timeout, Problem::NotPositive);
                 }
                 if let Some(t) = chat.params.temperature.filter(|t| !(0.0..=2.0).contains(t)) {
-                    return bad(&format!("--temperature {t} is outside 0..2"));
+                    return bad(Field::Temperature, Problem::Outside(t, "0..2"));
                 }
                 if let Some(p) = chat.params.top_p.filter(|p| !(*p > 0.0 && *p <= 1.0)) {
-                    return bad(&format!("--top-p {p} is outside (0, 1]"));
+                    return bad(Field::TopP, Problem::Outside(p, "(0, 1]"));
                 }
             }
             SolverSpec::Command(cmd) => {
                 if cmd.command.trim().is_empty() {
-                    return bad("--solver-cmd is empty");
+                    return bad(Field::SolverCommand, Problem::Empty);
                 }
                 if cmd.timeout.is_zero() {
-                    return bad("--timeout must be positive");
+                    return bad(Field::Timeout, Problem::NotPositive);
                 }
             }
         }
@@ -167,5 +161,144 @@ impl EvalConfig {
             SolverSpec::Command(cmd) => v["timeout_s"] = json!(cmd.timeout.as_secs_f64()),
         }
         v
+    }
+}
+
+/// A field of [`EvalConfig`] that [`EvalConfig::check`] refuses, or that its refusal names.
+/// A command line maps each to its option ([`ConfigError::message`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Field {
+    /// `samples`.
+    Samples,
+    /// `concurrency`.
+    Concurrency,
+    /// `prices.input`.
+    PriceIn,
+    /// `prices.output`.
+    PriceOut,
+    /// `max_cost`.
+    MaxCost,
+    /// The chat's `params.max_tokens`.
+    MaxTokens,
+    /// The chat's `params.extra_body`.
+    ExtraBody,
+    /// `interactive`.
+    Interactive,
+    /// `interactive.max_turns`.
+    MaxTurns,
+    /// `interactive.max_episode_tokens`.
+    MaxEpisodeTokens,
+    /// The chat's `template`.
+    Template,
+    /// The chat's `base_urls`.
+    BaseUrls,
+    /// The chat's `params.model`.
+    Model,
+    /// The chat's or the solver program's `timeout`.
+    Timeout,
+    /// The chat's `params.temperature`.
+    Temperature,
+    /// The chat's `params.top_p`.
+    TopP,
+    /// The solver program's `command`.
+    SolverCommand,
+}
+
+impl Field {
+    /// The field's path in [`EvalConfig`], as a Rust caller writes it.
+    pub fn path(self) -> &'static str {
+        match self {
+            Field::Samples => "samples",
+            Field::Concurrency => "concurrency",
+            Field::PriceIn => "prices.input",
+            Field::PriceOut => "prices.output",
+            Field::MaxCost => "max_cost",
+            Field::MaxTokens => "solver.params.max_tokens",
+            Field::ExtraBody => "solver.params.extra_body",
+            Field::Interactive => "interactive",
+            Field::MaxTurns => "interactive.max_turns",
+            Field::MaxEpisodeTokens => "interactive.max_episode_tokens",
+            Field::Template => "solver.template",
+            Field::BaseUrls => "solver.base_urls",
+            Field::Model => "solver.params.model",
+            Field::Timeout => "solver.timeout",
+            Field::Temperature => "solver.params.temperature",
+            Field::TopP => "solver.params.top_p",
+            Field::SolverCommand => "solver.command",
+        }
+    }
+}
+
+/// What is wrong with a [`Field`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum Problem {
+    /// Zero where at least 1 is needed.
+    AtLeastOne,
+    /// Outside 1 to this.
+    AtMost(usize),
+    /// A price or a cost that is negative or not a number.
+    Negative,
+    /// A cost cap without prices to count the cost in.
+    NoPrices,
+    /// A cost cap on a chat whose answers have no bound on their tokens.
+    UnboundedAnswers,
+    /// Zero where a positive value is needed.
+    NotPositive,
+    /// Given, but interactive mode does not use it.
+    NotInteractive,
+    /// No endpoint.
+    NoBaseUrl,
+    /// An empty model name.
+    NoModel,
+    /// The value, outside the range said.
+    Outside(f64, &'static str),
+    /// An empty command.
+    Empty,
+    /// A file it names cannot be used: why.
+    Unusable(String),
+}
+
+/// Why [`EvalConfig::check`] refused a configuration: the field, and what is wrong with it.
+/// Its text names fields by their path in [`EvalConfig`]; [`ConfigError::message`] names
+/// them as the caller does (the command line by its options).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{}", self.message(Field::path))]
+pub struct ConfigError {
+    /// The field refused.
+    pub field: Field,
+    /// What is wrong with it.
+    pub problem: Problem,
+}
+
+impl ConfigError {
+    /// The refusal, with every field it mentions named by `name`.
+    pub fn message(&self, name: impl Fn(Field) -> &'static str) -> String {
+        let f = name(self.field);
+        match &self.problem {
+            Problem::AtLeastOne => format!("{f} must be at least 1"),
+            Problem::AtMost(max) => format!("{f} must be between 1 and {max}"),
+            Problem::Negative => format!("{f} must be a non-negative number"),
+            Problem::NoPrices => format!(
+                "{f} needs {} and/or {} (prices per million tokens)",
+                name(Field::PriceIn),
+                name(Field::PriceOut)
+            ),
+            Problem::UnboundedAnswers => format!(
+                "{f} needs a bound on every answer, to reserve the worst case of each request \
+                 in flight: give {} N (or max_tokens / max_completion_tokens in {})",
+                name(Field::MaxTokens),
+                name(Field::ExtraBody)
+            ),
+            Problem::NotPositive => format!("{f} must be positive"),
+            Problem::NotInteractive => format!(
+                "{f} does not apply to {}, whose prompt states the tools and the budget",
+                name(Field::Interactive)
+            ),
+            Problem::NoBaseUrl => format!("give at least one {f} (vLLM: http://localhost:8000/v1)"),
+            Problem::NoModel => format!("{f} must name the model the endpoint serves"),
+            Problem::Outside(v, range) => format!("{f} {v} is outside {range}"),
+            Problem::Empty => format!("{f} is empty"),
+            Problem::Unusable(why) => format!("{f} {why}"),
+        }
     }
 }

@@ -21,6 +21,9 @@ pub enum EvalError {
     /// The solver program cannot run.
     #[error(transparent)]
     Command(#[from] CommandError),
+    /// A field of the configuration is refused.
+    #[error(transparent)]
+    Config(#[from] crate::ConfigError),
     /// A parameter is out of range, or a file it names is unusable.
     #[error("{0}")]
     Parameter(String),

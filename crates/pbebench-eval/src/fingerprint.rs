@@ -79,7 +79,6 @@ mod tests {
             max_cost: None,
             force_new: false,
             block: BlockChoice::Last,
-            progress: false,
             interactive: None,
         };
         let continued = evaluate(&config).unwrap();

@@ -55,7 +55,6 @@
 //!     max_cost: None,
 //!     force_new: false,
 //!     block: BlockChoice::Last,
-//!     progress: false,
 //!     interactive: None,
 //! };
 //! let outcome = evaluate(&config)?;
@@ -91,15 +90,16 @@ mod worker;
 mod writer;
 
 pub use client::ChatParams;
-pub use config::{ChatSpec, EvalConfig, SolverSpec, MAX_CONCURRENCY};
+pub use config::{ChatSpec, ConfigError, EvalConfig, Field, Problem, SolverSpec, MAX_CONCURRENCY};
 pub use control::Control;
 pub use episode::grade::{EpisodeGrade, InteractiveResults, InteractiveSummary};
 pub use episode::{InteractiveSpec, ToolProtocol};
 pub use error::EvalError;
 pub use pbebench::BlockChoice;
+pub use progress::EvalProgress;
 pub use rescore::rescore;
 pub use retry::RetryPolicy;
-pub use runner::{evaluate, RunOutcome, StopReason};
+pub use runner::{evaluate, evaluate_with, RunOutcome, StopReason};
 pub use sample::{Prices, Sample, Status, Usage, MAX_RESPONSE_BYTES};
 pub use scoring::RunResults;
 pub use solver_cmd::SolverCommand;

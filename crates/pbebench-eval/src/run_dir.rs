@@ -3,6 +3,7 @@
 //! aside with `--force-new`.
 
 use crate::fingerprint::names_dataset;
+use crate::progress::EvalProgress;
 use crate::store::{DatasetRef, RunStore};
 use crate::{EvalConfig, EvalError};
 use serde_json::Value;
@@ -14,6 +15,7 @@ pub(crate) fn open_run(
     config: &EvalConfig,
     dataset: &DatasetRef,
     answer: &Value,
+    progress: &dyn EvalProgress,
 ) -> Result<RunStore, EvalError> {
     let dir = &config.run_dir;
     let store = RunStore::open(dir)?;
@@ -42,9 +44,7 @@ pub(crate) fn open_run(
     }
     drop(store);
     let moved = RunStore::archive(dir)?;
-    if config.progress {
-        eprintln!("note: the previous run was moved to {}", moved.display());
-    }
+    progress.moved_aside(&moved);
     Ok(RunStore::open(dir)?)
 }
 

@@ -12,7 +12,7 @@ use crate::breaker::Breaker;
 use crate::control::Control;
 use crate::episode::grade::InteractiveResults;
 use crate::fingerprint::dataset_ref;
-use crate::progress::Progress;
+use crate::progress::EvalProgress;
 use crate::run_dir::open_run;
 use crate::sample::Prices;
 use crate::scoring::{self, RunResults};
@@ -132,8 +132,16 @@ impl RunOutcome {
     }
 }
 
-/// Runs (or continues) an evaluation and scores it.
+/// Runs (or continues) an evaluation and scores it, silently.
 pub fn evaluate(config: &EvalConfig) -> Result<RunOutcome, EvalError> {
+    evaluate_with(config, &())
+}
+
+/// [`evaluate`], telling `progress` how the run goes (for a progress bar).
+pub fn evaluate_with(
+    config: &EvalConfig,
+    progress: &dyn EvalProgress,
+) -> Result<RunOutcome, EvalError> {
     config.check()?;
     let instances = pbebench::dataset::read_dataset(&config.dataset)?;
     let dataset = dataset_ref(&config.dataset, &instances);
@@ -142,7 +150,7 @@ pub fn evaluate(config: &EvalConfig) -> Result<RunOutcome, EvalError> {
     let answer = backend.answer_params(config.interactive);
     let run_params = config.run_params();
 
-    let mut store = open_run(config, &dataset, &answer)?;
+    let mut store = open_run(config, &dataset, &answer, progress)?;
     let k = config.samples;
     let total = instances.len() * k as usize;
     let jobs = pending_jobs(&instances, &store.answered()?, k);
@@ -166,7 +174,7 @@ pub fn evaluate(config: &EvalConfig) -> Result<RunOutcome, EvalError> {
     // passes start the progress bar's pass rate.
     let by_id: std::collections::HashMap<&str, &Instance> =
         instances.iter().map(|i| (i.id.as_str(), i)).collect();
-    let mut progress = Progress::new(config.progress, total, config.prices);
+    progress.start(total);
     let mut spent = 0.0;
     store.scan(|s| {
         spent += s.usage.cost(config.prices);
@@ -185,7 +193,7 @@ pub fn evaluate(config: &EvalConfig) -> Result<RunOutcome, EvalError> {
         requests: &requests,
         instances: &instances,
         block: config.block,
-        progress: &mut progress,
+        progress,
         ctl: &ctl,
         breaker: Breaker::new(config.concurrency),
         solver_program: matches!(config.solver, SolverSpec::Command(_)),
@@ -213,7 +221,7 @@ pub fn evaluate(config: &EvalConfig) -> Result<RunOutcome, EvalError> {
         writer.run(rx);
     });
     let (added, mut stopped) = (writer.added, writer.stopped);
-    progress.finish();
+    progress.finished();
     if stopped.is_none() {
         if let Some((spent, max)) = ctl.budget_exhausted() {
             stopped = Some(StopReason::Budget { spent, max });

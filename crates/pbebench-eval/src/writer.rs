@@ -3,7 +3,7 @@
 
 use crate::breaker::Breaker;
 use crate::control::Control;
-use crate::progress::Progress;
+use crate::progress::EvalProgress;
 use crate::sample::Sample;
 use crate::scoring;
 use crate::store::{Batch, RunStore};
@@ -12,7 +12,6 @@ use crate::StopReason;
 use pbebench::BlockChoice;
 use pbebench::Instance;
 use std::sync::mpsc;
-use std::time::Duration;
 
 /// one transaction), updates the progress, and stops the run on a fatal error or when
 /// samples keep failing after every retry.
@@ -21,7 +20,7 @@ pub(crate) struct Writer<'a> {
     pub(crate) requests: &'a [Option<String>],
     pub(crate) instances: &'a [Instance],
     pub(crate) block: BlockChoice,
-    pub(crate) progress: &'a mut Progress,
+    pub(crate) progress: &'a dyn EvalProgress,
     pub(crate) ctl: &'a Control,
     pub(crate) breaker: Breaker,
     /// The samples come from a solver program (not endpoints): how a stop is worded.
@@ -35,13 +34,8 @@ impl Writer<'_> {
     pub(crate) fn run(&mut self, rx: mpsc::Receiver<Event>) {
         let mut events: Vec<Event> = Vec::new();
         loop {
-            let first = match rx.recv_timeout(Duration::from_millis(500)) {
-                Ok(m) => m,
-                Err(mpsc::RecvTimeoutError::Timeout) => {
-                    self.progress.tick();
-                    continue;
-                }
-                Err(mpsc::RecvTimeoutError::Disconnected) => return,
+            let Ok(first) = rx.recv() else {
+                return; // every worker has finished
             };
             events.clear();
             events.extend(std::iter::once(first).chain(rx.try_iter().take(1023)));
@@ -91,7 +85,7 @@ impl Writer<'_> {
                 self.block,
             )
         });
-        self.progress.record(sample, pass);
+        self.progress.stored(sample, pass);
         if let Some(t) = self.breaker.record(!sample.status.is_answer()) {
             let last_error = one_line(sample.error.as_deref().unwrap_or_default());
             self.stop(if self.solver_program {

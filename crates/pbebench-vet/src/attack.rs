@@ -58,7 +58,7 @@ pub enum Attacker {
     /// context or order open; deterministic, and cheap next to a solve.
     Neighbours,
     /// The gold's splices (a judge's attacker: it reads the gold): for each window of up
-    /// to [`SPLICE_WINDOW`] consecutive gold rules, the visible examples' forms before the
+    /// to `SPLICE_WINDOW` (3) consecutive gold rules, the visible examples' forms before the
     /// window and after it make a small problem, which the built-in solver answers under
     /// `nodes` search nodes with the window's rules plus the slack the rule cap leaves
     /// (`max_rules` − the gold's length); its answer replaces the window. A splice fits

@@ -596,6 +596,19 @@ pub struct Heatmap {
 impl Heatmap {
     /// The chart as a standalone `<svg>` element.
     pub fn render(&self) -> String {
+        let layout = self.layout();
+        let mut out = String::new();
+        layout.frame.open(&mut out, &self.title);
+        self.cells(&mut out, &layout);
+        self.labels(&mut out, &layout);
+        self.colour_bar(&mut out, &layout);
+        self.axis_titles(&mut out, &layout);
+        out.push_str("</svg>");
+        out
+    }
+
+    /// The cell size and the frame around the grid, wide enough for every label.
+    fn layout(&self) -> HeatmapLayout {
         let cols = self.x_labels.len().max(1);
         let rows = self.y_labels.len().max(1);
         let cell = (520.0 / cols.max(rows) as f64).clamp(22.0, 48.0);
@@ -632,8 +645,20 @@ impl Heatmap {
             height: frame.top + rows as f64 * cell + frame.bottom,
             ..frame
         };
-        let mut out = String::new();
-        frame.open(&mut out, &self.title);
+        HeatmapLayout {
+            frame,
+            cell,
+            cols,
+            rows,
+            label_w,
+            rotate,
+        }
+    }
+
+    /// A coloured cell per count, the count written in each non-empty one.
+    fn cells(&self, out: &mut String, layout: &HeatmapLayout) {
+        let frame = &layout.frame;
+        let (cell, cols, rows) = (layout.cell, layout.cols, layout.rows);
         for (r, row) in self.cells.iter().enumerate().take(rows) {
             let total: u64 = row.iter().sum();
             for (c, &n) in row.iter().enumerate().take(cols) {
@@ -661,6 +686,12 @@ impl Heatmap {
                 }
             }
         }
+    }
+
+    /// The row and column labels, and the grid's outline.
+    fn labels(&self, out: &mut String, layout: &HeatmapLayout) {
+        let frame = &layout.frame;
+        let (cell, cols, rows, rotate) = (layout.cell, layout.cols, layout.rows, layout.rotate);
         for (r, label) in self.y_labels.iter().enumerate() {
             let _ = write!(
                 out,
@@ -697,6 +728,12 @@ impl Heatmap {
             cols as f64 * cell,
             rows as f64 * cell
         );
+    }
+
+    /// The colour bar beside the grid: share of the row.
+    fn colour_bar(&self, out: &mut String, layout: &HeatmapLayout) {
+        let frame = &layout.frame;
+        let (cell, cols, rows) = (layout.cell, layout.cols, layout.rows);
         // Colour bar: share of the row.
         let bx = frame.left + cols as f64 * cell + 24.0;
         let bh = (rows as f64 * cell).min(200.0);
@@ -720,6 +757,12 @@ impl Heatmap {
             rx = bx + 44.0,
             my = frame.top + bh / 2.0,
         );
+    }
+
+    /// The axis titles, under the grid and left of the row labels.
+    fn axis_titles(&self, out: &mut String, layout: &HeatmapLayout) {
+        let frame = &layout.frame;
+        let (cell, cols, rows, label_w) = (layout.cell, layout.cols, layout.rows, layout.label_w);
         let cx = frame.left + cols as f64 * cell / 2.0;
         let _ = write!(
             out,
@@ -734,9 +777,19 @@ impl Heatmap {
             r#"<text x="{yx:.1}" y="{cy:.1}" text-anchor="middle" font-size="13" transform="rotate(-90 {yx:.1} {cy:.1})">{t}</text>"#,
             t = escape(&self.y_label)
         );
-        out.push_str("</svg>");
-        out
     }
+}
+
+/// Where a [`Heatmap`]'s parts go.
+struct HeatmapLayout {
+    frame: Frame,
+    cell: f64,
+    cols: usize,
+    rows: usize,
+    /// The widest row label.
+    label_w: f64,
+    /// Column labels drawn slanted (too wide for their cells).
+    rotate: bool,
 }
 
 /// White (0) to dark blue (1).

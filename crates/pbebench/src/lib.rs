@@ -68,6 +68,80 @@
 //! assert_eq!(score.samples[1].edit_sim, 0.0);
 //! # Ok::<(), pbebench::RuleError>(())
 //! ```
+//!
+//! # Examples
+//!
+//! **Generate** a dataset: the parameters of a preset with some of them overridden, and a
+//! sink that takes each instance (a file writer, or here a vector). The same parameters
+//! and seed give the same instances, whatever the thread count.
+//!
+//! ```
+//! use pbebench::generate::{generate, Balance, Overrides, Preset};
+//!
+//! let params = Overrides {
+//!     size: Some(4),
+//!     balance: Some(Balance::Length),
+//!     seed: Some(7),
+//!     ..Overrides::default()
+//! }
+//! .apply(Preset::Lite)?;
+//! let mut instances = Vec::new();
+//! let stats = generate(&params, &(), &mut |instance| {
+//!     instances.push(instance);
+//!     Ok(())
+//! })?;
+//! assert_eq!((instances.len(), stats.accepted), (4, 4));
+//! for instance in &instances {
+//!     let gold = instance.cascade.as_ref().expect("generated instances have their gold");
+//!     assert_eq!(gold.apply_all(&instance.inputs), instance.outputs);
+//!     assert!((2..=5).contains(&gold.len()));
+//! }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! **Equivalence**: whether two cascades give the same output on every input of a space,
+//! decided exactly, with a shortest input on which they differ and the probability that
+//! they agree.
+//!
+//! ```
+//! use pbebench::equiv::{compare, InputSpace, Limits};
+//! use pbebench::Cascade;
+//!
+//! let space = InputSpace::new("abc".chars(), 1, 4)?;
+//! let gold = Cascade::from_pairs(&[("a", "b"), ("b", "c")])?;
+//! // The same behaviour written otherwise: every "a" and "b" ends as "c".
+//! let same = Cascade::from_pairs(&[("b", "c"), ("a", "c")])?;
+//! assert!(compare(&gold, &same, &space, &Limits::default())?.equivalent());
+//! // Without its first rule, an "a" stays as it is.
+//! let shorter = Cascade::from_pairs(&[("b", "c")])?;
+//! let found = compare(&gold, &shorter, &space, &Limits::default())?;
+//! let counterexample = found.counterexample.expect("they differ");
+//! assert_eq!(counterexample.input, "a");
+//! assert!(found.agreement.to_f64() < 1.0);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! **The oracle** of interactive mode: a solver runs the hidden cascade on inputs of its
+//! choice (each counts against the probe budget), tests candidates against the visible
+//! examples and what the probes showed, and its answer is graded as static scoring grades
+//! it.
+//!
+//! ```
+//! use pbebench::probe::{grade, Oracle};
+//! use pbebench::{Cascade, Instance};
+//!
+//! let gold = Cascade::from_pairs(&[("ab", "c"), ("c", "d")])?;
+//! let instance = Instance::from_gold("t0", &["xab", "ba"], gold, "abcdx");
+//! let mut oracle = Oracle::new(&instance, 3)?;
+//! let guess = Cascade::from_pairs(&[("ab", "d")])?;
+//! assert!(oracle.test_cascade(&guess).all_pass()); // it fits the visible examples …
+//! assert_eq!(oracle.run_hidden(&["cab", "a"])?, ["dd", "a"]);
+//! assert_eq!(oracle.budget_left(), 1);
+//! assert!(!oracle.test_cascade(&guess).all_pass()); // … but not the probe "cab"
+//! let g = grade(&instance, &guess, oracle.probes());
+//! assert!(g.pass && g.recovered == Some(false)); // it passes, yet differs from the gold
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 // One measured exception, allowed where it is: `rule::byte_positions` calls SSE2
 // intrinsics on x86-64.
 #![deny(unsafe_code)]

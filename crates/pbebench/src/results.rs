@@ -29,7 +29,7 @@ pub const FORMAT_VERSION: u32 = 2;
 /// What `results.json` holds: the figures of a scoring and the problems of its input.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Results {
-    /// The format of the file ([`FORMAT_VERSION`]; 1 when absent).
+    /// The format of the file (the current one, `FORMAT_VERSION`, when written; 1 when absent).
     #[serde(default = "format_1")]
     pub format_version: u32,
     /// The dataset scored, as it was given.
@@ -130,7 +130,7 @@ impl Results {
     }
 
     /// Reads a results file's JSON value ([`Results::is_results`]), of this format or of
-    /// format 1 ([`upgrade_aggregate`]); a newer format is refused.
+    /// format 1 (upgraded as it is read); a newer format is refused.
     pub fn from_value(mut value: Value) -> Result<Self, serde_json::Error> {
         // An evaluation run's of before: the scoring part under `scores`, `run` beside it.
         if value.get("summary").is_none() {

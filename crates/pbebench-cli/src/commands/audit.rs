@@ -3,8 +3,8 @@
 
 use super::args::{seconds, StatusEvery, Threads};
 use super::output::{say, Outputs};
+use crate::printer::{self, Progress};
 use anyhow::{bail, Context};
-use indicatif::{ProgressBar, ProgressStyle};
 use pbebench::dataset::read_dataset_with;
 use pbebench::GoldCheck;
 use pbebench_vet::audit::{
@@ -14,7 +14,6 @@ use pbebench_vet::audit::{
 use pbebench_vet::{load_results, Panel};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::time::Duration;
 
 /// Arguments of `pbebench audit`.
@@ -149,7 +148,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         set.require_instances()?;
     }
     for w in &warnings {
-        eprintln!("warning: {w}");
+        printer::warn(w);
     }
     // Opened first so that an unwritable path fails before the work, not after.
     let out = checked.create(&args.out)?;
@@ -172,29 +171,21 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     let pool = args.threads.pool()?;
     let started = std::time::Instant::now();
-    let progress = Progress::default();
-    let status = {
-        let counts = std::sync::Arc::clone(&progress.counts);
-        super::status::StatusLines::off_terminal(args.status.status_every, move || {
-            let (done, total) = (counts.0.load(Relaxed), counts.1.load(Relaxed));
-            format!(
-                "audit: {done}/{total} instances done in the current stage, {:.0} s",
-                started.elapsed().as_secs_f64()
-            )
-        })
+    let progress = Stages {
+        every: args.status.status_every,
+        current: std::sync::Mutex::default(),
     };
     let mut findings = pool.install(|| audit(&dataset, &name, &panel, &options, &progress));
-    drop(status);
     progress.finish();
     findings.warnings = warnings;
     say(&findings.to_string(), out.is_stdout());
     let json = serde_json::to_string_pretty(&findings)? + "\n";
     out.write_all(json.as_bytes())?;
-    eprintln!(
+    printer::note(format_args!(
         "audit: wrote {} in {:.1} s",
         args.out.display(),
         started.elapsed().as_secs_f64()
-    );
+    ));
     for gate in findings.verdict.iter().flat_map(|v| v.failed()) {
         eprintln!("audit FAILED {}", gate.line);
     }
@@ -205,28 +196,32 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     })
 }
 
-/// The stages on standard error, with a progress bar over the slow stages (the solver's
-/// search, the identifiability panel: minutes on a whole preset), and the counts the
-/// status lines read off a terminal.
-#[derive(Default)]
-struct Progress {
-    bar: std::sync::Mutex<Option<ProgressBar>>,
-    counts: std::sync::Arc<(AtomicUsize, AtomicUsize)>,
+/// The stages on standard error, each with its progress (the solver's search and the
+/// identifiability panel count instances: minutes on a whole preset).
+struct Stages {
+    every: Duration,
+    current: std::sync::Mutex<Option<Progress>>,
 }
 
-impl Progress {
+impl Stages {
+    fn current(&self) -> std::sync::MutexGuard<'_, Option<Progress>> {
+        self.current.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
     fn finish(&self) {
-        let bar = self.bar.lock().unwrap_or_else(|e| e.into_inner()).take();
-        if let Some(bar) = bar {
-            bar.finish_and_clear();
+        if let Some(progress) = self.current().take() {
+            progress.finish();
         }
     }
 }
 
-impl AuditProgress for Progress {
+impl AuditProgress for Stages {
     fn stage(&self, name: &str) {
         self.finish();
-        eprintln!("audit: {name} …");
+        printer::note(format_args!("audit: {name} …"));
+        let progress = Progress::start("audit", "done", 0, self.every);
+        progress.set(0, name);
+        *self.current() = Some(progress);
     }
 
     fn probed(&self, done: usize, total: usize) {
@@ -234,17 +229,8 @@ impl AuditProgress for Progress {
     }
 
     fn searched(&self, done: usize, total: usize) {
-        self.counts.0.store(done, Relaxed);
-        self.counts.1.store(total, Relaxed);
-        let mut bar = self.bar.lock().unwrap_or_else(|e| e.into_inner());
-        bar.get_or_insert_with(|| {
-            ProgressBar::new(total as u64).with_style(
-                ProgressStyle::with_template(
-                    "{bar:40} {pos}/{len} done [{elapsed_precise} < {eta}]",
-                )
-                .expect("the template is valid"),
-            )
-        })
-        .set_position(done as u64);
+        if let Some(progress) = &*self.current() {
+            progress.set_counts(done, total);
+        }
     }
 }

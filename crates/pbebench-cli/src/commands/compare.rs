@@ -2,6 +2,7 @@
 //! paired 95% interval and whether it is distinguishable from zero.
 
 use super::args::{Format, FormatArg};
+use crate::printer;
 use pbebench_vet::{compare, load_results};
 use std::process::ExitCode;
 
@@ -31,7 +32,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let (sets, warnings) = load_results(&[args.a, args.b], None)?;
     let comparison = compare(&sets[0], &sets[1])?;
     for w in &warnings {
-        eprintln!("warning: {w}");
+        printer::warn(w);
     }
     match args.format.format {
         Format::Text => print!("{comparison}"),

@@ -4,6 +4,7 @@
 
 use super::args::{seconds_up_to, Threads};
 use super::output::Outputs;
+use crate::printer;
 use anyhow::bail;
 use pbebench_vet::audit::percent;
 use pbebench_vet::{run_demo, DemoOptions, DemoSummary, Rate};
@@ -51,7 +52,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         time_limit: args.time_limit,
     };
     let pool = args.threads.pool()?;
-    let summary = pool.install(|| run_demo(&options, &|line| eprintln!("{line}")))?;
+    let summary = pool.install(|| run_demo(&options, &|line| printer::note(line)))?;
     print!("{}", final_table(&summary));
     println!(
         "done in {:.1} s. Open the reports: {} (plain), {} (vetted)",

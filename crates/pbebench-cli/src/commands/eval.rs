@@ -3,13 +3,16 @@
 
 use super::args::{seconds, Format, FormatArg, ProbeLen};
 use super::output::{Checked, Outputs};
+use crate::printer::{self, Progress};
 use anyhow::{bail, Context};
 use pbebench_eval::{
-    evaluate, rescore, BlockChoice, ChatParams, ChatSpec, EvalConfig, InteractiveSpec, Prices,
-    RetryPolicy, RunOutcome, SolverCommand, SolverSpec, ToolProtocol,
+    evaluate_with, rescore, BlockChoice, ChatParams, ChatSpec, EvalConfig, EvalError, EvalProgress,
+    Field, InteractiveSpec, Prices, RetryPolicy, RunOutcome, Sample, SolverCommand, SolverSpec,
+    ToolProtocol,
 };
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Mutex;
 use std::time::Duration;
 
 /// Arguments of `pbebench eval`.
@@ -134,10 +137,6 @@ pub struct Args {
     #[arg(long)]
     force_new: bool,
 
-    /// No progress bar.
-    #[arg(long)]
-    no_progress: bool,
-
     #[command(flatten)]
     format: FormatArg,
 
@@ -194,9 +193,138 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let format = args.format.format;
     let config = config(args)?;
     let checked = check_files(&config)?;
-    eprintln!("run: {}", config.run_dir.display());
-    let outcome = evaluate(&config)?;
-    finish(&outcome, format, &checked)
+    printer::note(format_args!("run: {}", config.run_dir.display()));
+    let shown = Shown::new(config.prices);
+    let outcome = evaluate_with(&config, &shown);
+    shown.finish(outcome.is_ok());
+    finish(&outcome.map_err(flags)?, format, &checked)
+}
+
+/// A library error, with the configuration's fields named by their options.
+fn flags(e: EvalError) -> anyhow::Error {
+    match e {
+        EvalError::Config(e) => anyhow::anyhow!(e.message(flag)),
+        e => e.into(),
+    }
+}
+
+/// The option that sets a field of the configuration.
+fn flag(field: Field) -> &'static str {
+    match field {
+        Field::Samples => "--samples",
+        Field::Concurrency => "--concurrency",
+        Field::PriceIn => "--price-in",
+        Field::PriceOut => "--price-out",
+        Field::MaxCost => "--max-cost",
+        Field::MaxTokens => "--max-tokens",
+        Field::ExtraBody => "--extra-body",
+        Field::Interactive => "--interactive",
+        Field::MaxTurns => "--max-turns",
+        Field::MaxEpisodeTokens => "--max-episode-tokens",
+        Field::Template => "--template",
+        Field::BaseUrls => "--base-url",
+        Field::Model => "--model",
+        Field::Timeout => "--timeout",
+        Field::Temperature => "--temperature",
+        Field::TopP => "--top-p",
+        Field::SolverCommand => "--solver-cmd",
+    }
+}
+
+/// Seconds between two status lines when standard error is no terminal.
+const STATUS_EVERY: Duration = Duration::from_secs(30);
+
+/// The progress of a run: samples stored of the run's total, the pass rate so far,
+/// tokens per second, the cost (when priced) and the failures.
+struct Shown {
+    progress: Progress,
+    prices: Prices,
+    counts: Mutex<Counts>,
+}
+
+/// What the run has stored so far.
+#[derive(Default)]
+struct Counts {
+    done: usize,
+    passed: usize,
+    failures: usize,
+    tokens: u64,
+    cost: f64,
+}
+
+impl Shown {
+    fn new(prices: Prices) -> Self {
+        Shown {
+            progress: Progress::start("eval", "done", 0, STATUS_EVERY),
+            prices,
+            counts: Mutex::default(),
+        }
+    }
+
+    fn counts(&self) -> std::sync::MutexGuard<'_, Counts> {
+        self.counts.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// `pass 25.0%, 120 tok/s[, cost 0.0100][, 2 failed]`.
+    fn message(&self, c: &Counts) -> String {
+        let secs = self.progress.elapsed().as_secs_f64().max(1e-3);
+        let pass = if c.done > 0 {
+            100.0 * c.passed as f64 / c.done as f64
+        } else {
+            0.0
+        };
+        let mut m = format!("pass {pass:.1}%, {:.0} tok/s", c.tokens as f64 / secs);
+        if self.prices != Prices::default() {
+            m.push_str(&format!(", cost {:.4}", c.cost));
+        }
+        if c.failures > 0 {
+            m.push_str(&format!(", {} failed", c.failures));
+        }
+        m
+    }
+
+    /// Leaves the last figures in view after a run, or clears them before an error.
+    fn finish(self, ran: bool) {
+        if ran {
+            self.progress.finish_in_view();
+        } else {
+            self.progress.finish();
+        }
+    }
+}
+
+impl EvalProgress for Shown {
+    fn moved_aside(&self, moved: &Path) {
+        printer::note(format_args!(
+            "note: the previous run was moved to {}",
+            moved.display()
+        ));
+    }
+
+    fn start(&self, total: usize) {
+        self.progress.set_counts(0, total);
+    }
+
+    fn previous(&self, passed: bool) {
+        let mut c = self.counts();
+        c.done += 1;
+        c.passed += passed as usize;
+        self.progress.resumed(c.done, self.message(&c));
+    }
+
+    fn stored(&self, sample: &Sample, passed: Option<bool>) {
+        let mut c = self.counts();
+        match passed {
+            Some(p) => {
+                c.done += 1;
+                c.passed += p as usize;
+            }
+            None => c.failures += 1,
+        }
+        c.tokens += sample.usage.completion_tokens.unwrap_or(0);
+        c.cost += sample.usage.cost(self.prices);
+        self.progress.set(c.done, self.message(&c));
+    }
 }
 
 fn config(args: Args) -> anyhow::Result<EvalConfig> {
@@ -242,7 +370,7 @@ fn config(args: Args) -> anyhow::Result<EvalConfig> {
                     if let Ok(t) = pbebench_eval::template::Template::load(args.template.as_deref())
                     {
                         for w in t.warnings() {
-                            eprintln!("warning: {w}");
+                            printer::warn(w);
                         }
                     }
                     args.template
@@ -272,7 +400,6 @@ fn config(args: Args) -> anyhow::Result<EvalConfig> {
         max_cost: args.max_cost,
         force_new: args.force_new,
         block: args.block,
-        progress: !args.no_progress,
         interactive: args.interactive.then_some(InteractiveSpec {
             probe_budget: args.probe_budget,
             max_turns: args.max_turns,
@@ -485,6 +612,51 @@ mod tests {
             "'x' for '--tool-protocol",
         );
         assert!(parse(&["--dataset", "d", "--solver-cmd", "s", "--format", "json"]).is_ok());
+    }
+
+    /// Every field the library may refuse is named by an option `eval` takes.
+    #[test]
+    fn every_field_is_named_by_an_option() {
+        use clap::CommandFactory;
+        let cmd = Cli::command();
+        let longs: Vec<String> = cmd
+            .get_arguments()
+            .filter_map(|a| a.get_long().map(|l| format!("--{l}")))
+            .collect();
+        for field in [
+            Field::Samples,
+            Field::Concurrency,
+            Field::PriceIn,
+            Field::PriceOut,
+            Field::MaxCost,
+            Field::MaxTokens,
+            Field::ExtraBody,
+            Field::Interactive,
+            Field::MaxTurns,
+            Field::MaxEpisodeTokens,
+            Field::Template,
+            Field::BaseUrls,
+            Field::Model,
+            Field::Timeout,
+            Field::Temperature,
+            Field::TopP,
+            Field::SolverCommand,
+        ] {
+            assert!(
+                longs.contains(&flag(field).to_owned()),
+                "{field:?}: {}",
+                flag(field)
+            );
+        }
+        let e = pbebench_eval::ConfigError {
+            field: Field::MaxCost,
+            problem: pbebench_eval::Problem::UnboundedAnswers,
+        };
+        assert_eq!(
+            e.message(flag),
+            "--max-cost needs a bound on every answer, to reserve the worst case of each request \
+             in flight: give --max-tokens N (or max_tokens / max_completion_tokens in --extra-body)"
+        );
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! published format, or in ours.
 
 use super::output::Outputs;
+use crate::printer;
 use anyhow::Context;
 use pbebench::dataset::DatasetReader;
 use pbebench::{authors_line, AuthorsExport, AuthorsOptions, RelationMode};
@@ -103,14 +104,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     written?;
     for warning in export.warnings() {
-        eprintln!("note: {warning}");
+        printer::note(format_args!("note: {warning}"));
     }
     if !pbebench_io::is_stdout(&out_path) {
-        eprintln!(
+        printer::note(format_args!(
             "wrote {count} instances in {} to {}",
             describe(args.to),
             out_path.display()
-        );
+        ));
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -2,7 +2,7 @@
 
 use super::args::{alphabet, StatusEvery, Threads};
 use super::output::Outputs;
-use super::status::StatusLines;
+use crate::printer::{self, Progress};
 use anyhow::Context;
 use pbebench::generate::{
     self, parse_lengths, parse_range, Balance, GenParams, GenStats, Overrides, PatternDraw, Preset,
@@ -12,9 +12,6 @@ use pbebench::RelationMode;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
-use std::time::Instant;
 
 /// Arguments of `pbebench generate`. Every preset parameter can be overridden.
 #[derive(clap::Args)]
@@ -175,24 +172,14 @@ impl Args {
     }
 }
 
-/// A progress bar on standard error (hidden when it is not a terminal), and the counts
-/// the status lines read off a terminal.
-struct Bar {
-    bar: indicatif::ProgressBar,
-    /// Instances accepted and attempts made so far.
-    counts: Arc<[AtomicU64; 2]>,
-}
+/// The progress of the generation: instances accepted of the target, and attempts.
+struct Shown(Progress);
 
-impl generate::Progress for Bar {
+impl generate::Progress for Shown {
     fn update(&self, accepted: u64, target: u64, attempts: u64) {
-        self.counts[0].store(accepted, Ordering::Relaxed);
-        self.counts[1].store(attempts, Ordering::Relaxed);
-        if self.bar.is_hidden() {
-            return; // (Standard error is not a terminal: nothing would be drawn.)
-        }
-        self.bar.set_length(target);
-        self.bar.set_position(accepted);
-        self.bar.set_message(format!("{attempts} attempts"));
+        self.0.set_counts(accepted as usize, target as usize);
+        self.0
+            .set(accepted as usize, format!("{attempts} attempts"));
     }
 }
 
@@ -217,30 +204,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .check()?;
     let pool = args.threads.pool()?;
     let (lo, hi) = params.shard_range();
-    let bar = indicatif::ProgressBar::new((hi - lo) as u64);
-    bar.set_style(
-        indicatif::ProgressStyle::with_template(
-            "{spinner} {pos}/{len} instances [{bar:30}] {elapsed_precise} eta {eta} {msg}",
-        )
-        .expect("valid template")
-        .progress_chars("=> "),
-    );
-    let bar = Bar {
-        bar,
-        counts: Arc::new([AtomicU64::new(0), AtomicU64::new(0)]),
-    };
-    let status = {
-        let (counts, total) = (Arc::clone(&bar.counts), hi - lo);
-        let started = Instant::now();
-        StatusLines::off_terminal(args.status.status_every, move || {
-            format!(
-                "generate: {}/{total} instances, {} attempts, {:.0} s",
-                counts[0].load(Ordering::Relaxed),
-                counts[1].load(Ordering::Relaxed),
-                started.elapsed().as_secs_f64()
-            )
-        })
-    };
+    let bar = Shown(Progress::start(
+        "generate",
+        "instances",
+        hi - lo,
+        args.status.status_every,
+    ));
 
     // Opened before generating, so that a bad path fails at once, not after the work.
     let out = files.create(out_path)?;
@@ -267,8 +236,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
         Ok(())
     });
-    drop(status);
-    bar.bar.finish_and_clear();
+    bar.0.finish();
     if pipe_closed {
         // The reader (e.g. `head`) has what it wanted: stop quietly, like other Unix tools.
         pbebench_io::remove_uncommitted();
@@ -300,12 +268,20 @@ fn run_vetted(args: &Args, params: GenParams, max_examples: usize) -> anyhow::Re
     let threads = args.threads.count();
     let pool = args.threads.pool()?;
     let mut instances = Vec::with_capacity(params.size);
+    let bar = Shown(Progress::start(
+        "generate",
+        "instances",
+        params.size,
+        args.status.status_every,
+    ));
     let stats = pool.install(|| {
-        generate::generate(&params, &(), &mut |inst| {
+        generate::generate(&params, &bar, &mut |inst| {
             instances.push(inst);
             Ok(())
         })
-    })?;
+    });
+    bar.0.finish();
+    let stats = stats?;
     print_summary(&params, &stats, None);
     let options = pbebench_vet::VetOptions {
         panel,
@@ -383,7 +359,7 @@ fn print_summary(params: &GenParams, stats: &GenStats, out: Option<&PathBuf>) {
     if let Some(path) = out.filter(|p| p.as_os_str() != "-") {
         let _ = writeln!(text, "  wrote {}", path.display());
     }
-    eprint!("{text}");
+    printer::note_text(&text);
 }
 
 #[cfg(test)]

@@ -24,5 +24,4 @@ pub mod score;
 pub mod show;
 pub mod solve;
 mod solve_budget;
-mod status;
 pub mod vet;

@@ -151,11 +151,11 @@ pub fn any_stdout<'a>(outs: impl IntoIterator<Item = &'a Option<Out>>) -> bool {
     outs.into_iter().flatten().any(Out::is_stdout)
 }
 
-/// Prints a command's own text: to standard output, or to standard error when standard
-/// output holds one of its outputs.
+/// Prints a command's own text: to standard output, or to standard error (unless
+/// `--quiet`) when standard output holds one of its outputs.
 pub fn say(text: &str, stdout_taken: bool) {
     if stdout_taken {
-        eprint!("{text}");
+        crate::printer::note_text(text);
     } else {
         print!("{text}");
     }

@@ -2,6 +2,7 @@
 //! cascades, for `solve`, `prompt`, `eval` and `score`.
 
 use super::output::Outputs;
+use crate::printer;
 use anyhow::{bail, Context};
 use pbebench::Instance;
 use pbebench::{language_pairs, read_word_lists, LanguagePair, WordListOptions};
@@ -121,12 +122,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     checked.write(&args.out, lines.as_bytes())?;
     let words: usize = instances.iter().map(|i| i.inputs.len()).sum();
-    eprintln!(
+    printer::note(format_args!(
         "wrote {} instances ({words} word pairs, {} language pair(s)) to {}",
         instances.len(),
         languages.len(),
         args.out.display()
-    );
+    ));
     Ok(ExitCode::SUCCESS)
 }
 

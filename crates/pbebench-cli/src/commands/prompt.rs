@@ -1,6 +1,7 @@
 //! `pbebench prompt`: one prompt per instance of a dataset, as JSONL.
 
 use super::output::Outputs;
+use crate::printer;
 use anyhow::Context;
 use pbebench::dataset::read_dataset;
 use pbebench::{PromptLine, PromptTemplate};
@@ -71,7 +72,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     if let Some(file) = template.file() {
         for w in template.warnings() {
-            eprintln!("warning: {}: {w}", file.display());
+            printer::warn(format_args!("{}: {w}", file.display()));
         }
     }
     let dataset = read_dataset(&dataset_path)?;
@@ -83,7 +84,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let to_file = !pbebench_io::is_stdout(out);
     checked.write(out, &lines)?;
     if to_file {
-        eprintln!("wrote {} prompts to {}", dataset.len(), out.display());
+        printer::note(format_args!(
+            "wrote {} prompts to {}",
+            dataset.len(),
+            out.display()
+        ));
     }
     Ok(ExitCode::SUCCESS)
 }

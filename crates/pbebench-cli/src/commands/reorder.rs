@@ -3,6 +3,7 @@
 
 use super::args::Threads;
 use super::output::{say, Outputs};
+use crate::printer;
 use pbebench::dataset::read_dataset;
 use pbebench::reorder::{reorder_dataset, write_reorder_lines, ReorderStats, EXACT_UP_TO};
 use std::fmt::Write as _;
@@ -53,11 +54,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     out.write(|w| write_reorder_lines(w, &kept))?;
     say(&summary(&stats), stdout_taken);
     if !stdout_taken {
-        eprintln!(
+        printer::note(format_args!(
             "wrote {} reordering problems to {}",
             kept.len(),
             args.out.display()
-        );
+        ));
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -2,6 +2,7 @@
 //! self-contained `index.html` from scored results.
 
 use super::output::Outputs;
+use crate::printer;
 use anyhow::{bail, Context};
 use pbebench::dataset::read_dataset;
 use pbebench_vet::audit::AuditFindings;
@@ -112,19 +113,19 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     files.output_dir("--out", &args.out, names.iter().map(String::as_str));
     files.check()?;
     for w in &report.warnings {
-        eprintln!("warning: {w}");
+        printer::warn(w);
     }
     report
         .write(&args.out)
         .with_context(|| format!("{}: cannot write the report", args.out.display()))?;
     print!("{}", report.leaderboard_markdown());
     let index = args.out.join("index.html");
-    eprintln!(
+    printer::note(format_args!(
         "report: {} figure(s), {} regression(s); open {}",
         report.figures.len(),
         report.regressions.len(),
         file_url(&index)
-    );
+    ));
     Ok(ExitCode::SUCCESS)
 }
 

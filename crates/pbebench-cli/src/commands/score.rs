@@ -2,6 +2,7 @@
 //! and the per-instance lines.
 
 use super::output::{any_stdout, say, Outputs};
+use crate::printer;
 use anyhow::bail;
 use pbebench::dataset::read_dataset;
 use pbebench::{score_responses, write_score_lines, BlockChoice, Results, ScoreOptions};
@@ -93,21 +94,24 @@ fn warn_about_input(results: &Results, responses: &Path) {
         ("duplicate", &results.duplicates),
     ] {
         for issue in issues.iter().take(SHOWN) {
-            eprintln!(
-                "warning: {file}:{}: {} (ignored)",
+            printer::warn(format_args!(
+                "{file}:{}: {} (ignored)",
                 issue.line, issue.message
-            );
+            ));
         }
         if issues.len() > SHOWN {
-            eprintln!("warning: … and {} more {what} lines", issues.len() - SHOWN);
+            printer::warn(format_args!(
+                "… and {} more {what} lines",
+                issues.len() - SHOWN
+            ));
         }
     }
     let missing = &results.missing;
     if !missing.is_empty() {
         let shown: Vec<&str> = missing.iter().take(SHOWN).map(String::as_str).collect();
         let more = missing.len().saturating_sub(SHOWN);
-        eprintln!(
-            "warning: {} instance{} no response in {file} (scored as failures): {}{}",
+        printer::warn(format_args!(
+            "{} instance{} no response in {file} (scored as failures): {}{}",
             missing.len(),
             if missing.len() == 1 { " has" } else { "s have" },
             shown.join(", "),
@@ -116,6 +120,6 @@ fn warn_about_input(results: &Results, responses: &Path) {
             } else {
                 String::new()
             }
-        );
+        ));
     }
 }

@@ -5,10 +5,9 @@
 //! progress.
 
 use super::args::{seconds, ProbeLen, Resumable, Threads};
-use super::output::{Checked, Outputs};
-use super::status::StatusLines;
+use super::output::{say, Checked, Outputs};
+use crate::printer::{self, Progress};
 use anyhow::{bail, Context};
-use indicatif::{ProgressBar, ProgressStyle};
 use pbebench::dataset::read_dataset;
 use pbebench_solve::{
     solve_dataset, solver_by_name, Budget, SolveJob, SolveProgress, DEFAULT_SOLVER, SOLVER_NAMES,
@@ -16,8 +15,7 @@ use pbebench_solve::{
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Arguments of `pbebench solve`.
 #[derive(clap::Args)]
@@ -114,27 +112,20 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         probe_budget: args.probe_budget,
         probe_len: args.max_probe_len.get(),
     };
-    let bar = Bar::new(instances.len());
-    let status = {
-        let (counts, total) = (Arc::clone(&bar.counts), instances.len());
-        let started = Instant::now();
-        StatusLines::off_terminal(args.output.status.status_every, move || {
-            let (done, solved) = counts.get();
-            format!(
-                "solve: {done}/{total} done, {solved} solved, {:.0} s",
-                started.elapsed().as_secs_f64()
-            )
-        })
-    };
+    let bar = Shown(Progress::start(
+        "solve",
+        "done",
+        instances.len(),
+        args.output.status.status_every,
+    ));
     let solved = solve_dataset(&instances, &job, &bar);
-    drop(status);
+    bar.0.finish();
     let solved = solved.with_context(|| args.dataset.display().to_string())?;
-    bar.bar.finish_and_clear();
     if let Some(e) = &solved.journal_failure {
-        eprintln!("warning: {e}: this run cannot be resumed if interrupted");
+        printer::warn(format!("{e}: this run cannot be resumed if interrupted"));
     }
     let (n, ok, resumed) = (solved.instances, solved.solved, solved.resumed);
-    eprintln!(
+    printer::note(format!(
         "{}: solved {ok}/{n} ({:.1}%) with '{}', {threads} thread(s), {} s limit{}",
         args.dataset.display(),
         100.0 * ok as f64 / n as f64,
@@ -145,7 +136,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         } else {
             String::new()
         }
-    );
+    ));
     if args.budget.laws() {
         print!(
             "{}",
@@ -168,23 +159,15 @@ fn holdout(
         bail!("--holdout must be a share between 0 and 1 (exclusive), not {share}");
     }
     let budget = Budget::time(args.time_limit);
-    let (done, total, started) = (
-        Arc::new(AtomicUsize::new(0)),
+    let progress = Progress::start(
+        "solve --holdout",
+        "done",
         instances.len() * args.budget.runs(),
-        Instant::now(),
+        args.output.status.status_every,
     );
-    let status = {
-        let done = Arc::clone(&done);
-        StatusLines::off_terminal(args.output.status.status_every, move || {
-            format!(
-                "solve --holdout: {}/{total} done, {:.0} s",
-                done.load(Ordering::Relaxed),
-                started.elapsed().as_secs_f64()
-            )
-        })
-    };
+    let done = AtomicUsize::new(0);
     let on_done = |_| {
-        done.fetch_add(1, Ordering::Relaxed);
+        progress.set(done.fetch_add(1, Ordering::Relaxed) + 1, "");
     };
     if args.budget.sweeps() {
         let (out, budget) = (&args.output.out, &budget);
@@ -199,7 +182,7 @@ fn holdout(
             out,
             on_done,
         );
-        drop(status);
+        progress.finish();
         let table = table?;
         if pbebench_io::is_stdout(out) {
             eprint!("{table}");
@@ -209,7 +192,7 @@ fn holdout(
         return Ok(ExitCode::SUCCESS);
     }
     let rows = pbebench_solve::cross_validate(instances, solver, &budget, threads, share, on_done);
-    drop(status);
+    progress.finish();
     let rows = rows.context("--holdout")?;
     files.create(&args.output.out)?.write(|out| {
         for row in &rows {
@@ -219,73 +202,25 @@ fn holdout(
         Ok(())
     })?;
     let table = pbebench_solve::HoldoutSummary(&rows);
-    if pbebench_io::is_stdout(&args.output.out) {
-        eprint!("{table}"); // standard output holds the rows
-    } else {
-        print!("{table}");
-    }
+    // Standard error when standard output holds the rows.
+    say(&table.to_string(), pbebench_io::is_stdout(&args.output.out));
     Ok(ExitCode::SUCCESS)
 }
 
-/// The progress bar on standard error (drawn on a terminal only), and the counts the
-/// status lines read.
-struct Bar {
-    bar: ProgressBar,
-    counts: Arc<Counts>,
-}
+/// The progress of the run: instances done, and solved.
+struct Shown(Progress);
 
-/// Instances done and solved so far.
-#[derive(Default)]
-struct Counts(AtomicUsize, AtomicUsize);
-
-impl Counts {
-    fn set(&self, done: usize, solved: usize) {
-        self.0.store(done, Ordering::Relaxed);
-        self.1.store(solved, Ordering::Relaxed);
-    }
-
-    fn get(&self) -> (usize, usize) {
-        (
-            self.0.load(Ordering::Relaxed),
-            self.1.load(Ordering::Relaxed),
-        )
-    }
-}
-
-impl Bar {
-    fn new(total: usize) -> Self {
-        let bar = ProgressBar::new(total as u64);
-        bar.set_style(
-            ProgressStyle::with_template(
-                "{bar:40} {pos}/{len} solved {msg} [{elapsed_precise} < {eta}]",
-            )
-            .expect("the template is valid"),
-        );
-        bar.set_message("0");
-        Bar {
-            bar,
-            counts: Arc::default(),
-        }
-    }
-
-    fn show(&self, done: usize, solved: usize) {
-        self.counts.set(done, solved);
-        self.bar.set_position(done as u64);
-        self.bar.set_message(solved.to_string());
-    }
-}
-
-impl SolveProgress for Bar {
+impl SolveProgress for Shown {
     fn resumed(&self, resumed: usize, solved: usize, total: usize, journal: &Path) {
-        eprintln!(
+        printer::note(format!(
             "resuming: {resumed} of {total} instances already done in {} (--fresh to start over)",
             journal.display()
-        );
-        self.show(resumed, solved);
+        ));
+        self.0.resumed(resumed, format!("{solved} solved"));
     }
 
     fn done(&self, done: usize, solved: usize, _total: usize) {
-        self.show(done, solved);
+        self.0.set(done, format!("{solved} solved"));
     }
 }
 

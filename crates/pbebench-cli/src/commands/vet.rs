@@ -5,9 +5,8 @@
 
 use super::args::{Resumable, Threads};
 use super::output::{Checked, Outputs};
-use super::status::StatusLines;
+use crate::printer::{self, Progress};
 use anyhow::{bail, Context};
-use indicatif::{ProgressBar, ProgressStyle};
 use pbebench::dataset::read_dataset;
 use pbebench::Instance;
 use pbebench_vet::{
@@ -16,7 +15,6 @@ use pbebench_vet::{
 };
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// Arguments of `pbebench vet`.
@@ -119,22 +117,12 @@ impl Run<'_> {
     /// lines off one, then prints the figures on standard error.
     pub fn vet(&self, instances: &[Instance], source: &str) -> anyhow::Result<VetSummary> {
         let started = Instant::now();
-        let bar = Bar::new(instances.len());
-        let status = {
-            let counts = Arc::clone(&bar.counts);
-            StatusLines::off_terminal(self.status_every, move || {
-                let c = *counts.lock().unwrap_or_else(|e| e.into_inner());
-                format!(
-                    "vet: {}/{} done, {} examples added, {} replaced, {} dropped, {:.0} s",
-                    c.done,
-                    c.total,
-                    c.added,
-                    c.replaced,
-                    c.dropped,
-                    started.elapsed().as_secs_f64()
-                )
-            })
-        };
+        let bar = Shown(Progress::start(
+            "vet",
+            "done",
+            instances.len(),
+            self.status_every,
+        ));
         let job = VetJob {
             options: self.options,
             out: self.out,
@@ -142,20 +130,21 @@ impl Run<'_> {
             fresh: self.fresh,
         };
         let summary = vet_dataset(instances, &job, &bar);
-        drop(status);
-        bar.bar.finish_and_clear();
+        bar.0.finish();
         let summary = summary.with_context(|| source.to_owned())?;
         if let Some(e) = &summary.journal_failure {
-            eprintln!("warning: {e}: this run cannot be resumed if interrupted");
+            printer::warn(format!("{e}: this run cannot be resumed if interrupted"));
         }
         if let Some(path) = self.stats_json {
             let json = serde_json::to_string_pretty(&summary)? + "\n";
             self.files.write(path, json.as_bytes())?;
         }
-        eprint!(
-            "{}",
-            describe(&summary, self.options, started.elapsed(), self.out)
-        );
+        printer::note_text(&describe(
+            &summary,
+            self.options,
+            started.elapsed(),
+            self.out,
+        ));
         Ok(summary)
     }
 }
@@ -211,45 +200,26 @@ fn describe(s: &VetSummary, options: &VetOptions, took: Duration, out: &Path) ->
     text
 }
 
-/// The progress bar (drawn on a terminal only) and the counts status lines read.
-struct Bar {
-    bar: ProgressBar,
-    counts: Arc<Mutex<VetCounts>>,
-}
+/// The progress of the run: instances done, and what was added, replaced and dropped.
+struct Shown(Progress);
 
-impl Bar {
-    fn new(total: usize) -> Self {
-        let bar = ProgressBar::new(total as u64).with_style(
-            ProgressStyle::with_template(
-                "{bar:40} {pos}/{len} vetted {msg} [{elapsed_precise} < {eta}]",
-            )
-            .expect("the template is valid"),
-        );
-        Bar {
-            bar,
-            counts: Arc::new(Mutex::new(VetCounts {
-                total,
-                ..VetCounts::default()
-            })),
-        }
-    }
-}
-
-impl VetProgress for Bar {
+impl VetProgress for Shown {
     fn resumed(&self, done: usize, total: usize, journal: &Path) {
-        eprintln!(
+        printer::note(format!(
             "resuming: {done} of {total} instances already vetted in {} (--fresh to start over)",
             journal.display()
-        );
-        self.bar.set_position(done as u64);
+        ));
+        self.0.resumed(done, "");
     }
 
     fn done(&self, counts: VetCounts) {
-        *self.counts.lock().unwrap_or_else(|e| e.into_inner()) = counts;
-        self.bar.set_position(counts.done as u64);
-        self.bar.set_message(format!(
-            "{} added, {} replaced, {} dropped",
-            counts.added, counts.replaced, counts.dropped
-        ));
+        self.0.set_counts(counts.done, counts.total);
+        self.0.set(
+            counts.done,
+            format!(
+                "{} examples added, {} replaced, {} dropped",
+                counts.added, counts.replaced, counts.dropped
+            ),
+        );
     }
 }

@@ -125,14 +125,12 @@ fn answers(dir: &Path) -> String {
 const SOLVER: &str =
     "import json, sys\nprint(json.load(open(sys.argv[1]))[json.load(sys.stdin)[\"id\"]])\n";
 
-/// The eval table of a solver program's answers, and `show` of two of its samples.
-#[test]
-fn eval_table_and_show() {
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path();
-    four(d);
-    write(d, "answers.json", &answers(d));
-    write(d, "solver.py", SOLVER);
+/// [`four`] in `dir`, evaluated into `run` by a solver program that answers from
+/// [`answers`], with the options `extra`.
+fn eval_four(dir: &Path, extra: &[&str]) -> Output {
+    four(dir);
+    write(dir, "answers.json", &answers(dir));
+    write(dir, "solver.py", SOLVER);
     let args = [
         "eval",
         "--dataset",
@@ -141,9 +139,16 @@ fn eval_table_and_show() {
         "python3 solver.py answers.json",
         "--run",
         "run",
-        "--no-progress",
     ];
-    let o = ok(&args, d);
+    ok(&[&args[..], extra].concat(), dir)
+}
+
+/// The eval table of a solver program's answers, and `show` of two of its samples.
+#[test]
+fn eval_table_and_show() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let o = eval_four(d, &["--no-progress"]);
     insta::assert_snapshot!("eval", shown(&o, d, &[("latency ", "")]));
     let o = ok(&["show", "run", "--id", "lite-s21-00000"], d);
     insta::assert_snapshot!("show_gold", shown(&o, d, &[]));
@@ -350,4 +355,158 @@ fn pairs_summary() {
     let o = ok(&["pairs", "--dir", &s(&real), "--out", "p.jsonl"], d);
     let text = shown(&o, d, &[]).replace(&s(&real), "[REAL_SLI]");
     insta::assert_snapshot!("pairs", text);
+}
+
+/// The eval's progress off a terminal (standard error is a pipe here): its status lines,
+/// the last of them printed when the run ends (earlier ones, every 30 s, are left out: how
+/// many there are depends on the clock).
+#[test]
+fn eval_progress_off_a_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let o = eval_four(d, &["--format", "json"]);
+    let text = shown(&o, d, &[("%, ", " tok/s"), ("tok/s, ", " s")]);
+    let (_, stderr) = text.split_once("----- stderr -----\n").unwrap();
+    let status: Vec<&str> = stderr.lines().filter(|l| l.starts_with("eval: ")).collect();
+    let last = status.last().expect("a last status line");
+    let rest: Vec<&str> = stderr
+        .lines()
+        .filter(|l| !l.starts_with("eval: "))
+        .collect();
+    insta::assert_snapshot!("eval_progress", format!("{}\n{last}\n", rest.join("\n")));
+}
+
+/// `--quiet` leaves standard error to warnings and errors, and changes no output: the
+/// same dataset, responses and report as without it.
+#[test]
+fn quiet_changes_no_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let runs = |quiet: bool, tag: &str| {
+        let data = format!("{tag}.jsonl");
+        let args = vec![
+            "generate",
+            "--size",
+            "4",
+            "--balance",
+            "length",
+            "--seed",
+            "21",
+            "--out",
+            &data,
+        ];
+        let quietly = |mut args: Vec<&str>| {
+            if quiet {
+                args.insert(1, "--quiet");
+            }
+            ok(&args, d)
+        };
+        let generated = quietly(args.clone());
+        let responses = format!("{tag}-responses.jsonl");
+        let solved = quietly(vec![
+            "solve",
+            "--dataset",
+            &data,
+            "--out",
+            &responses,
+            "--threads",
+            "1",
+        ]);
+        let scored = quietly(vec!["score", "--dataset", &data, "--responses", &responses]);
+        let read = |name: &str| std::fs::read(d.join(name)).unwrap();
+        (
+            [generated, solved, scored].map(|o| (stdout(&o), stderr(&o))),
+            read(&data),
+            read(&responses),
+        )
+    };
+    let (loud, data, responses) = runs(false, "loud");
+    let (quiet, quiet_data, quiet_responses) = runs(true, "quiet");
+    assert_eq!((data, responses), (quiet_data, quiet_responses));
+    for ((loud_out, _), (out, err)) in loud.iter().zip(&quiet) {
+        assert_eq!(err, "", "quiet, yet:\n{err}");
+        assert_eq!(loud_out, out);
+    }
+    // (Without --quiet, the summaries are there.)
+    assert!(loud[0].1.contains("generated 4 instances"), "{}", loud[0].1);
+    assert!(loud[1].1.contains("solved"), "{}", loud[1].1);
+}
+
+/// The eval library names the fields it refuses; the command line names their options.
+#[test]
+fn eval_refusals_name_the_options() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    four(d);
+    let base = [
+        "eval",
+        "--dataset",
+        "e.jsonl",
+        "--solver-cmd",
+        "true",
+        "--run",
+        "r",
+    ];
+    let refused = |extra: &[&str], message: &str| {
+        let o = pbebench_in(&[&base[..], extra].concat(), d);
+        assert_fatal(&o, message);
+    };
+    refused(&["--samples", "0"], "error: --samples must be at least 1");
+    refused(
+        &["--concurrency", "0"],
+        "error: --concurrency must be between 1 and 1024",
+    );
+    refused(
+        &["--max-cost", "1"],
+        "error: --max-cost needs --price-in and/or --price-out (prices per million tokens)",
+    );
+    refused(
+        &["--price-in=-1"],
+        "error: --price-in must be a non-negative number",
+    );
+    refused(
+        &["--interactive", "--max-turns", "0"],
+        "error: --max-turns must be at least 1",
+    );
+    let chat = [
+        "eval",
+        "--dataset",
+        "e.jsonl",
+        "--model",
+        " ",
+        "--base-url",
+        "http://127.0.0.1:9/v1",
+        "--run",
+        "r",
+    ];
+    let o = pbebench_in(&chat, d);
+    assert_fatal(&o, "error: --model must name the model the endpoint serves");
+    let o = pbebench_in(
+        &[
+            &chat[..4],
+            &[
+                "m",
+                "--base-url",
+                "http://127.0.0.1:9/v1",
+                "--top-p",
+                "2",
+                "--run",
+                "r",
+            ],
+        ]
+        .concat(),
+        d,
+    );
+    assert_fatal(&o, "error: --top-p 2 is outside (0, 1]");
+    let o = pbebench_in(
+        &[
+            &chat[..4],
+            &["m", "--base-url", "http://h/v1", "--template", "nope.txt"],
+        ]
+        .concat(),
+        d,
+    );
+    assert_fatal(&o, "error: --template nope.txt: ");
+    // The error comes alone: no status line of a run that never started.
+    assert_eq!(stderr(&o).lines().count(), 2, "{}", stderr(&o));
 }

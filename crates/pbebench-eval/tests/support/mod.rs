@@ -147,7 +147,6 @@ pub fn chat_config(dataset: &Path, run_dir: &Path, base_urls: &[String]) -> Eval
         max_cost: None,
         force_new: false,
         block: BlockChoice::Last,
-        progress: false,
         interactive: None,
     }
 }

@@ -45,49 +45,9 @@ pub(super) fn run(
 ) -> StatedLength {
     let shown = options.shown;
     let gold: Vec<&Instance> = dataset.iter().filter(|i| i.cascade.is_some()).collect();
-    let redundant: Vec<_> = gold.par_iter().map(|i| redundant_gold_rules(i)).collect();
-    let mut redundant_rules = Findings::default();
-    let mut unpinned_rules = Findings::default();
-    for (inst, red) in gold.iter().zip(&redundant) {
-        if !red.all.is_empty() {
-            redundant_rules.push(
-                &inst.id,
-                format!("gold rule(s) {:?} change no example", red.all),
-                shown,
-            );
-        }
-        let only_heldout: Vec<usize> = red
-            .visible
-            .iter()
-            .filter(|k| !red.all.contains(k))
-            .copied()
-            .collect();
-        if !only_heldout.is_empty() {
-            unpinned_rules.push(
-                &inst.id,
-                format!(
-                    "gold rule(s) {only_heldout:?} change no visible example, only held-out ones"
-                ),
-                shown,
-            );
-        }
-    }
-
+    let (redundant_rules, unpinned_rules) = gold_rules_unseen(&gold, shown);
     let mut sources = Vec::new();
-    // Passing answers of the panel are cascades too.
-    let mut from_panel: HashMap<&str, (Cascade, &str)> = HashMap::new();
-    for set in panel {
-        let Some(list) = &set.instances else { continue };
-        sources.push(format!("passing answers of '{}'", set.label));
-        for s in list.iter().filter(|s| s.pass) {
-            let better = from_panel
-                .get(s.id.as_str())
-                .is_none_or(|(c, _)| s.cascade.len() < c.len());
-            if better {
-                from_panel.insert(s.id.as_str(), (s.cascade.clone(), set.label.as_str()));
-            }
-        }
-    }
+    let from_panel = panel_cascades(panel, &mut sources);
     let solver = options
         .solver
         .as_ref()
@@ -126,10 +86,89 @@ pub(super) fn run(
             }
         })
         .collect();
+    let (solved, much_shorter, shortest_by_stated) = tally(&gold, &found, options);
+    StatedLength {
+        checked: gold.len(),
+        redundant_rules,
+        unpinned_rules,
+        solver: solver_text,
+        sources,
+        solved,
+        much_shorter,
+        ratio: options.shorter_ratio,
+        shortest_by_stated,
+    }
+}
+
+/// The gold rules that change no example (redundant), and those that change only
+/// held-out ones (unpinned by the visible examples).
+fn gold_rules_unseen(gold: &[&Instance], shown: usize) -> (Findings, Findings) {
+    let redundant: Vec<_> = gold.par_iter().map(|i| redundant_gold_rules(i)).collect();
+    let mut redundant_rules = Findings::default();
+    let mut unpinned_rules = Findings::default();
+    for (inst, red) in gold.iter().zip(&redundant) {
+        if !red.all.is_empty() {
+            redundant_rules.push(
+                &inst.id,
+                format!("gold rule(s) {:?} change no example", red.all),
+                shown,
+            );
+        }
+        let only_heldout: Vec<usize> = red
+            .visible
+            .iter()
+            .filter(|k| !red.all.contains(k))
+            .copied()
+            .collect();
+        if !only_heldout.is_empty() {
+            unpinned_rules.push(
+                &inst.id,
+                format!(
+                    "gold rule(s) {only_heldout:?} change no visible example, only held-out ones"
+                ),
+                shown,
+            );
+        }
+    }
+
+    (redundant_rules, unpinned_rules)
+}
+
+/// The shortest passing answer of the panel for each instance, with the label of the set
+/// it comes from; each set that has per-instance answers is named in `sources`.
+fn panel_cascades<'a>(
+    panel: &'a [ResultSet],
+    sources: &mut Vec<String>,
+) -> HashMap<&'a str, (Cascade, &'a str)> {
+    // Passing answers of the panel are cascades too.
+    let mut from_panel: HashMap<&str, (Cascade, &str)> = HashMap::new();
+    for set in panel {
+        let Some(list) = &set.instances else { continue };
+        sources.push(format!("passing answers of '{}'", set.label));
+        for s in list.iter().filter(|s| s.pass) {
+            let better = from_panel
+                .get(s.id.as_str())
+                .is_none_or(|(c, _)| s.cascade.len() < c.len());
+            if better {
+                from_panel.insert(s.id.as_str(), (s.cascade.clone(), set.label.as_str()));
+            }
+        }
+    }
+    from_panel
+}
+
+/// Instances with a cascade found, found cascades by stated length, and those much
+/// shorter than stated.
+fn tally(
+    gold: &[&Instance],
+    found: &[Option<(Cascade, String)>],
+    options: &AuditOptions,
+) -> (usize, Findings, BTreeMap<usize, BTreeMap<usize, usize>>) {
+    let shown = options.shown;
     let mut much_shorter = Findings::default();
     let mut shortest_by_stated: BTreeMap<usize, BTreeMap<usize, usize>> = BTreeMap::new();
     let mut solved = 0;
-    for (inst, f) in gold.iter().zip(&found) {
+    for (inst, f) in gold.iter().zip(found) {
         let Some((cascade, by)) = f else { continue };
         solved += 1;
         *shortest_by_stated
@@ -150,15 +189,5 @@ pub(super) fn run(
             );
         }
     }
-    StatedLength {
-        checked: gold.len(),
-        redundant_rules,
-        unpinned_rules,
-        solver: solver_text,
-        sources,
-        solved,
-        much_shorter,
-        ratio: options.shorter_ratio,
-        shortest_by_stated,
-    }
+    (solved, much_shorter, shortest_by_stated)
 }
