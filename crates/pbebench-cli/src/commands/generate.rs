@@ -4,12 +4,12 @@ use super::args::{alphabet, StatusEvery, Threads};
 use super::output::Outputs;
 use super::status::StatusLines;
 use anyhow::Context;
+use pbebench::dataset::DatasetWriter;
 use pbebench::generate::{
     self, parse_lengths, parse_range, Balance, GenParams, GenStats, Overrides, PatternDraw, Preset,
     SinkError,
 };
 use pbebench::RelationMode;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -247,13 +247,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut pipe_closed = false;
     let mut result = None;
     let written = out.write(|w| {
-        // One buffer for every line, so that a line does not grow a fresh String.
-        let mut line = Vec::new();
+        let mut lines = DatasetWriter::new(w);
         let mut sink = |inst: pbebench::Instance| -> Result<(), SinkError> {
-            line.clear();
-            serde_json::to_writer(&mut line, &inst)?;
-            line.push(b'\n');
-            w.write_all(&line).map_err(|e| {
+            lines.write(&inst).map_err(|e| {
                 pipe_closed = e.kind() == std::io::ErrorKind::BrokenPipe;
                 e.into()
             })

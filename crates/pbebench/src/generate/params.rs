@@ -1,8 +1,8 @@
 //! Generator parameters, the paper's presets, and their validation.
 
-use crate::dataset::{
-    FULL_ALPHABET, LITE_ALPHABET, MAX_CASCADE_LEN, MAX_EXAMPLES, MAX_RULES_LIMIT,
-    MAX_RULE_LEN_LIMIT, MAX_STRING_LEN,
+use crate::alphabets::{FULL_ALPHABET, LITE_ALPHABET};
+use crate::limits::{
+    MAX_CASCADE_LEN, MAX_EXAMPLES, MAX_RULES_LIMIT, MAX_RULE_LEN_LIMIT, MAX_STRING_LEN,
 };
 use crate::relations::RelationMode;
 use serde::Serialize;
