@@ -11,8 +11,9 @@
 //! endpoints, opens (or continues) the [`store`], runs a bounded pool of workers that ask
 //! the [`client`] or the [`solver_cmd`] (each request reserving its cost against the budget
 //! of the shared [`Control`]) and one writer that commits every sample as it arrives, and
-//! returns a [`RunOutcome`] with its [`RunResults`]. [`rescore`] recomputes the results
-//! from the store alone.
+//! returns a [`RunOutcome`] with its [`RunResults`], having written them to the run's
+//! `results.json` ([`RunResultsFile`]). [`rescore`] recomputes the results from the store
+//! alone.
 //!
 //! In interactive mode ([`episode`], `--interactive`) each sample is an episode: the
 //! solver probes the hidden cascade through [`pbebench::probe::Oracle`], tests candidates
@@ -77,6 +78,7 @@ mod error;
 mod fingerprint;
 mod progress;
 mod rescore;
+pub mod results_file;
 pub mod retry;
 mod run_dir;
 mod runner;
@@ -96,6 +98,7 @@ pub use episode::grade::{EpisodeGrade, InteractiveResults, InteractiveSummary};
 pub use episode::{InteractiveSpec, ToolProtocol};
 pub use error::EvalError;
 pub use rescore::rescore;
+pub use results_file::{ResultsFileError, RunResultsFile, RESULTS_FILE};
 pub use retry::RetryPolicy;
 pub use runner::{evaluate, RunOutcome, StopReason};
 pub use sample::{Prices, Sample, Status, Usage, MAX_RESPONSE_BYTES};

@@ -13,6 +13,7 @@ use crate::control::Control;
 use crate::episode::grade::InteractiveResults;
 use crate::fingerprint::sha256_file;
 use crate::progress::Progress;
+use crate::results_file::RunResultsFile;
 use crate::run_dir::open_run;
 use crate::sample::Prices;
 use crate::scoring::{self, Block, RunResults};
@@ -128,9 +129,16 @@ impl RunOutcome {
     pub fn complete(&self) -> bool {
         self.results.answered == self.total
     }
+
+    /// The outcome, once its `results.json` is written into the run directory.
+    pub(crate) fn written(self) -> Result<Self, EvalError> {
+        RunResultsFile::of(&self).write(&self.run_dir)?;
+        Ok(self)
+    }
 }
 
-/// Runs (or continues) an evaluation and scores it.
+/// Runs (or continues) an evaluation, scores it and writes its `results.json`
+/// ([`RunResultsFile`]).
 pub fn evaluate(config: &EvalConfig) -> Result<RunOutcome, EvalError> {
     config.check()?;
     let instances = pbebench::dataset::read_dataset(&config.dataset)?;
@@ -264,7 +272,7 @@ pub fn evaluate(config: &EvalConfig) -> Result<RunOutcome, EvalError> {
         Some(reason) => reason.to_string(),
     };
     store.end_invocation(invocation, &outcome, added)?;
-    Ok(RunOutcome {
+    RunOutcome {
         run_dir: config.run_dir.clone(),
         total,
         added,
@@ -272,7 +280,8 @@ pub fn evaluate(config: &EvalConfig) -> Result<RunOutcome, EvalError> {
         warnings,
         results,
         interactive,
-    })
+    }
+    .written()
 }
 
 /// Where the unfinished episodes of an interactive run resume: their stored turns. A
