@@ -13,7 +13,7 @@ use crate::results::ResultSet;
 use crate::shortcuts::Baseline;
 use crate::vet::{vet_dataset, VetCounts, VetJob, VetOptions, VetProgress, VetSummary};
 use pbebench::dataset::DatasetWriter;
-use pbebench::generate::{self, GenStats, Preset};
+use pbebench::generate::{self, GenStats, Preset, StatsFile};
 use pbebench::{
     read_responses, render_answer, score_dataset, write_score_lines, Instance, ResponseLine,
     Results, ScoreOptions,
@@ -491,9 +491,11 @@ fn write_stats(
     stats: &GenStats,
 ) -> Result<GenerationStats, DemoError> {
     let path = dir.join(format!("patience-{}.json", params.patience));
-    let json = serde_json::json!({ "params": params, "stats": stats });
-    let text = serde_json::to_string_pretty(&json).expect("serialisable") + "\n";
-    write_atomic(&path, text.as_bytes()).map_err(io_err(&path))?;
+    let file = StatsFile {
+        params: params.clone(),
+        stats: stats.clone(),
+    };
+    write_atomic(&path, file.to_json().as_bytes()).map_err(io_err(&path))?;
     GenerationStats::read(&path).map_err(|e| DemoError::Other(e.to_string()))
 }
 

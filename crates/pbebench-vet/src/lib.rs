@@ -56,7 +56,7 @@ pub use attack::{probe, Attacker, Panel, PanelError, Probe, Witness, DEFAULT_PAN
 pub use audit::{audit, AuditFindings, AuditOptions, AuditProgress, SolverCheck};
 pub use compare::{compare, Comparison, FigureDifference};
 pub use demo::{run_demo, DemoError, DemoOptions, DemoRow, DemoSet, DemoSummary, Rate};
-pub use genstats::{GenStatsError, GenerationStats};
+pub use genstats::{GenStatsError, GenerationStats, VettedStatsFile};
 pub use logit::{fit_logit, LogitError, LogitFit};
 pub use report::{Report, ReportInput};
 pub use results::{check_against, check_same_instances, load_results, ResultSet, ResultsError};

@@ -7,7 +7,7 @@ use anyhow::Context;
 use pbebench::dataset::DatasetWriter;
 use pbebench::generate::{
     self, parse_lengths, parse_range, Balance, GenParams, GenStats, Overrides, PatternDraw, Preset,
-    SinkError,
+    SinkError, StatsFile,
 };
 use pbebench::RelationMode;
 use std::path::{Path, PathBuf};
@@ -272,12 +272,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     let stats = result.expect("the writer ran")?;
     written?;
+    let file = StatsFile { params, stats };
     if let Some(path) = &args.stats_json {
-        let json = serde_json::json!({ "params": params, "stats": stats });
-        let text = serde_json::to_string_pretty(&json)? + "\n";
-        files.write(path, text.as_bytes())?;
+        files.write(path, file.to_json().as_bytes())?;
     }
-    print_summary(&params, &stats, args.out.as_ref());
+    print_summary(&file.params, &file.stats, args.out.as_ref());
     Ok(ExitCode::SUCCESS)
 }
 
@@ -325,9 +324,11 @@ fn run_vetted(args: &Args, params: GenParams, max_examples: usize) -> anyhow::Re
         )
     })?;
     if let Some(path) = &args.stats_json {
-        let json = serde_json::json!({ "params": params, "stats": stats, "vet": summary });
-        let text = serde_json::to_string_pretty(&json)? + "\n";
-        files.write(path, text.as_bytes())?;
+        let file = pbebench_vet::VettedStatsFile {
+            generation: StatsFile { params, stats },
+            vet: summary,
+        };
+        files.write(path, file.to_json().as_bytes())?;
     }
     Ok(ExitCode::SUCCESS)
 }
