@@ -62,6 +62,11 @@
 //! let outcome = evaluate(&config)?;
 //! assert!(outcome.complete());
 //! assert_eq!(outcome.results.overall().best_of_k, 1.0);
+//! // The run's results.json, as `pbebench eval` prints it with --format json.
+//! let text = std::fs::read_to_string(dir.path().join("run").join(pbebench_eval::RESULTS_FILE))?;
+//! assert_eq!(text, pbebench_eval::RunResultsFile::of(&outcome).to_json());
+//! let file = pbebench_eval::RunResultsFile::from_json(&text)?;
+//! assert_eq!(file.results.summary, outcome.results.scores.summary);
 //! # Ok(())
 //! # }
 //! ```
