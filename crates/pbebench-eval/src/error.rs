@@ -27,6 +27,14 @@ pub enum EvalError {
     /// A parameter is out of range, or a file it names is unusable.
     #[error("{0}")]
     Parameter(String),
+    /// A file of the run (its `results.json`) could not be written.
+    #[error("{path}: cannot write: {source}")]
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// What the OS said.
+        source: std::io::Error,
+    },
     /// The run directory holds a run made with other answer-affecting parameters.
     #[error("{dir} holds a run made with other parameters:\n{differences}\nRe-run with the run's own parameters to continue it, choose another --run directory, or add --force-new to start over (the old store is kept as run.N.sqlite).")]
     Mismatch {

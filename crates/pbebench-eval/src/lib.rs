@@ -11,8 +11,9 @@
 //! endpoints, opens (or continues) the [`store`], runs a bounded pool of workers that ask
 //! the [`client`] or the [`solver_cmd`] (each request reserving its cost against the budget
 //! of the shared [`Control`]) and one writer that commits every sample as it arrives, and
-//! returns a [`RunOutcome`] with its [`RunResults`]. [`rescore`] recomputes the results
-//! from the store alone.
+//! returns a [`RunOutcome`] with its [`RunResults`], having written them to the run's
+//! `results.json` ([`RunResultsFile`]). [`rescore`] recomputes the results from the store
+//! alone.
 //!
 //! In interactive mode ([`episode`], `--interactive`) each sample is an episode: the
 //! solver probes the hidden cascade through [`pbebench::probe::Oracle`], tests candidates
@@ -60,6 +61,11 @@
 //! let outcome = evaluate(&config)?;
 //! assert!(outcome.complete());
 //! assert_eq!(outcome.results.overall().best_of_k, 1.0);
+//! // The run's results.json, as `pbebench eval` prints it with --format json.
+//! let text = std::fs::read_to_string(dir.path().join("run").join(pbebench_eval::RESULTS_FILE))?;
+//! assert_eq!(text, pbebench_eval::RunResultsFile::of(&outcome).to_json());
+//! let file = pbebench_eval::RunResultsFile::from_json(&text)?;
+//! assert_eq!(file.results.summary, outcome.results.scores.summary);
 //! # Ok(())
 //! # }
 //! ```
@@ -77,6 +83,7 @@ mod fingerprint;
 mod pricing;
 mod progress;
 mod rescore;
+pub mod results_file;
 pub mod retry;
 mod run_dir;
 mod runner;
@@ -98,6 +105,7 @@ pub use error::EvalError;
 pub use pbebench::BlockChoice;
 pub use progress::EvalProgress;
 pub use rescore::rescore;
+pub use results_file::{ResultsFileError, RunResultsFile, RESULTS_FILE};
 pub use retry::RetryPolicy;
 pub use runner::{evaluate, evaluate_with, RunOutcome, StopReason};
 pub use sample::{Prices, Sample, Status, Usage, MAX_RESPONSE_BYTES};

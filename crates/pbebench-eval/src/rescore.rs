@@ -8,7 +8,8 @@ use pbebench::BlockChoice;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
-/// Recomputes every figure of a run from its stored responses, without a request.
+/// Recomputes every figure of a run from its stored responses, without a request, and
+/// writes them to its `results.json`.
 /// `dataset` overrides the path in the manifest (the file must be the same: its hash is
 /// checked).
 pub fn rescore(
@@ -66,7 +67,7 @@ pub fn rescore(
         .is_some_and(|v| !v.is_null());
     let (results, interactive) =
         crate::runner::score_run(&instances, &store, k, block, prices, interactive)?;
-    Ok(RunOutcome {
+    RunOutcome {
         run_dir: run_dir.to_path_buf(),
         total: instances.len() * k as usize,
         added: 0,
@@ -74,5 +75,6 @@ pub fn rescore(
         warnings: Vec::new(),
         results,
         interactive,
-    })
+    }
+    .written()
 }

@@ -13,6 +13,7 @@ use crate::control::Control;
 use crate::episode::grade::InteractiveResults;
 use crate::fingerprint::dataset_ref;
 use crate::progress::EvalProgress;
+use crate::results_file::RunResultsFile;
 use crate::run_dir::open_run;
 use crate::sample::Prices;
 use crate::scoring::{self, RunResults};
@@ -130,9 +131,16 @@ impl RunOutcome {
     pub fn complete(&self) -> bool {
         self.results.answered == self.total
     }
+
+    /// The outcome, once its `results.json` is written into the run directory.
+    pub(crate) fn written(self) -> Result<Self, EvalError> {
+        RunResultsFile::of(&self).write(&self.run_dir)?;
+        Ok(self)
+    }
 }
 
-/// Runs (or continues) an evaluation and scores it, silently.
+/// Runs (or continues) an evaluation, scores it and writes its `results.json`
+/// ([`RunResultsFile`]), silently.
 pub fn evaluate(config: &EvalConfig) -> Result<RunOutcome, EvalError> {
     evaluate_with(config, &())
 }
@@ -245,7 +253,7 @@ pub fn evaluate_with(
         Some(reason) => reason.to_string(),
     };
     store.end_invocation(invocation, &outcome, added)?;
-    Ok(RunOutcome {
+    RunOutcome {
         run_dir: config.run_dir.clone(),
         total,
         added,
@@ -253,7 +261,8 @@ pub fn evaluate_with(
         warnings,
         results,
         interactive,
-    })
+    }
+    .written()
 }
 
 /// Interactive mode probes the hidden cascade: every instance needs its gold.

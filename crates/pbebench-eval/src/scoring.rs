@@ -11,7 +11,6 @@ use pbebench::{
     RunFigures, ScoreOptions, Tokens,
 };
 use rayon::prelude::*;
-use serde_json::Value;
 use std::collections::HashMap;
 use std::fmt;
 
@@ -227,17 +226,13 @@ impl RunResults {
         }
     }
 
-    /// What `RUN_DIR/results.json` holds: the scores' [`Results`] with the run's figures.
+    /// The scores' [`Results`] with the run's figures, as `RUN_DIR/results.json` holds them
+    /// ([`crate::RunResultsFile`]).
     pub fn results(&self) -> Results {
         Results {
             run: Some(self.figures()),
             ..self.scores.clone()
         }
-    }
-
-    /// [`RunResults::results`] as JSON.
-    pub fn to_json(&self) -> Value {
-        serde_json::to_value(self.results()).expect("results serialise")
     }
 }
 

@@ -12,14 +12,15 @@ use crate::report::{self, ReportInput};
 use crate::results::ResultSet;
 use crate::shortcuts::Baseline;
 use crate::vet::{vet_dataset, VetCounts, VetJob, VetOptions, VetProgress, VetSummary};
-use pbebench::generate::{self, GenStats, Preset};
+use pbebench::dataset::DatasetWriter;
+use pbebench::generate::{self, GenStats, Preset, StatsFile};
 use pbebench::{
     read_responses, render_answer, score_dataset, write_score_lines, Instance, ResponseLine,
     Results, ScoreOptions,
 };
 use pbebench_io::{write_atomic, AtomicFile};
 use pbebench_solve::{solve_dataset, solver_by_name, Budget, SolveJob, SolveProgress};
-use std::io::{self, Write};
+use std::io;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -351,10 +352,9 @@ fn generate_set(
     })
     .map_err(|e| DemoError::Generate(e.to_string()))?;
     let mut file = AtomicFile::create(dataset_path).map_err(io_err(dataset_path))?;
-    for inst in &dataset {
-        let line = serde_json::to_string(inst).expect("instances serialise");
-        writeln!(file, "{line}").map_err(io_err(dataset_path))?;
-    }
+    DatasetWriter::new(&mut file)
+        .write_all(&dataset)
+        .map_err(io_err(dataset_path))?;
     file.commit().map_err(io_err(dataset_path))?;
     let mut generation = vec![write_stats(gen_dir, params, &stats)?];
     for patience in PATIENCE_SWEEP {
@@ -491,9 +491,11 @@ fn write_stats(
     stats: &GenStats,
 ) -> Result<GenerationStats, DemoError> {
     let path = dir.join(format!("patience-{}.json", params.patience));
-    let json = serde_json::json!({ "params": params, "stats": stats });
-    let text = serde_json::to_string_pretty(&json).expect("serialisable") + "\n";
-    write_atomic(&path, text.as_bytes()).map_err(io_err(&path))?;
+    let file = StatsFile {
+        params: params.clone(),
+        stats: stats.clone(),
+    };
+    write_atomic(&path, file.to_json().as_bytes()).map_err(io_err(&path))?;
     GenerationStats::read(&path).map_err(|e| DemoError::Other(e.to_string()))
 }
 

@@ -1,12 +1,34 @@
 //! Generation statistics as `pbebench generate --stats-json` writes them
-//! (`{"params": …, "stats": …}`), or the authors' `generation_stats.json`
-//! (`total_generated`, `total_accepted`, `category_distribution`, …).
+//! ([`StatsFile`]: `{"params": …, "stats": …}`; a vetted preset's [`VettedStatsFile`] adds
+//! `vet`), or the authors' `generation_stats.json` (`total_generated`, `total_accepted`,
+//! `category_distribution`, …).
 
-use pbebench::generate::kl_from_uniform;
+use crate::vet::VetSummary;
+use pbebench::generate::{kl_from_uniform, to_sorted_json, StatsFile};
 use pbebench::Category;
+use serde::Serialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+
+/// The statistics file of a vetted preset (`pbebench generate --preset lite-vetted
+/// --stats-json`): the generation's [`StatsFile`] and, under `vet`, the vetting's summary.
+/// [`GenerationStats::read`] reads it as the generation's.
+#[derive(Debug, Clone, Serialize)]
+pub struct VettedStatsFile {
+    /// The generation's parameters and statistics.
+    #[serde(flatten)]
+    pub generation: StatsFile,
+    /// What the vetting did.
+    pub vet: VetSummary,
+}
+
+impl VettedStatsFile {
+    /// The file's text, as [`StatsFile::to_json`] writes it (keys in alphabetical order).
+    pub fn to_json(&self) -> String {
+        to_sorted_json(self)
+    }
+}
 
 /// What the report needs from one generation run.
 #[derive(Debug, Clone, PartialEq)]
@@ -67,37 +89,24 @@ fn read(path: &Path) -> Result<GenerationStats, GenStatsError> {
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
-    if let Some(stats) = value.get("stats") {
-        let num = |v: &Value, key: &str| v.get(key).and_then(Value::as_f64);
-        let attempts = num(stats, "attempts")
-            .ok_or_else(|| err("'stats.attempts' is missing".to_owned()))?
-            as u64;
-        let accepted = num(stats, "accepted")
-            .ok_or_else(|| err("'stats.accepted' is missing".to_owned()))?
-            as u64;
-        let kl_by_length = stats
-            .get("kl_by_length")
-            .and_then(Value::as_object)
-            .map(|m| {
-                m.iter()
-                    .filter_map(|(k, v)| Some((k.parse().ok()?, v.as_f64()?)))
-                    .collect()
-            })
-            .unwrap_or_default();
+    if value.get("stats").is_some() {
+        let file: StatsFile = serde_json::from_value(value).map_err(|e| {
+            err(format!(
+                "not the statistics `pbebench generate --stats-json` writes: {e}"
+            ))
+        })?;
+        let (params, stats) = (file.params, file.stats);
         return Ok(GenerationStats {
             label,
             path: path.to_path_buf(),
-            patience: value.pointer("/params/patience").and_then(Value::as_u64),
-            name: value
-                .pointer("/params/name")
-                .and_then(Value::as_str)
-                .map(str::to_owned),
-            attempts,
-            accepted,
-            efficiency: ratio(accepted, attempts),
-            kl_by_length,
-            kl_overall: num(stats, "kl_overall").unwrap_or(f64::NAN),
-            seconds: num(stats, "seconds"),
+            patience: Some(params.patience),
+            name: Some(params.name),
+            attempts: stats.attempts,
+            accepted: stats.accepted,
+            efficiency: ratio(stats.accepted, stats.attempts),
+            kl_by_length: stats.kl_by_length,
+            kl_overall: stats.kl_overall,
+            seconds: Some(stats.seconds),
         });
     }
     if let (Some(total), Some(accepted)) = (
@@ -174,6 +183,47 @@ mod tests {
         // 64 instances all in category 1111: far from uniform.
         assert!(g.kl_overall > 1.0);
         assert_eq!(g.kl_by_length.keys().copied().collect::<Vec<_>>(), vec![30]);
+    }
+
+    /// What `pbebench generate --stats-json` writes, of a plain or a vetted preset, reads
+    /// back with the run's figures; a file missing one of them is refused, naming it.
+    #[test]
+    fn reads_our_files() {
+        let mut params = pbebench::generate::Preset::Lite.params();
+        params.size = 16;
+        let stats = pbebench::generate::generate(&params, &(), &mut |_| Ok(())).unwrap();
+        let file = StatsFile { params, stats };
+        let dir = tempfile::tempdir().unwrap();
+        let plain = dir.path().join("plain.json");
+        std::fs::write(&plain, file.to_json()).unwrap();
+        let vetted = dir.path().join("vetted.json");
+        let with_vet = VettedStatsFile {
+            generation: file.clone(),
+            vet: VetSummary {
+                instances: 16,
+                kept: 15,
+                replaced: 1,
+                dropped: 1,
+                reasons: BTreeMap::from([("ambiguous at 12".to_owned(), 2)]),
+                added_per_instance: BTreeMap::from([(0, 15)]),
+                added: 0,
+                resumed: 0,
+                replacements_possible: true,
+                stats: pbebench::DatasetStats::default(),
+                journal_failure: None,
+            },
+        };
+        std::fs::write(&vetted, with_vet.to_json()).unwrap();
+        for path in [&plain, &vetted] {
+            let g = read(path).unwrap();
+            assert_eq!((g.accepted, g.attempts), (16, file.stats.attempts));
+            assert_eq!(g.patience, Some(file.params.patience));
+            assert_eq!(g.kl_by_length, file.stats.kl_by_length);
+        }
+        let text = file.to_json().replace("\"kl_overall\"", "\"kl\"");
+        std::fs::write(&plain, text).unwrap();
+        let e = read(&plain).unwrap_err().to_string();
+        assert!(e.contains("missing field `kl_overall`"), "{e}");
     }
 
     #[test]

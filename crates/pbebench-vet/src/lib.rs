@@ -59,12 +59,10 @@ pub use attack::{
 pub use audit::{audit, AuditFindings, AuditOptions, AuditProgress, SolverCheck};
 pub use compare::{compare, Comparison, FigureDifference};
 pub use demo::{run_demo, DemoError, DemoOptions, DemoRow, DemoSet, DemoSummary, Rate};
-pub use genstats::{GenStatsError, GenerationStats};
+pub use genstats::{GenStatsError, GenerationStats, VettedStatsFile};
 pub use logit::{fit_logit, LogitError, LogitFit};
 pub use report::{Report, ReportInput};
-pub use results::{
-    check_against, check_same_instances, load_results, Episode, ResultSet, ResultsError,
-};
+pub use results::{check_against, check_same_instances, load_results, ResultSet, ResultsError};
 pub use shortcuts::Baseline;
 pub use vet::{
     infer_params, vet_dataset, AddedExample, Repair, Replacement, VetCounts, VetError, VetJob,

@@ -10,6 +10,7 @@
 
 use pbebench::metrics;
 use pbebench::{read_score_lines, summarize, Aggregate, Instance, InstanceScore, Results, Summary};
+use pbebench_eval::{EpisodeGrade, RunResultsFile};
 use serde_json::Value;
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -67,27 +68,7 @@ pub struct ResultSet {
     pub dataset: Option<PathBuf>,
     /// The graded episodes of an interactive evaluation run (its `results.json`'s
     /// `interactive.episodes`), when the results are one.
-    pub episodes: Option<Vec<Episode>>,
-}
-
-/// What the report uses of one graded episode of an interactive run (`pbebench eval
-/// --interactive`; the fields of `pbebench_eval::episode::grade::EpisodeGrade` of the
-/// same names).
-#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
-pub struct Episode {
-    /// The instance.
-    pub instance_id: String,
-    /// The sample (episode) index.
-    pub sample: u32,
-    /// Probe inputs used.
-    pub probes_used: usize,
-    /// Equivalent to the gold on the instance's input space (`None`: no gold, or
-    /// undecided).
-    #[serde(default)]
-    pub recovered: Option<bool>,
-    /// Agreement with the gold where the gold changes the input.
-    #[serde(default)]
-    pub behaviour: Option<f64>,
+    pub episodes: Option<Vec<EpisodeGrade>>,
 }
 
 impl ResultSet {
@@ -105,7 +86,7 @@ impl ResultSet {
     /// A few episodes worth reading, at most `n`, in this order: the first recovered one,
     /// the first one not recovered (or undecided), the one that probed
     /// most, then the others in file order; each once.
-    pub fn episodes_to_show(&self, n: usize) -> Vec<&Episode> {
+    pub fn episodes_to_show(&self, n: usize) -> Vec<&EpisodeGrade> {
         let Some(list) = &self.episodes else {
             return Vec::new();
         };
@@ -114,7 +95,7 @@ impl ResultSet {
             list.iter().find(|e| e.recovered != Some(true)),
             list.iter().max_by_key(|e| e.probes_used),
         ];
-        let mut out: Vec<&Episode> = Vec::new();
+        let mut out: Vec<&EpisodeGrade> = Vec::new();
         for e in picks.into_iter().flatten().chain(list) {
             if out.len() >= n {
                 break;
@@ -189,7 +170,7 @@ pub(crate) fn load(spec: &str) -> Result<Loaded, ResultsError> {
         }
     }
     let mut summary: Option<(Summary, Option<f64>, Option<PathBuf>, PathBuf)> = None;
-    let mut episodes: Option<Vec<Episode>> = None;
+    let mut episodes: Option<Vec<EpisodeGrade>> = None;
     let mut instances: Option<(Vec<InstanceScore>, PathBuf)> = None;
     let mut warnings = Vec::new();
     for file in &files {
@@ -313,7 +294,7 @@ fn default_label(first: &Path) -> String {
 }
 
 enum Content {
-    Summary(Box<Results>, Option<Vec<Episode>>),
+    Summary(Box<Results>, Option<Vec<EpisodeGrade>>),
     Instances(Vec<InstanceScore>, Vec<String>),
 }
 
@@ -331,20 +312,10 @@ fn read_file(path: &Path) -> Result<Content, ResultsError> {
     }
     if let Ok(value) = serde_json::from_str::<Value>(text) {
         if Results::is_results(&value) {
-            let episodes = match value.pointer("/interactive/episodes") {
-                Some(list) => Some(
-                    serde_json::from_value::<Vec<Episode>>(list.clone()).map_err(|e| {
-                        file_err(
-                            path,
-                            format!("'interactive.episodes' is not a list of graded episodes: {e}"),
-                        )
-                    })?,
-                ),
-                None => None,
-            };
-            let results = Results::from_value(value)
-                .map_err(|e| file_err(path, format!("'summary' is not a score summary: {e}")))?;
-            return Ok(Content::Summary(Box::new(results), episodes));
+            let file =
+                RunResultsFile::from_value(value).map_err(|e| file_err(path, e.to_string()))?;
+            let episodes = file.interactive.map(|i| i.episodes);
+            return Ok(Content::Summary(Box::new(file.results), episodes));
         }
         if value.get("id").is_none() {
             return Err(file_err(

@@ -12,8 +12,10 @@
 //! limits are inferred from the letters ([`authors_limits`]) and the relations are read as
 //! the paper formula's, which is how the published labels were made.
 
-use crate::dataset::{infer_alphabet, InstanceError, LITE_ALPHABET, MAX_CASCADE_LEN};
+use crate::alphabets::{infer_alphabet, LITE_ALPHABET};
 use crate::instance::Instance;
+use crate::instance_error::InstanceError;
+use crate::limits::MAX_CASCADE_LEN;
 use crate::pylit;
 use crate::relations::{Category, RelationMode, Relations};
 use crate::rule::{Cascade, Rule, RuleError};

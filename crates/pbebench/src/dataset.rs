@@ -1,54 +1,23 @@
-//! Reading datasets: JSONL files of [`Instance`]s in pbebench's own schema or in the
-//! authors' published format (whose records the `authors` module reads and writes). (Writing
-//! files is `pbebench-io`'s.)
+//! Datasets, read and written: JSONL files of [`Instance`]s in pbebench's own schema (read
+//! by [`DatasetReader`] and [`read_dataset`], written by [`DatasetWriter`]) or in the
+//! authors' published format (whose records the `authors` module reads and writes). (Which
+//! file the lines go to, and how it is put into place, is `pbebench-io`'s.)
 
 use crate::authors;
 use crate::instance::{GoldCheck, Instance};
-use crate::pylit;
+use serde::Serialize;
 use serde_json::Value;
-use std::io::{self, BufRead};
+use std::io::{self, BufRead, Write};
 use std::path::{Path, PathBuf};
 
+pub use crate::alphabets::{infer_alphabet, FULL_ALPHABET, LITE_ALPHABET};
 pub use crate::authors::{parse_replace_call, ReplaceCallError};
 pub use crate::instance::example_problems;
-
-/// The alphabet of the Lite presets: a–k and u–z.
-pub const LITE_ALPHABET: &str = "abcdefghijkuvwxyz";
-/// The alphabet of the full presets: a–z and A–Z.
-pub const FULL_ALPHABET: &str = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
-
-// The limits on what one instance may hold. Every reader checks them when it reads a line
-// ([`Instance::problems`], run by [`parse_instance`], by the word-list readers and by the
-// Python bindings), so that a number in a file cannot make a command allocate, loop or
-// run for as long as it says: `max_rule_len: 18446744073709551615` once made `solve`
-// panic, and `100000000` one trivial instance take 1.5 GB. Each is far above what any
-// published or generated dataset holds (cascades of at most 30 rules, caps of 50 rules
-// and 5 characters, words of at most 20 letters, 50 examples; 10,000 held-out ones).
-
-/// The largest `max_rules` (the rule cap solvers are given) an instance may state. The
-/// solvers' searches and the prompts grow with it; the published sets use at most 50.
-pub const MAX_RULES_LIMIT: usize = 1000;
-/// The largest `max_rule_len` (the longest side a rule may have) an instance may state.
-/// The solvers' tables and searches grow steeply with it (at 1000, one instance of 30
-/// random examples held `solve` for over ten minutes and half a gigabyte); the published
-/// sets use 3, word lists 5.
-pub const MAX_RULE_LEN_LIMIT: usize = 32;
-/// The most rules a gold cascade may have (`cascade_len` and `cascade`): the relations
-/// of a cascade cost the square of its length, and checking the gold costs its length
-/// times the examples' characters. The published sets' longest cascades have 30 rules.
-pub const MAX_CASCADE_LEN: usize = 100;
-/// The most visible examples an instance may have (`inputs`, `outputs`); a word list read
-/// as one instance (`pbebench pairs --chunk 0`) is bound by it too. Held-out examples are
-/// bound by [`crate::generate::MAX_HELDOUT`].
-pub const MAX_EXAMPLES: usize = 10_000;
-/// The longest string an instance may hold, in characters: its id, every example (visible
-/// or held-out), every side of its gold's rules, and every string its gold writes on the
-/// way from an input to its output. Scoring bounds an answer's strings by 16 times the
-/// instance's longest ([`crate::equiv::length_bound`]), so this bounds them too.
-pub const MAX_STRING_LEN: usize = 1000;
-/// The most letters an `alphabet` may have: the solvers and the generator index letters by
-/// one byte.
-pub const MAX_ALPHABET_LEN: usize = 255;
+pub use crate::instance_error::InstanceError;
+pub use crate::limits::{
+    MAX_ALPHABET_LEN, MAX_CASCADE_LEN, MAX_EXAMPLES, MAX_RULES_LIMIT, MAX_RULE_LEN_LIMIT,
+    MAX_STRING_LEN,
+};
 
 /// A problem with a dataset file, located by path and 1-based line.
 #[derive(Debug, thiserror::Error)]
@@ -73,63 +42,8 @@ pub enum DatasetError {
     },
 }
 
-/// Why a line is not an instance.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum InstanceError {
-    /// The text is not JSON.
-    #[error("malformed JSON: {0}")]
-    MalformedJson(String),
-    /// The line is JSON but not an object.
-    #[error("a line must hold a JSON object")]
-    NotAnObject,
-    /// An object in our schema with a missing or mistyped field.
-    #[error("not an instance: {0}")]
-    NotAnInstance(String),
-    /// A field of the authors' record that is absent.
-    #[error("missing '{0}'")]
-    Missing(&'static str),
-    /// A field of the authors' record that is no list of strings.
-    #[error("'{0}' must be a list of strings")]
-    NotAList(&'static str),
-    /// A list of the authors' record holding something else than strings.
-    #[error("'{0}' must hold strings")]
-    NotStrings(&'static str),
-    /// A Python list repr of the authors' record that cannot be read.
-    #[error("'{key}': {error}")]
-    BadRepr {
-        /// The field.
-        key: &'static str,
-        /// What is wrong with the repr.
-        error: pylit::LiteralError,
-    },
-    /// One of the authors' `programs` that is no rule.
-    #[error(transparent)]
-    BadProgram(#[from] ReplaceCallError),
-    /// `bfcc_category` that is no category.
-    #[error("{0}")]
-    BadCategory(String),
-    /// `bfcc_category` that is no string.
-    #[error("'bfcc_category' must be a string such as \"1011\"")]
-    CategoryNotAString,
-    /// `alphabet` that holds no letter.
-    #[error("'alphabet' is empty: give the letters rules may use, e.g. \"abc\"")]
-    EmptyAlphabet,
-    /// An instance that breaks the limits above or whose parts disagree: every problem
-    /// [`Instance::problems`] finds, joined.
-    #[error("{}", .0.join("; "))]
-    Unsound(Vec<String>),
-    /// `cascade_length` that is not the number of programs.
-    #[error("cascade_length is {stated} but there are {programs} programs")]
-    LengthMismatch {
-        /// The stated length.
-        stated: u64,
-        /// The programs given.
-        programs: usize,
-    },
-}
-
 /// Parses one JSONL line in either format and checks it ([`Instance::problems`]: the
-/// limits above, the gold against the examples). `index` (0-based line among instances)
+/// limits `MAX_*`, the gold against the examples). `index` (0-based line among instances)
 /// becomes the id of the authors' records, which have none.
 pub fn parse_instance(line: &str, index: usize) -> Result<Instance, InstanceError> {
     parse_instance_with(line, index, GoldCheck::Reproduces)
@@ -193,19 +107,6 @@ fn parse_instance_generally(line: &str, index: usize) -> Result<Instance, Instan
     let instance: Instance =
         serde_json::from_value(value).map_err(|e| InstanceError::NotAnInstance(e.to_string()))?;
     Ok(instance)
-}
-
-/// The preset alphabet that covers every letter seen, else the sorted letters themselves.
-pub fn infer_alphabet<'a>(strings: impl Iterator<Item = &'a str>) -> String {
-    let mut seen: Vec<char> = strings.flat_map(str::chars).collect();
-    seen.sort_unstable();
-    seen.dedup();
-    for preset in [LITE_ALPHABET, FULL_ALPHABET] {
-        if seen.iter().all(|c| preset.contains(*c)) {
-            return preset.to_owned();
-        }
-    }
-    seen.into_iter().collect()
 }
 
 /// Streams the instances of a JSONL file, one `Result` per non-blank line. A line that
@@ -287,6 +188,82 @@ impl Iterator for DatasetReader {
             }));
         }
     }
+}
+
+/// A line of a dataset in pbebench's own schema: an instance, alone or with fields of its
+/// own after the instance's (a vetted snapshot's `repair`), which readers of instances pass
+/// over.
+pub trait DatasetLine: Serialize {
+    /// The instance the line holds.
+    fn instance(&self) -> &Instance;
+}
+
+impl DatasetLine for Instance {
+    fn instance(&self) -> &Instance {
+        self
+    }
+}
+
+/// Writes a dataset in pbebench's own schema, the one every command writes (`generate`,
+/// `pairs`, `export --to pbebench`, `vet`, the demo) and [`DatasetReader`] reads: one
+/// compact JSON object a line, the fields in [`Instance`]'s order, each line ended by `\n`
+/// and handed to `out` in one write.
+///
+/// ```
+/// use pbebench::dataset::{parse_instance, DatasetWriter};
+///
+/// let line = r#"{"id":"a","inputs":["ab"],"outputs":["b"],"cascade":[["a",""]],"cascade_len":1,"category":null,"relations_mode":"exact","max_rules":2,"max_rule_len":1,"alphabet":"ab","heldout_inputs":[],"heldout_outputs":[],"interactions":[]}"#;
+/// let instance = parse_instance(line, 0)?;
+/// let mut writer = DatasetWriter::new(Vec::new());
+/// writer.write(&instance)?;
+/// assert_eq!(writer.into_inner(), format!("{line}\n").into_bytes());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug)]
+pub struct DatasetWriter<W> {
+    out: W,
+    /// One buffer for every line, so that a line does not grow a fresh one.
+    line: Vec<u8>,
+}
+
+impl<W: Write> DatasetWriter<W> {
+    /// Writes lines to `out`.
+    pub fn new(out: W) -> Self {
+        DatasetWriter {
+            out,
+            line: Vec::new(),
+        }
+    }
+
+    /// Writes one line: `line` and a newline.
+    pub fn write(&mut self, line: &impl DatasetLine) -> io::Result<()> {
+        self.line.clear();
+        serde_json::to_writer(&mut self.line, line)?;
+        self.line.push(b'\n');
+        self.out.write_all(&self.line)
+    }
+
+    /// Writes every line of `lines`, in order.
+    pub fn write_all<'a, L: DatasetLine + 'a>(
+        &mut self,
+        lines: impl IntoIterator<Item = &'a L>,
+    ) -> io::Result<()> {
+        lines.into_iter().try_for_each(|line| self.write(line))
+    }
+
+    /// The writer the lines went to.
+    pub fn into_inner(self) -> W {
+        self.out
+    }
+}
+
+/// A dataset's text: every line of `lines`, as [`DatasetWriter`] writes them.
+pub fn dataset_text<'a, L: DatasetLine + 'a>(lines: impl IntoIterator<Item = &'a L>) -> String {
+    let mut writer = DatasetWriter::new(Vec::new());
+    writer
+        .write_all(lines)
+        .expect("instances serialise, and a Vec takes every byte");
+    String::from_utf8(writer.into_inner()).expect("JSON is UTF-8")
 }
 
 /// Reads a whole dataset, failing at the first bad line or on duplicate ids.
@@ -561,6 +538,38 @@ mod tests {
             e.to_string(),
             format!("{name}: is a directory, not a file; give a file")
         );
+    }
+
+    /// What the writer writes, the reader reads back as the same instances, and writing
+    /// those again gives the same bytes: the published Lite file (read in the authors'
+    /// format) and lines with every field of our own (held-out examples, interactions, no
+    /// gold).
+    #[test]
+    fn written_datasets_read_back_to_the_same_bytes() {
+        let authors = pbebench_testdata::path("adaptive_balanced_1008_complete.jsonl");
+        let mut instances = read_dataset(authors).unwrap();
+        instances.truncate(40);
+        let own = [
+            r#"{"id":"x-1","inputs":["ab","c"],"outputs":["c","c"],"cascade":[["ab","c"]],"cascade_len":1,"category":"0000","relations_mode":"exact","max_rules":5,"max_rule_len":3,"alphabet":"abc","heldout_inputs":["abab"],"heldout_outputs":["cc"],"interactions":[]}"#,
+            r#"{"id":"m","inputs":["a"],"outputs":["b"],"cascade":null,"cascade_len":0,"category":null,"relations_mode":"paper","max_rules":2,"max_rule_len":1,"alphabet":"ab","heldout_inputs":[],"heldout_outputs":[],"interactions":[]}"#,
+        ];
+        instances.extend(own.iter().map(|l| parse_instance(l, 0).unwrap()));
+        assert!(instances.iter().any(|i| !i.interactions.is_empty()));
+        let text = dataset_text(&instances);
+        assert!(
+            text.ends_with(&format!("{}\n{}\n", own[0], own[1])),
+            "{text}"
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("d.jsonl");
+        let file = std::fs::File::create(&path).unwrap();
+        let mut writer = DatasetWriter::new(file);
+        writer.write_all(&instances).unwrap();
+        drop(writer.into_inner());
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
+        let read = read_dataset(&path).unwrap();
+        assert_eq!(read, instances);
+        assert_eq!(dataset_text(&read), text);
     }
 
     #[test]

@@ -1,10 +1,10 @@
 //! Instances: the examples a solver sees, the hidden cascade, and metadata.
 
-use crate::dataset::{
+use crate::generate::MAX_HELDOUT;
+use crate::limits::{
     MAX_ALPHABET_LEN, MAX_CASCADE_LEN, MAX_EXAMPLES, MAX_RULES_LIMIT, MAX_RULE_LEN_LIMIT,
     MAX_STRING_LEN,
 };
-use crate::generate::MAX_HELDOUT;
 use crate::relations::{Category, Interaction, RelationMode};
 use crate::rule::Cascade;
 use crate::symbols::Symbols;

@@ -15,8 +15,8 @@
 //!    category of a cascade.
 //! 3. **Generation** (module [`generate`]): the paper's Algorithm 1 with its presets,
 //!    deterministic under any thread count or shard split.
-//!    → **instances** ([`Instance`]; module [`dataset`] reads ours and the authors' JSONL,
-//!    [`authors_line`] writes theirs;
+//!    → **instances** ([`Instance`]; module [`dataset`] reads ours and the authors' JSONL
+//!    and writes ours ([`dataset::DatasetWriter`]), [`authors_line`] writes theirs;
 //!    [`read_word_lists`] makes real sound-change data into instances;
 //!    [`DatasetStats`] summarises a dataset).
 //! 4. **Prompts** ([`PromptTemplate`]; the prompts file, [`PromptLine`]): the examples and
@@ -147,6 +147,7 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+mod alphabets;
 mod authors;
 pub mod cldf;
 pub mod dataset;
@@ -154,7 +155,9 @@ pub mod derivation;
 pub mod equiv;
 pub mod generate;
 mod instance;
+mod instance_error;
 pub mod interval;
+mod limits;
 pub mod metrics;
 pub mod probe;
 mod prompt;

@@ -2,13 +2,13 @@
 //! solver program, with a resumable run store; or rescore a stored run.
 
 use super::args::{seconds, Format, FormatArg, ProbeLen};
-use super::output::{Checked, Outputs};
+use super::output::Outputs;
 use crate::printer::{self, Progress};
 use anyhow::{bail, Context};
 use pbebench_eval::{
     evaluate_with, rescore, BlockChoice, ChatParams, ChatSpec, EvalConfig, EvalError, EvalProgress,
-    Field, InteractiveSpec, Prices, RetryPolicy, RunOutcome, Sample, SolverCommand, SolverSpec,
-    ToolProtocol,
+    Field, InteractiveSpec, Prices, RetryPolicy, RunOutcome, RunResultsFile, Sample, SolverCommand,
+    SolverSpec, ToolProtocol, RESULTS_FILE,
 };
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -186,18 +186,18 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         if let Some(dataset) = &args.dataset {
             files.input("--dataset", dataset);
         }
-        let checked = files.output_dir("--run", run, ["results.json"]).check()?;
+        files.output_dir("--run", run, [RESULTS_FILE]).check()?;
         let outcome = rescore(run, args.dataset.as_deref(), args.block, prices)?;
-        return finish(&outcome, args.format.format, &checked);
+        return finish(&outcome, args.format.format);
     }
     let format = args.format.format;
     let config = config(args)?;
-    let checked = check_files(&config)?;
+    check_files(&config)?;
     printer::note(format_args!("run: {}", config.run_dir.display()));
     let shown = Shown::new(config.prices);
     let outcome = evaluate_with(&config, &shown);
     shown.finish(outcome.is_ok());
-    finish(&outcome.map_err(flags)?, format, &checked)
+    finish(&outcome.map_err(flags)?, format)
 }
 
 /// A library error, with the configuration's fields named by their options.
@@ -412,7 +412,7 @@ fn config(args: Args) -> anyhow::Result<EvalConfig> {
 
 /// Refuses a run directory whose files (`results.json`, the store) would overwrite the
 /// dataset or the template, and one that cannot be written, before anything is sent.
-fn check_files(config: &EvalConfig) -> anyhow::Result<Checked> {
+fn check_files(config: &EvalConfig) -> anyhow::Result<()> {
     let mut files = Outputs::new();
     files.input("--dataset", &config.dataset);
     if let SolverSpec::Chat(ChatSpec {
@@ -425,9 +425,10 @@ fn check_files(config: &EvalConfig) -> anyhow::Result<Checked> {
     files.output_dir(
         "--run",
         &config.run_dir,
-        ["results.json", pbebench_eval::store::STORE_FILE],
+        [RESULTS_FILE, pbebench_eval::store::STORE_FILE],
     );
-    files.check()
+    files.check()?;
+    Ok(())
 }
 
 /// `runs/<dataset stem>__<model>` (or `__cmd-<hash>` for a solver command): the same
@@ -450,18 +451,13 @@ fn default_run_dir(dataset: &Path, solver: &SolverSpec) -> PathBuf {
     PathBuf::from("runs").join(format!("{}__{}", safe(&stem), safe(&who)))
 }
 
-/// Prints the report, writes `results.json`, and picks the exit status.
-fn finish(outcome: &RunOutcome, format: Format, files: &Checked) -> anyhow::Result<ExitCode> {
+/// Prints the report (the run has written its `results.json`), and picks the exit status.
+fn finish(outcome: &RunOutcome, format: Format) -> anyhow::Result<ExitCode> {
     for w in &outcome.warnings {
         eprintln!("warning: {w}");
     }
-    let mut results_json = outcome.results.to_json();
-    if let Some(episodes) = &outcome.interactive {
-        results_json["interactive"] = serde_json::to_value(episodes)?;
-    }
-    let json = serde_json::to_string_pretty(&results_json)?;
     match format {
-        Format::Json => println!("{json}"),
+        Format::Json => println!("{}", RunResultsFile::of(outcome).to_json()),
         Format::Text => {
             println!("{}", outcome.results);
             if let Some(episodes) = &outcome.interactive {
@@ -469,8 +465,6 @@ fn finish(outcome: &RunOutcome, format: Format, files: &Checked) -> anyhow::Resu
             }
         }
     }
-    let results = outcome.run_dir.join("results.json");
-    files.write(&results, json.as_bytes())?;
     if let Some(reason) = &outcome.stopped {
         eprintln!("{reason}");
         return Ok(ExitCode::from(1));

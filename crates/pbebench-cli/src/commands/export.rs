@@ -4,7 +4,7 @@
 use super::output::Outputs;
 use crate::printer;
 use anyhow::Context;
-use pbebench::dataset::DatasetReader;
+use pbebench::dataset::{dataset_text, DatasetReader};
 use pbebench::{authors_line, AuthorsExport, AuthorsOptions, RelationMode};
 use std::io::{self, Write};
 use std::path::PathBuf;
@@ -80,15 +80,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                         let at = format!("{}:{}", args.dataset.display(), reader.line());
                         let line = authors_line(&instance, &options).context(at)?;
                         export.note(count, &instance, &options);
-                        line
+                        line + "\n"
                     }
-                    To::Pbebench => serde_json::to_string(&instance)?,
+                    To::Pbebench => dataset_text([&instance]),
                 })
             });
             match line {
                 Ok(line) => {
                     w.write_all(line.as_bytes())?;
-                    w.write_all(b"\n")?;
                     count += 1;
                 }
                 Err(e) => {

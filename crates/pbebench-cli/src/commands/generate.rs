@@ -4,12 +4,12 @@ use super::args::{alphabet, StatusEvery, Threads};
 use super::output::Outputs;
 use crate::printer::{self, Progress};
 use anyhow::Context;
+use pbebench::dataset::DatasetWriter;
 use pbebench::generate::{
     self, parse_lengths, parse_range, Balance, GenParams, GenStats, Overrides, PatternDraw, Preset,
-    SinkError,
+    SinkError, StatsFile,
 };
 use pbebench::RelationMode;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -216,13 +216,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut pipe_closed = false;
     let mut result = None;
     let written = out.write(|w| {
-        // One buffer for every line, so that a line does not grow a fresh String.
-        let mut line = Vec::new();
+        let mut lines = DatasetWriter::new(w);
         let mut sink = |inst: pbebench::Instance| -> Result<(), SinkError> {
-            line.clear();
-            serde_json::to_writer(&mut line, &inst)?;
-            line.push(b'\n');
-            w.write_all(&line).map_err(|e| {
+            lines.write(&inst).map_err(|e| {
                 pipe_closed = e.kind() == std::io::ErrorKind::BrokenPipe;
                 e.into()
             })
@@ -244,12 +240,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     let stats = result.expect("the writer ran")?;
     written?;
+    let file = StatsFile { params, stats };
     if let Some(path) = &args.stats_json {
-        let json = serde_json::json!({ "params": params, "stats": stats });
-        let text = serde_json::to_string_pretty(&json)? + "\n";
-        files.write(path, text.as_bytes())?;
+        files.write(path, file.to_json().as_bytes())?;
     }
-    print_summary(&params, &stats, args.out.as_ref());
+    print_summary(&file.params, &file.stats, args.out.as_ref());
     Ok(ExitCode::SUCCESS)
 }
 
@@ -305,9 +300,11 @@ fn run_vetted(args: &Args, params: GenParams, max_examples: usize) -> anyhow::Re
         )
     })?;
     if let Some(path) = &args.stats_json {
-        let json = serde_json::json!({ "params": params, "stats": stats, "vet": summary });
-        let text = serde_json::to_string_pretty(&json)? + "\n";
-        files.write(path, text.as_bytes())?;
+        let file = pbebench_vet::VettedStatsFile {
+            generation: StatsFile { params, stats },
+            vet: summary,
+        };
+        files.write(path, file.to_json().as_bytes())?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -4,6 +4,7 @@
 use super::output::Outputs;
 use crate::printer;
 use anyhow::{bail, Context};
+use pbebench::dataset::dataset_text;
 use pbebench::Instance;
 use pbebench::{language_pairs, read_word_lists, LanguagePair, WordListOptions};
 use std::path::{Path, PathBuf};
@@ -115,12 +116,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     for l in &languages {
         instances.extend(read_word_lists(&l.name, &l.inputs, &l.outputs, &options)?);
     }
-    let mut lines = String::new();
-    for inst in &instances {
-        lines.push_str(&serde_json::to_string(inst)?);
-        lines.push('\n');
-    }
-    checked.write(&args.out, lines.as_bytes())?;
+    checked.write(&args.out, dataset_text(&instances).as_bytes())?;
     let words: usize = instances.iter().map(|i| i.inputs.len()).sum();
     printer::note(format_args!(
         "wrote {} instances ({words} word pairs, {} language pair(s)) to {}",

@@ -5,6 +5,7 @@
 use super::output::Outputs;
 use anyhow::Context;
 use pbebench::cldf::{read_cldf_pairs, CldfError, CldfOptions, CldfPairs, Link};
+use pbebench::dataset::dataset_text;
 use pbebench::WordListOptions;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -69,16 +70,11 @@ pub fn run(args: CldfArgs, words: WordListOptions, out: &Path) -> anyhow::Result
     files.output_opt("--unpaired", args.unpaired.as_deref());
     let checked = files.check()?;
     let pairs = read_cldf_pairs(&metadata, &options).map_err(flagged)?;
-    let mut lines = String::new();
-    for inst in &pairs.instances {
-        lines.push_str(&serde_json::to_string(inst)?);
-        lines.push('\n');
-    }
-    checked.write(out, lines.as_bytes())?;
+    checked.write(out, dataset_text(&pairs.instances).as_bytes())?;
     if let Some(path) = &args.unpaired {
         checked.write(path, unpaired_table(&pairs).as_bytes())?;
     }
-    eprint!("{}", summary(&pairs, out, args.unpaired.as_deref()));
+    crate::printer::note_text(&summary(&pairs, out, args.unpaired.as_deref()));
     Ok(ExitCode::SUCCESS)
 }
 

@@ -9,12 +9,12 @@ use crate::sample::Prices;
 use crate::store::EpisodeRow;
 use pbebench::probe::Probe;
 use pbebench::{Cascade, Instance};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 
 /// The grades of one episode.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct EpisodeGrade {
     /// The instance.
     pub instance_id: String,
@@ -88,7 +88,7 @@ pub fn grade_episode(instance: &Instance, row: &EpisodeRow, prices: Prices) -> E
 /// The summary of a run's episodes. Rates are over the run's expected episodes
 /// (instances × K), an episode not yet ended counting as a failure, except held-out pass
 /// (over the episodes with unprobed held-out examples left).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct InteractiveSummary {
     /// Instances × K.
     pub expected: usize,
@@ -106,7 +106,8 @@ pub struct InteractiveSummary {
     /// to the gold; `None` when no ended episode has a gold to compare.
     pub recovered_at_1: Option<f64>,
     /// Episodes whose comparison with the gold stayed undecided (an engine bound), counted
-    /// as not recovered.
+    /// as not recovered (0 in a file written before it was counted).
+    #[serde(default)]
     pub undecided: usize,
     /// Mean behaviour over the ended episodes that have one; `None` without any.
     pub mean_behaviour: Option<f64>,
@@ -127,7 +128,7 @@ pub struct InteractiveSummary {
 }
 
 /// Every ended episode's grades and their summary.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct InteractiveResults {
     /// The summary.
     pub summary: InteractiveSummary,

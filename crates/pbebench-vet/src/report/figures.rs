@@ -451,7 +451,7 @@ fn probe_bins(most: usize) -> Vec<(usize, usize)> {
 
 /// Recovered@1 of the episodes in each bin of probes used, per interactive run.
 pub fn recovered_by_probes_points(
-    episodes: &[crate::results::Episode],
+    episodes: &[pbebench_eval::EpisodeGrade],
     bins: &[(usize, usize)],
 ) -> Vec<(f64, Option<f64>)> {
     bins.iter()
@@ -594,10 +594,22 @@ mod tests {
     fn recovered_by_probes_counts_each_bin() {
         assert_eq!(probe_bins(0), vec![(0, 0)]);
         assert_eq!(probe_bins(11), vec![(0, 0), (1, 5), (6, 10), (11, 15)]);
-        let e = |probes_used, recovered| crate::results::Episode {
+        let e = |probes_used, recovered| pbebench_eval::EpisodeGrade {
             instance_id: "i".into(),
             sample: 0,
+            end_reason: "submit".into(),
+            final_source: "submitted".into(),
+            final_cascade: pbebench::Cascade::default(),
             probes_used,
+            tests: 0,
+            turns: 1,
+            prompt_tokens: 0,
+            completion_tokens: 0,
+            cost: 0.0,
+            pass: false,
+            heldout_pass: None,
+            heldout_unprobed: 0,
+            heldout_excluded: 0,
             recovered,
             behaviour: None,
         };

@@ -27,6 +27,7 @@ mod journal;
 
 use crate::attack::{mix, run_panel, Panel, PanelVerdict, Witness};
 use journal::JournalHeader;
+use pbebench::dataset::{DatasetLine, DatasetWriter};
 use pbebench::equiv::{Limits, Reference};
 use pbebench::generate::{self, Balance, GenParams, GenerateError, Preset};
 use pbebench::{Cascade, DatasetStats, Instance, Relations};
@@ -34,7 +35,7 @@ use pbebench_io::Output;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use std::io::{self, Write};
+use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -121,6 +122,12 @@ pub struct VettedInstance {
     pub instance: Instance,
     /// What was added and why.
     pub repair: Repair,
+}
+
+impl DatasetLine for VettedInstance {
+    fn instance(&self) -> &Instance {
+        &self.instance
+    }
 }
 
 /// What became of one slot of the dataset.
@@ -408,6 +415,7 @@ fn write_snapshot(
         source,
     };
     let mut file = Output::create(out).map_err(write_error)?;
+    let mut lines = DatasetWriter::new(&mut file);
     let mut stats = DatasetStats::new(&out.display().to_string(), false);
     let mut summary = VetSummary {
         instances: slots.len(),
@@ -436,8 +444,7 @@ fn write_snapshot(
                     summary.replaced += 1;
                     *summary.reasons.entry(reason_kind(&r.reason)).or_default() += 1;
                 }
-                let line = serde_json::to_string(v.as_ref()).expect("instances serialise");
-                writeln!(file, "{line}").map_err(write_error)?;
+                lines.write(v.as_ref()).map_err(write_error)?;
             }
             Slot::Dropped { reason, .. } => {
                 summary.dropped += 1;

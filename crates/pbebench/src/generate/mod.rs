@@ -19,11 +19,13 @@ mod params;
 mod patterns;
 mod sampler;
 mod shape;
+mod stats_file;
 
 pub use params::{
     alphabet, parse_alphabet, parse_lengths, parse_range, Balance, GenParams, MaxRules, Overrides,
     ParamError, ParseError, PatternDraw, Preset, MAX_HELDOUT,
 };
+pub use stats_file::{to_sorted_json, StatsFile};
 
 use crate::instance::Instance;
 use crate::relations::{Category, Relations};
@@ -33,7 +35,7 @@ use heldout::draw_heldout;
 use rayon::prelude::*;
 use rustc_hash::FxHashSet;
 use sampler::{Sampler, Scratch};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::time::Instant;
 
@@ -41,7 +43,7 @@ use std::time::Instant;
 /// reason that becomes certain while it is sampled: its category can be known to fall in
 /// a full quota before its cascade is complete (and then it is not sampled further), or
 /// too few steps can be left for the length it needs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Rejection {
     /// Fewer rules survived than the block needs (rules that change nothing are dropped).
@@ -83,8 +85,8 @@ pub enum GenerateError {
 /// [`GenerateError::Sink`].
 pub type SinkError = Box<dyn std::error::Error + Send + Sync>;
 
-/// Counters of one generation run; serialised as `--stats-json`.
-#[derive(Debug, Clone, Default, Serialize)]
+/// Counters of one generation run; the `stats` of `--stats-json` ([`StatsFile`]).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct GenStats {
     /// Attempts consumed (candidates sampled, in attempt order, up to the last one needed).
     pub attempts: u64,

@@ -1,16 +1,16 @@
 //! Generator parameters, the paper's presets, and their validation.
 
-use crate::dataset::{
-    FULL_ALPHABET, LITE_ALPHABET, MAX_CASCADE_LEN, MAX_EXAMPLES, MAX_RULES_LIMIT,
-    MAX_RULE_LEN_LIMIT, MAX_STRING_LEN,
+use crate::alphabets::{FULL_ALPHABET, LITE_ALPHABET};
+use crate::limits::{
+    MAX_CASCADE_LEN, MAX_EXAMPLES, MAX_RULES_LIMIT, MAX_RULE_LEN_LIMIT, MAX_STRING_LEN,
 };
 use crate::relations::RelationMode;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
 
 /// How quotas balance the dataset.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Balance {
     /// ⌊D/16⌋ per relation category; ℓ ~ Unif over the cascade lengths (PBEBench-Lite).
@@ -103,7 +103,7 @@ pub enum ParseError {
 }
 
 /// How a rule's pattern is drawn (`docs/generator.md#one-attempt`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum PatternDraw {
     /// The paper's description: |a| ~ Unif{s_min..s_max}, then `a` uniform over the
@@ -142,7 +142,7 @@ impl FromStr for PatternDraw {
 }
 
 /// The rule cap a solver is given.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum MaxRules {
     /// The same cap for every instance (5 in the Lite sets).
@@ -297,7 +297,7 @@ pub const MAX_HELDOUT: usize = 10_000;
 
 /// Everything that determines a generated dataset (with the seed, the file is a pure
 /// function of these).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GenParams {
     /// Name used in instance ids (the preset's, or "custom").
     pub name: String,
@@ -313,7 +313,9 @@ pub struct GenParams {
     pub cascade_lens: Vec<usize>,
     /// Rule side length range `s_min..=s_max`.
     pub rule_len: (usize, usize),
-    /// How a rule's pattern is drawn.
+    /// How a rule's pattern is drawn (substrings, when a statistics file written before
+    /// this choice existed is read).
+    #[serde(default)]
     pub pattern_draw: PatternDraw,
     /// The rule cap solvers are given.
     pub max_rules: MaxRules,
