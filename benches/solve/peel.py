@@ -6,7 +6,8 @@
 `last`: the outputs become the forms before the gold's last K rules (the solver fits the
 first n-K); `first`: the inputs become the forms after its first K (the solver fits the
 last n-K). Either way the rule cap drops by K, so a fit of the peeled problem plus the
-peeled rules stays within the original cap. Held-out examples are dropped. Reads and
+peeled rules stays within the original cap. Held-out examples and the rules' recorded
+interactions are dropped. Reads and
 writes pbebench's own JSONL (`pbebench export --to pbebench` converts the authors').
 `str.replace` is the core's `replace` (left to right, non-overlapping).
 """
@@ -40,6 +41,7 @@ def main():
         d["max_rules"] = d["max_rules"] - kk
         d["heldout_inputs"] = []
         d["heldout_outputs"] = []
+        d["interactions"] = []  # they name rules by index
         print(json.dumps(d, separators=(",", ":")))
 
 
