@@ -68,7 +68,7 @@ impl Solver for BeamSolver {
         }
     }
 
-    /// Local repair of `start` ([`repair`], with kicks) for a third of the time; the
+    /// Local repair of `start` (`repair`, with kicks) for a third of the time; the
     /// search from scratch for the rest, when that finds no fit.
     fn search_from(
         &self,

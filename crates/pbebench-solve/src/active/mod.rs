@@ -8,7 +8,7 @@
 //! The loop is counterexample-guided, one round at a time ([`Probing`]):
 //!
 //! 1. **Re-solve** ([`Probing::resolve`]): a candidate that the last round surprised is
-//!    first mended in place ([`mend`]: a rule a short probe showed, or one local change);
+//!    first mended in place ([`mend()`]: a rule a short probe showed, or one local change);
 //!    else the examples known so far are solved again, from the candidate
 //!    ([`Solver::solve_from`]). Each candidate is simplified ([`mend::simplest`]).
 //! 2. **Next queries** ([`Probing::next_queries`]), the first kind that has any: inputs on
@@ -66,14 +66,14 @@ pub struct ActiveConfig {
     /// Probe each pattern and each replacement of the candidate's rules alone.
     pub isolate: bool,
     /// Probes at most that together hold every pair of letters of the alphabet (0: none;
-    /// when more would be needed, probes that hold every letter) ([`pair_cover`]).
+    /// when more would be needed, probes that hold every letter) (`pair_cover`, in `active/queries.rs`).
     pub max_pair_probes: usize,
     /// Short queries (distinguishing inputs, patterns, replacements, pieces, windows) put
     /// together into probes as long as the oracle accepts, joined by a separator letter
-    /// that no rule seems to touch ([`separator`]): one probe then asks what several
+    /// that no rule seems to touch (`separator`): one probe then asks what several
     /// would, and the budget counts inputs, not letters.
     pub pack: bool,
-    /// Mend a surprised candidate before solving anew ([`mend`]).
+    /// Mend a surprised candidate before solving anew (`mend`).
     pub mend: bool,
     /// Re-solve from the candidate ([`Solver::solve_from`]) rather than from scratch.
     pub warm_start: bool,
@@ -245,7 +245,7 @@ impl<'a> Probing<'a> {
         }
     }
 
-    /// A candidate surprised by the last round, mended in place ([`mend`]), if it can be.
+    /// A candidate surprised by the last round, mended in place ([`mend()`]), if it can be.
     fn mend_candidate(&mut self) {
         let deadline = pbebench::deadline(self.start, self.budget.time_limit);
         let io = (self.inputs.as_slice(), self.outputs.as_slice());
