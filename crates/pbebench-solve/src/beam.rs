@@ -104,18 +104,7 @@ impl Solver for BeamSolver {
 
     fn search(&self, problem: &Problem, budget: &Budget, deadline: Instant) -> SolveOutcome {
         let enc = Encoded::new(problem);
-        let mut search = Search {
-            enc: &enc,
-            budget,
-            deadline,
-            stats: SolveStats::default(),
-            target_has: Vec::new(),
-            ranking: self.ranking,
-            near_misses: Vec::new(),
-            partial: None,
-            prior: None,
-        };
-        search.target_has = presence(&enc.targets, enc.letters.len());
+        let mut search = Search::new(&enc, budget, deadline, self.ranking);
         let mut width = self.initial_width.max(1);
         let mut elite: Option<Elite> = None;
         let mut seed = ILS_SEED;
@@ -222,18 +211,7 @@ impl Solver for BeamSolver {
             }
             width = width.saturating_mul(self.growth.max(2)).min(self.max_width);
         };
-        if let Some(e) = elite {
-            search.offer_partial(e.key.0, &e.rules);
-        }
-        SolveOutcome {
-            status,
-            cascade: None,
-            partial: search.partial.map(|(_, rules)| Partial {
-                cascade: enc.cascade(&rules),
-                edit_sim: 0.0, // Solver::solve measures it with the core
-            }),
-            stats: search.stats,
-        }
+        search.unsolved(status, elite)
     }
 }
 
@@ -428,7 +406,40 @@ impl RepairAllowance {
     }
 }
 
-impl Search<'_> {
+impl<'a> Search<'a> {
+    /// A search of `enc` within `budget` and `deadline`, nothing expanded yet.
+    fn new(enc: &'a Encoded, budget: &'a Budget, deadline: Instant, ranking: Ranking) -> Self {
+        Search {
+            enc,
+            budget,
+            deadline,
+            stats: SolveStats::default(),
+            target_has: presence(&enc.targets, enc.letters.len()),
+            ranking,
+            near_misses: Vec::new(),
+            partial: None,
+            prior: None,
+        }
+    }
+
+    /// The outcome of a search that found no fit: the closest state seen (the elite's,
+    /// when closer) as the partial answer.
+    fn unsolved(mut self, status: Status, elite: Option<Elite>) -> SolveOutcome {
+        if let Some(e) = elite {
+            self.offer_partial(e.key.0, &e.rules);
+        }
+        let enc = self.enc;
+        SolveOutcome {
+            status,
+            cascade: None,
+            partial: self.partial.map(|(_, rules)| Partial {
+                cascade: enc.cascade(&rules),
+                edit_sim: 0.0, // Solver::solve measures it with the core
+            }),
+            stats: self.stats,
+        }
+    }
+
     fn out_of_budget(&self) -> bool {
         Instant::now() >= self.deadline
             || self

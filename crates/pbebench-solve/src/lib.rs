@@ -31,6 +31,7 @@
 mod active;
 mod beam;
 mod encode;
+mod ends;
 mod holdout;
 mod lev;
 mod prior;
@@ -42,6 +43,7 @@ mod simplify;
 
 pub use active::{solve_probing, ActiveConfig, Probed};
 pub use beam::{BeamSolver, Ranking};
+pub use ends::EndsSolver;
 pub use holdout::{cross_validate, held_out, HoldoutError, HoldoutRow, HoldoutSummary};
 pub use problem::{CheckError, Problem, ProblemError};
 pub use run::{solve_dataset, InstanceStats, SolveJob, SolveProgress, SolveRunError, Solved};
@@ -323,6 +325,8 @@ pub fn solver_by_name(name: &str) -> Option<Box<dyn Solver>> {
             ranking: Ranking::Hunks,
             ..BeamSolver::default()
         })),
+        // An experiment (issue 40), not listed in SOLVER_NAMES: `benches/solve/ends.md`.
+        "beam-ends" => Some(Box::new(EndsSolver::default())),
         _ => None,
     }
 }

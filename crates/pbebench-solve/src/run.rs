@@ -177,15 +177,7 @@ pub fn solve_dataset(
     job: &SolveJob<'_>,
     progress: &dyn SolveProgress,
 ) -> Result<Solved, SolveRunError> {
-    let problems = instances
-        .iter()
-        .map(|inst| {
-            Problem::from_instance(inst).map_err(|error| SolveRunError::Problem {
-                id: inst.id.clone(),
-                error,
-            })
-        })
-        .collect::<Result<Vec<Problem>, _>>()?;
+    let problems = problems_of(instances)?;
     // The oracles of a probing run, built before any work: an instance without a gold
     // cascade fails the run now.
     let mut oracles = match job.probe_budget {
@@ -299,6 +291,18 @@ fn write_outputs(job: &SolveJob<'_>, entries: &[&Entry]) -> Result<(), SolveRunE
         })?;
     }
     Ok(())
+}
+
+/// The problem of every instance, in order; the first refused fails the run.
+fn problems_of(instances: &[Instance]) -> Result<Vec<Problem>, SolveRunError> {
+    (instances.iter())
+        .map(|inst| {
+            Problem::from_instance(inst).map_err(|error| SolveRunError::Problem {
+                id: inst.id.clone(),
+                error,
+            })
+        })
+        .collect()
 }
 
 /// Writes the output at `path` (`-`: standard output) with `write`, atomically.

@@ -1,0 +1,91 @@
+//! A dataset solved under a node cap instead of a time limit, so that a run is a function
+//! of the dataset, the solver and the cap alone (the same bytes on any machine, under any
+//! load): the benchmarks in `benches/solve/` compare solver revisions this way.
+//!
+//! ```text
+//! cargo run --release -p pbebench-solve --example solve_nodes -- \
+//!     DATASET OUT STATS MAX_NODES [SOLVER [PROBE_BUDGET [PROBE_LEN [THREADS]]]]
+//! ```
+//!
+//! The time limit is set out of reach (10⁶ s), so only the node cap (per solve) stops a
+//! search; `PROBE_BUDGET` 0 solves from the visible examples only. The statistics lines
+//! hold `elapsed_ms` and the like, which vary; the responses and the rest do not.
+
+use pbebench_solve::{solve_dataset, solver_by_name, Budget, SolveJob, SolveProgress};
+use std::path::Path;
+use std::process::ExitCode;
+use std::time::Duration;
+
+struct Quiet;
+
+impl SolveProgress for Quiet {
+    fn done(&self, _: usize, _: usize, _: usize) {}
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.len() < 4 {
+        eprintln!(
+            "usage: solve_nodes DATASET OUT STATS MAX_NODES [SOLVER [PROBE_BUDGET [PROBE_LEN [THREADS]]]]"
+        );
+        return ExitCode::from(2);
+    }
+    let number = |k: usize, name: &str, default: u64| -> Result<u64, String> {
+        match args.get(k) {
+            None => Ok(default),
+            Some(s) => s
+                .parse()
+                .map_err(|_| format!("{name} must be a whole number, not '{s}'")),
+        }
+    };
+    let parsed = (|| {
+        Ok::<_, String>((
+            number(3, "MAX_NODES", 0)?,
+            number(5, "PROBE_BUDGET", 0)?,
+            number(6, "PROBE_LEN", pbebench::probe::DEFAULT_PROBE_LEN as u64)?,
+            number(7, "THREADS", 1)?,
+        ))
+    })();
+    let (max_nodes, probe_budget, probe_len, threads) = match parsed {
+        Ok(v) => v,
+        Err(e) => {
+            eprintln!("solve_nodes: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let name = args.get(4).map_or(pbebench_solve::DEFAULT_SOLVER, |s| s);
+    let Some(solver) = solver_by_name(name) else {
+        eprintln!("solve_nodes: unknown solver '{name}'");
+        return ExitCode::from(2);
+    };
+    let instances = match pbebench::dataset::read_dataset(Path::new(&args[0])) {
+        Ok(v) => v,
+        Err(e) => {
+            eprintln!("solve_nodes: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let job = SolveJob {
+        solver: solver.as_ref(),
+        budget: Budget {
+            time_limit: Duration::from_secs(1_000_000),
+            max_nodes: Some(max_nodes),
+        },
+        threads: threads as usize,
+        out: Path::new(&args[1]),
+        stats: Some(Path::new(&args[2])),
+        fresh: true,
+        probe_budget: (probe_budget > 0).then_some(probe_budget as usize),
+        probe_len: probe_len as usize,
+    };
+    match solve_dataset(&instances, &job, &Quiet) {
+        Ok(s) => {
+            eprintln!("{}: solved {}/{}", args[0], s.solved, s.instances);
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("solve_nodes: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
