@@ -264,6 +264,61 @@ pub struct Series {
     pub name: String,
     /// Points in drawing order.
     pub points: Vec<(f64, Option<f64>)>,
+    /// The 95% interval `(lo, hi)` of each point, aligned with `points` (empty, or `None`
+    /// at a point, where there is none): drawn as an error bar with caps on a line chart,
+    /// and as a shaded band that steps with the curve on a step chart.
+    pub bars: Vec<Option<(f64, f64)>>,
+}
+
+impl Series {
+    /// A series without error bars.
+    pub fn new(name: impl Into<String>, points: Vec<(f64, Option<f64>)>) -> Series {
+        Series {
+            name: name.into(),
+            points,
+            bars: Vec::new(),
+        }
+    }
+
+    /// The defined points with their intervals, split into maximal runs at gaps.
+    fn runs(&self) -> Vec<Vec<Defined>> {
+        let mut out = Vec::new();
+        let mut cur = Vec::new();
+        for (k, (x, y)) in self.points.iter().enumerate() {
+            match y {
+                Some(y) if y.is_finite() && x.is_finite() => {
+                    let bar = (self.bars.get(k).copied().flatten())
+                        .filter(|(lo, hi)| lo.is_finite() && hi.is_finite());
+                    cur.push((*x, *y, bar));
+                }
+                _ => {
+                    if !cur.is_empty() {
+                        out.push(std::mem::take(&mut cur));
+                    }
+                }
+            }
+        }
+        if !cur.is_empty() {
+            out.push(cur);
+        }
+        out
+    }
+}
+
+/// A defined point `(x, y)` and its interval.
+type Defined = (f64, f64, Option<(f64, f64)>);
+
+/// The corners of a step path through `points`: from each point horizontally to the next
+/// `x`, then vertically to its `y`.
+fn step_corners(points: &[(f64, f64)]) -> Vec<(f64, f64)> {
+    let mut out = Vec::new();
+    for (j, (x, y)) in points.iter().enumerate() {
+        if j > 0 {
+            out.push((*x, points[j - 1].1));
+        }
+        out.push((*x, *y));
+    }
+    out
 }
 
 /// A line chart with markers, or a step chart (survival curves).
@@ -349,18 +404,23 @@ impl LineChart {
         let n = self.series.len();
         // Series are dodged by a few pixels so that equal values stay apart: sideways on a
         // category axis, vertically for step charts.
-        let offset = |k: usize| {
+        // Error bars need more room sideways than markers to stay apart.
+        let offset = |k: usize, spacing: f64| {
             if n > 1 {
-                (k as f64 - (n - 1) as f64 / 2.0) * 2.5
+                (k as f64 - (n - 1) as f64 / 2.0) * spacing
             } else {
                 0.0
             }
         };
+        let bars = self
+            .series
+            .iter()
+            .any(|s| s.bars.iter().any(Option::is_some));
         let dodge = |k: usize| match self.x {
-            XAxis::Categories(_) if !self.step => offset(k),
+            XAxis::Categories(_) if !self.step => offset(k, if bars { 6.0 } else { 2.5 }),
             _ => 0.0,
         };
-        let lift = |k: usize| if self.step { offset(k) } else { 0.0 };
+        let lift = |k: usize| if self.step { offset(k, 2.5) } else { 0.0 };
         for (k, series) in self.series.iter().enumerate() {
             let c = colour(k);
             let dash = if k >= PALETTE.len() {
@@ -369,10 +429,32 @@ impl LineChart {
                 ""
             };
             let width = 2.2;
-            for run in runs(&series.points) {
+            for run in series.runs() {
+                let at = |x: f64, y: f64| (sx(x) + dodge(k), sy(y) + lift(k));
+                if self.step && run.iter().all(|p| p.2.is_some()) && run.len() > 1 {
+                    // The band first, under its curve: the upper ends' steps forward, the
+                    // lower ends' back.
+                    let ends = |pick: fn((f64, f64)) -> f64| -> Vec<(f64, f64)> {
+                        let pts: Vec<(f64, f64)> = (run.iter())
+                            .map(|(x, _, b)| (*x, pick(b.expect("checked above"))))
+                            .collect();
+                        step_corners(&pts)
+                    };
+                    let mut corners = ends(|b| b.1);
+                    corners.extend(ends(|b| b.0).into_iter().rev());
+                    let mut d = String::new();
+                    for (j, (x, y)) in corners.iter().enumerate() {
+                        let (px, py) = at(*x, *y);
+                        let _ = write!(d, "{}{px:.1},{py:.1}", if j == 0 { "M" } else { " L" });
+                    }
+                    let _ = write!(
+                        out,
+                        r#"<path d="{d} Z" fill="{c}" fill-opacity="0.15" stroke="none"/>"#
+                    );
+                }
                 let mut d = String::new();
-                for (j, (x, y)) in run.iter().enumerate() {
-                    let (px, py) = (sx(*x) + dodge(k), sy(*y) + lift(k));
+                for (j, (x, y, _)) in run.iter().enumerate() {
+                    let (px, py) = at(*x, *y);
                     if j == 0 {
                         let _ = write!(d, "M{px:.1},{py:.1}");
                     } else if self.step {
@@ -386,13 +468,23 @@ impl LineChart {
                     r#"<path d="{d}" fill="none" stroke="{c}" stroke-width="{width:.1}" stroke-linejoin="round"{dash}/>"#
                 );
                 if !self.step {
-                    for (x, y) in &run {
-                        out.push_str(&marker(k, sx(*x) + dodge(k), sy(*y), 4.0, c));
+                    for (x, y, bar) in &run {
+                        let px = sx(*x) + dodge(k);
+                        if let Some((lo, hi)) = bar {
+                            let (top, bottom) = (sy(*hi), sy(*lo));
+                            let _ = write!(
+                                out,
+                                r#"<path d="M{px:.1},{top:.1} V{bottom:.1} M{l:.1},{top:.1} H{r:.1} M{l:.1},{bottom:.1} H{r:.1}" stroke="{c}" stroke-width="1.3" fill="none"/>"#,
+                                l = px - 4.0,
+                                r = px + 4.0,
+                            );
+                        }
+                        out.push_str(&marker(k, px, sy(*y), 4.0, c));
                         if self.annotate {
                             let _ = write!(
                                 out,
                                 r#"<text x="{:.1}" y="{:.1}" font-size="11" fill="{c}">{}</text>"#,
-                                sx(*x) + dodge(k) + 6.0,
+                                px + 6.0,
                                 sy(*y) - 7.0,
                                 short_number(*y)
                             );
@@ -418,26 +510,6 @@ fn ordered((a, b): (f64, f64)) -> (f64, f64) {
     } else {
         (0.0, 1.0)
     }
-}
-
-/// Maximal runs of defined points (gaps split lines).
-fn runs(points: &[(f64, Option<f64>)]) -> Vec<Vec<(f64, f64)>> {
-    let mut out = Vec::new();
-    let mut cur = Vec::new();
-    for (x, y) in points {
-        match y {
-            Some(y) if y.is_finite() && x.is_finite() => cur.push((*x, *y)),
-            _ => {
-                if !cur.is_empty() {
-                    out.push(std::mem::take(&mut cur));
-                }
-            }
-        }
-    }
-    if !cur.is_empty() {
-        out.push(cur);
-    }
-    out
 }
 
 /// Horizontal grid lines with labelled ticks on the left axis.
@@ -819,14 +891,14 @@ mod tests {
             x: XAxis::Categories(vec!["2".into(), "3".into(), "4".into()]),
             y: (0.0, 1.0),
             series: vec![
-                Series {
-                    name: "beam & co".into(),
-                    points: vec![(0.0, Some(1.0)), (1.0, Some(0.5)), (2.0, Some(0.25))],
-                },
-                Series {
-                    name: "identity".into(),
-                    points: vec![(0.0, Some(0.0)), (1.0, None), (2.0, Some(f64::NAN))],
-                },
+                Series::new(
+                    "beam & co",
+                    vec![(0.0, Some(1.0)), (1.0, Some(0.5)), (2.0, Some(0.25))],
+                ),
+                Series::new(
+                    "identity",
+                    vec![(0.0, Some(0.0)), (1.0, None), (2.0, Some(f64::NAN))],
+                ),
             ],
             step: false,
             annotate: false,
@@ -855,10 +927,10 @@ mod tests {
             y_label: "share".into(),
             x: XAxis::Linear { min: 0.0, max: 1.0 },
             y: (0.0, 1.0),
-            series: vec![Series {
-                name: "a".into(),
-                points: vec![(0.0, Some(1.0)), (0.5, Some(0.5)), (1.0, Some(0.1))],
-            }],
+            series: vec![Series::new(
+                "a",
+                vec![(0.0, Some(1.0)), (0.5, Some(0.5)), (1.0, Some(0.1))],
+            )],
             step: true,
             annotate: false,
         };
@@ -866,6 +938,39 @@ mod tests {
         well_formed(&svg);
         assert!(svg.contains(" H") && svg.contains(" V"));
         assert!(svg.contains(">0.4<") && svg.contains(">1.0<"));
+    }
+
+    #[test]
+    fn error_bars_and_bands_are_drawn_where_given() {
+        let series = |bars| Series {
+            name: "a".into(),
+            points: vec![(0.0, Some(0.5)), (1.0, Some(0.25)), (2.0, None)],
+            bars,
+        };
+        let chart = |step, bars| LineChart {
+            title: "t".into(),
+            x_label: "x".into(),
+            y_label: "y".into(),
+            x: XAxis::Categories(vec!["2".into(), "3".into(), "4".into()]),
+            y: (0.0, 1.0),
+            series: vec![series(bars)],
+            step,
+            annotate: false,
+        };
+        let bar = r#"stroke-width="1.3""#;
+        // One bar per point that has an interval; a point without one gets none.
+        let svg = chart(false, vec![Some((0.4, 0.6)), None, Some((0.0, 1.0))]).render();
+        well_formed(&svg);
+        assert_eq!(svg.matches(bar).count(), 1, "{svg}");
+        assert!(!chart(false, Vec::new()).render().contains(bar));
+        // A step chart gets one band under the curve when every point of a run has one.
+        let band = r#"fill-opacity="0.15""#;
+        let svg = chart(true, vec![Some((0.4, 0.6)), Some((0.1, 0.4)), None]).render();
+        well_formed(&svg);
+        assert_eq!(svg.matches(band).count(), 1, "{svg}");
+        assert!(!chart(true, vec![Some((0.4, 0.6)), None, None])
+            .render()
+            .contains(band));
     }
 
     #[test]
