@@ -187,7 +187,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         if let Some(dataset) = &args.dataset {
             files.input("--dataset", dataset);
         }
-        let checked = files.output_dir("--run", run, ["results.json"]).check()?;
+        let checked = files.output_dir("--run", run, RUN_OUTPUTS).check()?;
         let outcome = rescore(run, args.dataset.as_deref(), args.block, prices)?;
         return finish(&outcome, args.format.format, &checked);
     }
@@ -295,10 +295,11 @@ fn check_files(config: &EvalConfig) -> anyhow::Result<Checked> {
     {
         files.input("--template", template);
     }
+    let [results, per_instance] = RUN_OUTPUTS;
     files.output_dir(
         "--run",
         &config.run_dir,
-        ["results.json", pbebench_eval::store::STORE_FILE],
+        [results, per_instance, pbebench_eval::store::STORE_FILE],
     );
     files.check()
 }
@@ -323,7 +324,14 @@ fn default_run_dir(dataset: &Path, solver: &SolverSpec) -> PathBuf {
     PathBuf::from("runs").join(format!("{}__{}", safe(&stem), safe(&who)))
 }
 
-/// Prints the report, writes `results.json`, and picks the exit status.
+/// What `finish` writes into the run directory: the results, and one line per instance
+/// (its samples and figures, as `pbebench score --per-instance` writes them), so that
+/// `pbebench compare RUN_A RUN_B` pairs two runs by instance and `report` and `audit`
+/// read the run's per-instance figures.
+const RUN_OUTPUTS: [&str; 2] = ["results.json", "per-instance.jsonl"];
+
+/// Prints the report, writes `results.json` and `per-instance.jsonl`, and picks the exit
+/// status.
 fn finish(outcome: &RunOutcome, format: Format, files: &Checked) -> anyhow::Result<ExitCode> {
     for w in &outcome.warnings {
         eprintln!("warning: {w}");
@@ -342,8 +350,11 @@ fn finish(outcome: &RunOutcome, format: Format, files: &Checked) -> anyhow::Resu
             }
         }
     }
-    let results = outcome.run_dir.join("results.json");
+    let [results, per_instance] = RUN_OUTPUTS.map(|name| outcome.run_dir.join(name));
     files.write(&results, json.as_bytes())?;
+    files
+        .create(&per_instance)?
+        .write(|w| pbebench::write_score_lines(w, &outcome.results.instances))?;
     if let Some(reason) = &outcome.stopped {
         eprintln!("{reason}");
         return Ok(ExitCode::from(1));

@@ -52,7 +52,7 @@ fn the_issue_example_gets_its_counterexample_and_the_audit_sees_why() {
         (Some("dgy"), Some("dy"))
     );
     assert!(
-        stderr(&o).contains("ambiguous                  1 of 1 (100.0%)"),
+        stderr(&o).contains("ambiguous                  1 of 1 (100.0% [20.7%, 100%])"),
         "{}",
         stderr(&o)
     );

@@ -521,8 +521,20 @@ fn audit_shortcuts(h: &mut String, a: &AuditFindings) {
             escape(&b.name),
             escape(&b.description)
         );
-        for v in b.figures() {
-            let _ = write!(h, "<td>{}</td>", figure(v));
+        for (c, v) in BASELINE_COLUMNS.iter().zip(b.figures()) {
+            match b.intervals.get(c.key) {
+                Some(i) => {
+                    let _ = write!(
+                        h,
+                        "<td>{}<span class=\"ci\">{}</span></td>",
+                        figure(v),
+                        i.bounds()
+                    );
+                }
+                None => {
+                    let _ = write!(h, "<td>{}</td>", figure(v));
+                }
+            }
         }
         h.push_str("</tr>\n");
     }
