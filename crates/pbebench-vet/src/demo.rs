@@ -323,6 +323,7 @@ fn vet_set(
         threads: rayon::current_num_threads(),
         // The set is generated again by every demo: an older journal is not of it.
         fresh: true,
+        shard: None,
     };
     let summary =
         vet_dataset(dataset, &job, &VetSays(say)).map_err(|e| DemoError::Other(e.to_string()))?;

@@ -214,3 +214,16 @@ mod tests {
         assert!(alphabet("c-a").is_err());
     }
 }
+
+/// `K/N` (`--shard` of `generate` and `vet`): shard K of N, 0-based.
+pub fn parse_shard(text: &str) -> Result<(usize, usize), String> {
+    let (k, n) = text
+        .split_once('/')
+        .ok_or_else(|| format!("'{text}' is not a shard such as 0/4"))?;
+    let num = |s: &str| {
+        s.trim()
+            .parse::<usize>()
+            .map_err(|_| format!("'{text}' is not a shard such as 0/4"))
+    };
+    Ok((num(k)?, num(n)?))
+}

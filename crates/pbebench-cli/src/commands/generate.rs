@@ -80,7 +80,7 @@ pub struct Args {
     #[command(flatten)]
     threads: Threads,
     /// Write only shard K of N (K/N, 0-based); shards concatenated in order equal the whole.
-    #[arg(long, value_parser = parse_shard)]
+    #[arg(long, value_parser = super::args::parse_shard)]
     shard: Option<(usize, usize)>,
     /// Write generation statistics (attempts, rejections, balance, timing) as JSON here.
     #[arg(long)]
@@ -134,18 +134,6 @@ impl std::str::FromStr for PresetArg {
                 )
             })
     }
-}
-
-fn parse_shard(text: &str) -> Result<(usize, usize), String> {
-    let (k, n) = text
-        .split_once('/')
-        .ok_or_else(|| format!("'{text}' is not a shard such as 0/4"))?;
-    let num = |s: &str| {
-        s.trim()
-            .parse::<usize>()
-            .map_err(|_| format!("'{text}' is not a shard such as 0/4"))
-    };
-    Ok((num(k)?, num(n)?))
 }
 
 impl Args {
@@ -315,6 +303,7 @@ fn run_vetted(args: &Args, params: GenParams, max_examples: usize) -> anyhow::Re
     };
     let run = super::vet::Run {
         options: &options,
+        shard: None,
         out: &out,
         threads,
         fresh: false,
@@ -392,8 +381,8 @@ mod tests {
 
     #[test]
     fn shards_parse() {
-        assert_eq!(parse_shard("1/4").unwrap(), (1, 4));
-        let err = parse_shard("1").unwrap_err();
+        assert_eq!(super::super::args::parse_shard("1/4").unwrap(), (1, 4));
+        let err = super::super::args::parse_shard("1").unwrap_err();
         assert_eq!(err, "'1' is not a shard such as 0/4");
     }
 }

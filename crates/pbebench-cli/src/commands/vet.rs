@@ -60,6 +60,10 @@ pub struct Args {
     /// Seed of the solvers' example orders and of the replacements' generator.
     #[arg(long, default_value_t = 0)]
     seed: u64,
+    /// Vet only shard K of N (K/N, 0-based), split as generate's shards are; the shards'
+    /// outputs concatenated in order equal the whole run's, byte for byte.
+    #[arg(long, value_name = "K/N", value_parser = super::args::parse_shard)]
+    shard: Option<(usize, usize)>,
     #[command(flatten)]
     threads: Threads,
     #[command(flatten)]
@@ -85,6 +89,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     let run = Run {
         options: &options,
+        shard: args.shard,
         out: &args.output.out,
         threads: args.threads.count(),
         fresh: args.output.fresh,
@@ -100,6 +105,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 pub struct Run<'a> {
     /// The loop's options.
     pub options: &'a VetOptions,
+    /// The shard `(K, N)` to vet, if not every slot.
+    pub shard: Option<(usize, usize)>,
     /// The snapshot's path.
     pub out: &'a Path,
     /// Instances vetted at once.
@@ -140,6 +147,7 @@ impl Run<'_> {
             out: self.out,
             threads: self.threads,
             fresh: self.fresh,
+            shard: self.shard,
         };
         let summary = vet_dataset(instances, &job, &bar);
         drop(status);

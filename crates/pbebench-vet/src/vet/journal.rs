@@ -71,6 +71,10 @@ pub(super) struct JournalHeader {
     /// before it was recorded), so that one snapshot never mixes two solvers' attacks.
     #[serde(default)]
     solver_revision: Option<u32>,
+    /// The shard `(K, N)` vetted (absent: every slot), so that a journal of one shard
+    /// never resumes another.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    shard: Option<(usize, usize)>,
 }
 
 impl JournalHeader {
@@ -78,6 +82,7 @@ impl JournalHeader {
         instances: &[Instance],
         options: &VetOptions,
         params: Option<&GenParams>,
+        shard: Option<(usize, usize)>,
     ) -> Self {
         JournalHeader {
             journal: KIND.to_owned(),
@@ -87,16 +92,19 @@ impl JournalHeader {
             seed: options.seed,
             params: params.map(|p| serde_json::to_value(p).expect("parameters serialise")),
             solver_revision: Some(pbebench_solve::SOLVER_REVISION),
+            shard,
         }
     }
 
     fn describe(&self) -> String {
         format!(
-            "the dataset with sha256 {}… and --panel {} --max-examples {} --seed {}{} (solver revision {})",
+            "the dataset with sha256 {}… and --panel {} --max-examples {} --seed {}{}{} (solver revision {})",
             &self.dataset[..self.dataset.len().min(12)],
             self.panel,
             self.max_examples,
             self.seed,
+            self.shard
+                .map_or_else(String::new, |(k, n)| format!(" --shard {k}/{n}")),
             if self.params.is_some() {
                 " (with replacements)"
             } else {

@@ -197,6 +197,14 @@ pub enum VetError {
     /// The worker threads could not start.
     #[error("cannot start the worker threads: {0}")]
     Threads(#[from] rayon::ThreadPoolBuildError),
+    /// A shard that is none: `K ≥ N`.
+    #[error("shard {k}/{n} is not a shard: need 0 <= K < N (shard 0/{n} is the first of {n})")]
+    Shard {
+        /// The shard's index asked for.
+        k: usize,
+        /// The number of shards asked for.
+        n: usize,
+    },
     /// The generator failed for a reason other than a stall.
     #[error("generating a replacement: {0}")]
     Generate(String),
@@ -213,6 +221,21 @@ pub struct VetJob<'a> {
     pub threads: usize,
     /// Start over, discarding a journal of an earlier run.
     pub fresh: bool,
+    /// Vet only shard `(K, N)` (0-based): the slots `[K·D/N, (K+1)·D/N)` of the D
+    /// instances, split as `generate`'s shards are. Each slot is a pure function of its
+    /// instance, the options and its position in the whole dataset, so the shards'
+    /// snapshots concatenated in order are the whole run's, byte for byte, whatever N.
+    /// `None`: every slot.
+    pub shard: Option<(usize, usize)>,
+}
+
+/// The slots `[lo, hi)` of shard `(k, n)` of `total` (every slot without one).
+fn shard_range(shard: Option<(usize, usize)>, total: usize) -> Result<(usize, usize), VetError> {
+    match shard {
+        None => Ok((0, total)),
+        Some((k, n)) if k < n => Ok((k * total / n, (k + 1) * total / n)),
+        Some((k, n)) => Err(VetError::Shard { k, n }),
+    }
 }
 
 /// Counts so far, for progress.
@@ -332,18 +355,21 @@ fn check_dataset(instances: &[Instance], options: &VetOptions) -> Result<(), Vet
     Ok(())
 }
 
-/// Vets every instance of `instances` as `job` says (see the module documentation),
-/// resuming from the journal of an earlier run of the same job unless `job.fresh`; writes
-/// the vetted snapshot in dataset order, then removes the journal.
+/// Vets every instance of `instances` (or of `job.shard`'s slots) as `job` says (see the
+/// module documentation), resuming from the journal of an earlier run of the same job
+/// unless `job.fresh`; writes the vetted snapshot in dataset order, then removes the
+/// journal. The summary counts the slots vetted (the shard's).
 pub fn vet_dataset(
     instances: &[Instance],
     job: &VetJob<'_>,
     progress: &dyn VetProgress,
 ) -> Result<VetSummary, VetError> {
     let options = job.options;
+    let (lo, hi) = shard_range(job.shard, instances.len())?;
     check_dataset(instances, options)?;
+    // From the whole dataset, so that every shard draws replacements alike.
     let params = options.params.clone().or_else(|| infer_params(instances));
-    let header = JournalHeader::of(instances, options, params.as_ref());
+    let header = JournalHeader::of(instances, options, params.as_ref(), job.shard);
     let journal_path = journal::path_of(job.out);
     let mut files = pbebench_io::Files::new();
     files.output("--out", job.out);
@@ -352,13 +378,13 @@ pub fn vet_dataset(
     }
     files.check()?;
     let journal = Journal::open(journal_path, &header, instances.len(), job.fresh)?;
-    let total = instances.len();
+    let total = hi - lo;
     let resumed = journal.done.len();
     if let Some(path) = journal.path.as_deref().filter(|_| resumed > 0) {
         progress.resumed(resumed, total, path);
     }
-    let mut slots: Vec<Option<Slot>> = (0..total).map(|k| journal.done.get(&k).cloned()).collect();
-    let todo: Vec<usize> = (0..total).filter(|k| slots[*k].is_none()).collect();
+    let mut slots: Vec<Option<Slot>> = (lo..hi).map(|k| journal.done.get(&k).cloned()).collect();
+    let todo: Vec<usize> = (lo..hi).filter(|k| slots[k - lo].is_none()).collect();
     let counts = Mutex::new(tally(slots.iter().flatten(), total));
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(job.threads.max(1))
@@ -381,7 +407,7 @@ pub fn vet_dataset(
     });
     for result in done_now {
         let (k, slot) = result?;
-        slots[k] = Some(slot);
+        slots[k - lo] = Some(slot);
     }
     let journal_failure = journal.failure();
     let slots: Vec<Slot> = slots

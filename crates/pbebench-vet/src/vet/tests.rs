@@ -28,6 +28,7 @@ fn run(
         out,
         threads,
         fresh: false,
+        shard: None,
     };
     vet_dataset(instances, &job, &Quiet)
 }
@@ -269,6 +270,7 @@ fn an_interrupted_run_resumes_from_its_journal() {
         out: &out,
         threads: 1,
         fresh: false,
+        shard: None,
     };
     let stopped = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         vet_dataset(&data, &job, &StopAfter(1))
@@ -308,4 +310,59 @@ fn an_interrupted_run_resumes_from_its_journal() {
     assert_eq!(resumed.stats.by_category, expected.stats.by_category);
     assert_eq!(std::fs::read(&out).unwrap(), std::fs::read(&whole).unwrap());
     assert!(!journal.exists());
+}
+
+#[test]
+fn shards_concatenate_to_the_whole_run_byte_for_byte() {
+    // Replacements on (params given) so that the slots' generator seeds, which depend on
+    // the slot's position in the whole dataset, are exercised too.
+    let (p, data) = lite(16, 4);
+    let dir = tempfile::tempdir().unwrap();
+    // No room for added examples: an instance the panel can fool is replaced.
+    let mut o = options("shortcuts", 5);
+    o.params = Some(p);
+    let vet = |shard, name: &str| {
+        let out = dir.path().join(name);
+        let job = VetJob {
+            options: &o,
+            out: &out,
+            threads: 2,
+            fresh: false,
+            shard,
+        };
+        let summary = vet_dataset(&data, &job, &Quiet).unwrap();
+        (std::fs::read(&out).unwrap(), summary)
+    };
+    let (whole, summary) = vet(None, "whole.jsonl");
+    assert!(summary.replaced > 0, "no replacement to check: {summary:?}");
+    // Even splits, uneven ones, one slot per shard, and more shards than slots (empty ones).
+    for n in [1, 3, 5, 16, 20] {
+        let mut joined = Vec::new();
+        let mut slots = 0;
+        for k in 0..n {
+            let (bytes, s) = vet(Some((k, n)), &format!("s{k}-of-{n}.jsonl"));
+            joined.extend(bytes);
+            slots += s.instances;
+        }
+        assert_eq!(slots, 16, "{n} shards cover every slot once");
+        assert!(joined == whole, "{n} shards differ from the whole run");
+    }
+    // A shard that is none is refused, naming it.
+    let out = dir.path().join("bad.jsonl");
+    for (k, n) in [(2, 2), (0, 0)] {
+        let job = VetJob {
+            options: &o,
+            out: &out,
+            threads: 1,
+            fresh: false,
+            shard: Some((k, n)),
+        };
+        let e = vet_dataset(&data, &job, &Quiet).unwrap_err();
+        assert!(matches!(e, VetError::Shard { .. }), "{e}");
+        assert!(
+            e.to_string()
+                .starts_with(&format!("shard {k}/{n} is not a shard")),
+            "{e}"
+        );
+    }
 }
