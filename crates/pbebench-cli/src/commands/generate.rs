@@ -374,15 +374,3 @@ fn print_summary(params: &GenParams, stats: &GenStats, out: Option<&PathBuf>) {
     }
     eprint!("{text}");
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn shards_parse() {
-        assert_eq!(super::super::args::parse_shard("1/4").unwrap(), (1, 4));
-        let err = super::super::args::parse_shard("1").unwrap_err();
-        assert_eq!(err, "'1' is not a shard such as 0/4");
-    }
-}
