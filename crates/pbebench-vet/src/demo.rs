@@ -310,6 +310,7 @@ fn vet_set(
     let options = VetOptions {
         panel: Panel::default(),
         max_examples: crate::vet::DEFAULT_MAX_EXAMPLES,
+        replacement_attempts: crate::vet::REPLACEMENT_ATTEMPTS,
         seed: params.seed,
         params: Some(params.clone()),
     };

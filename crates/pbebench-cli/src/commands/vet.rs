@@ -12,7 +12,7 @@ use pbebench::dataset::read_dataset;
 use pbebench::Instance;
 use pbebench_vet::{
     vet_dataset, Panel, VetCounts, VetJob, VetOptions, VetProgress, VetSummary,
-    DEFAULT_MAX_EXAMPLES, DEFAULT_PANEL,
+    DEFAULT_MAX_EXAMPLES, DEFAULT_PANEL, REPLACEMENT_ATTEMPTS, REPLACEMENT_ATTEMPTS_LIMIT,
 };
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -28,7 +28,9 @@ lengths 2-6 or those it holds) gives a shortest input on which they differ; that
 gold's output, becomes a new visible example (held-out inputs never do), and the instance is \
 attacked again, up to --max-examples. An instance still ambiguous then, or one a shortcut baseline \
 recovers, is replaced by a fresh instance of the same quota from the generator (parameters told by \
-ids such as lite-s0-00012 of an unmodified preset); without generation parameters it is dropped. \
+ids such as lite-s0-00012 of an unmodified preset), up to --replacements fresh instances; a slot \
+none of them fills is dropped and reported by cascade length, and without generation parameters \
+it is dropped at once. \
 Every line gets a `repair` field saying what was added and why.\n\n\
 Panel members: neighbours (the gold's cascades one edit away: a rule dropped, two swapped, a \
 side cut, a letter of context added), splices[@NODES] (the gold with a window of up to 3 \
@@ -54,6 +56,10 @@ pub struct Args {
     /// The most visible examples an instance may reach by repair.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_EXAMPLES)]
     max_examples: usize,
+    /// Fresh instances tried for a slot whose instance cannot be kept, before the slot is
+    /// dropped (and reported by length); at most 1000.
+    #[arg(long, value_name = "N", default_value_t = REPLACEMENT_ATTEMPTS)]
+    replacements: usize,
     /// The attackers, comma-separated (see below).
     #[arg(long, value_name = "LIST", default_value = DEFAULT_PANEL)]
     panel: String,
@@ -73,6 +79,12 @@ pub struct Args {
 /// Runs `pbebench vet`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let panel: Panel = args.panel.parse().context("--panel")?;
+    if args.replacements > REPLACEMENT_ATTEMPTS_LIMIT {
+        bail!(
+            "--replacements {} is more than {REPLACEMENT_ATTEMPTS_LIMIT}: each fresh instance costs a repair of its own; give at most {REPLACEMENT_ATTEMPTS_LIMIT}",
+            args.replacements
+        );
+    }
     let mut files = Outputs::new();
     files.input("--dataset", &args.dataset);
     args.output.declare(&mut files);
@@ -84,6 +96,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let options = VetOptions {
         panel,
         max_examples: args.max_examples,
+        replacement_attempts: args.replacements,
         seed: args.seed,
         params: None,
     };
@@ -210,6 +223,16 @@ fn describe(s: &VetSummary, options: &VetOptions, took: Duration, out: &Path) ->
             } else {
                 " (no generation parameters: dropped)"
             }
+        );
+    }
+    if !s.dropped_by_length.is_empty() {
+        let by_length: Vec<String> = (s.dropped_by_length.iter())
+            .map(|(len, n)| format!("{len}: {n}"))
+            .collect();
+        let _ = writeln!(
+            text,
+            "  empty slots by cascade length (the length quota falls short): {} (ids and reasons in --stats-json)",
+            by_length.join(", ")
         );
     }
     let _ = write!(text, "{}", s.stats);

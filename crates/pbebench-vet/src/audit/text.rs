@@ -333,6 +333,18 @@ impl AuditFindings {
             .map(|(k, s)| (k.to_string(), *s))
             .collect();
         writeln!(f, "  by length    {}", cells(by_length))?;
+        if id.by_length.len() > 1 {
+            writeln!(
+                f,
+                "  by length group {}{}",
+                cells(id.by_length_group()),
+                if id.panel.contains(',') {
+                    ""
+                } else {
+                    " (with one attacker: its Pass@1 − Recovered@1 there)"
+                }
+            )?;
+        }
         let by_category = id
             .by_category
             .iter()

@@ -45,8 +45,19 @@ pub const DEFAULT_MAX_EXAMPLES: usize = 12;
 /// bounds a run's time.
 pub const MAX_EXAMPLES_LIMIT: usize = 1000;
 
-/// Fresh instances tried for one slot before it is dropped.
+/// Fresh instances tried for one slot before it is dropped, by default
+/// ([`VetOptions::replacement_attempts`], `--replacements`).
 pub const REPLACEMENT_ATTEMPTS: usize = 4;
+
+/// Fresh instances tried for one slot of `full-vetted` (issue 38.5): enough to keep its
+/// length quota. At lengths 12–17 with a cap of 70 examples about one fresh instance in
+/// eight is kept (4 attempts left about half of those slots empty), so a slot stays
+/// empty after 32 with a chance of about (7/8)^33 ≈ 1%; such a slot is reported by
+/// length ([`VetSummary::dropped_by_length`]), not filled from another quota.
+pub const FULL_VETTED_REPLACEMENT_ATTEMPTS: usize = 32;
+
+/// The largest `--replacements`: each fresh instance costs a repair of its own.
+pub const REPLACEMENT_ATTEMPTS_LIMIT: usize = 1000;
 
 /// The most inputs tried when a counterexample is held out and another must be found.
 const ALTERNATIVES_SEARCHED: usize = 200_000;
@@ -58,6 +69,10 @@ pub struct VetOptions {
     pub panel: Panel,
     /// The most visible examples an instance may reach by repair.
     pub max_examples: usize,
+    /// Fresh instances tried for a slot whose instance is not kept, before the slot is
+    /// dropped ([`REPLACEMENT_ATTEMPTS`] by default; at most
+    /// [`REPLACEMENT_ATTEMPTS_LIMIT`]).
+    pub replacement_attempts: usize,
     /// The run's seed: mixed into the solvers' example orders and the replacements'
     /// generator seeds.
     pub seed: u64,
@@ -197,6 +212,9 @@ pub enum VetError {
     /// The worker threads could not start.
     #[error("cannot start the worker threads: {0}")]
     Threads(#[from] rayon::ThreadPoolBuildError),
+    /// `replacement_attempts` above [`REPLACEMENT_ATTEMPTS_LIMIT`].
+    #[error("replacement_attempts {0} is more than {REPLACEMENT_ATTEMPTS_LIMIT}: each fresh instance costs a repair of its own; give at most {REPLACEMENT_ATTEMPTS_LIMIT}")]
+    TooManyReplacements(usize),
     /// A shard that is none: `K ≥ N`.
     #[error("shard {k}/{n} is not a shard: need 0 <= K < N (shard 0/{n} is the first of {n})")]
     Shard {
@@ -274,6 +292,11 @@ pub struct VetSummary {
     pub replaced: usize,
     /// Slots dropped (nothing kept).
     pub dropped: usize,
+    /// Dropped slots by the gold cascade length of the slot's instance: where the
+    /// snapshot falls short of its length quota.
+    pub dropped_by_length: BTreeMap<usize, usize>,
+    /// Every dropped slot, in dataset order.
+    pub dropped_slots: Vec<DroppedSlot>,
     /// Why slots were replaced or dropped: `ambiguous at N`, `recovered by a shortcut`,
     /// `undecided`.
     pub reasons: BTreeMap<String, usize>,
@@ -290,6 +313,17 @@ pub struct VetSummary {
     /// Why the journal could not be kept up (the run went on; it cannot be resumed).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub journal_failure: Option<String>,
+}
+
+/// A slot left empty: its instance, and none of the fresh ones tried, was kept.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DroppedSlot {
+    /// The id of the slot's instance.
+    pub id: String,
+    /// Its gold cascade length (the length quota the slot belonged to).
+    pub cascade_len: usize,
+    /// Why, attempt by attempt.
+    pub reason: String,
 }
 
 /// The generation parameters of a dataset pbebench generated from a preset, told by its
@@ -325,6 +359,9 @@ fn preset_and_seed(id: &str) -> Option<(&str, u64)> {
 fn check_dataset(instances: &[Instance], options: &VetOptions) -> Result<(), VetError> {
     if options.max_examples > MAX_EXAMPLES_LIMIT {
         return Err(VetError::TooManyExamples(options.max_examples));
+    }
+    if options.replacement_attempts > REPLACEMENT_ATTEMPTS_LIMIT {
+        return Err(VetError::TooManyReplacements(options.replacement_attempts));
     }
     for (k, inst) in instances.iter().enumerate() {
         if inst.cascade.is_none() {
@@ -414,14 +451,23 @@ pub fn vet_dataset(
         .into_iter()
         .map(|s| s.expect("every slot is vetted or resumed"))
         .collect();
-    let summary = write_snapshot(&slots, job.out, params.is_some(), resumed, journal_failure)?;
+    let summary = write_snapshot(
+        &slots,
+        &instances[lo..hi],
+        job.out,
+        params.is_some(),
+        resumed,
+        journal_failure,
+    )?;
     journal.remove();
     Ok(summary)
 }
 
-/// Writes the kept instances of `slots` to `out` and sums the run up.
+/// Writes the kept instances of `slots` (those of `instances`) to `out` and sums the run
+/// up.
 fn write_snapshot(
     slots: &[Slot],
+    instances: &[Instance],
     out: &Path,
     replacements_possible: bool,
     resumed: usize,
@@ -438,6 +484,8 @@ fn write_snapshot(
         kept: 0,
         replaced: 0,
         dropped: 0,
+        dropped_by_length: BTreeMap::new(),
+        dropped_slots: Vec::new(),
         reasons: BTreeMap::new(),
         added_per_instance: BTreeMap::new(),
         added: 0,
@@ -446,7 +494,7 @@ fn write_snapshot(
         stats: DatasetStats::default(),
         journal_failure,
     };
-    for slot in slots {
+    for (slot, inst) in slots.iter().zip(instances) {
         match slot {
             Slot::Kept(v) => {
                 summary.kept += 1;
@@ -463,9 +511,18 @@ fn write_snapshot(
                 let line = serde_json::to_string(v.as_ref()).expect("instances serialise");
                 writeln!(file, "{line}").map_err(write_error)?;
             }
-            Slot::Dropped { reason, .. } => {
+            Slot::Dropped { id, reason } => {
                 summary.dropped += 1;
                 *summary.reasons.entry(reason_kind(reason)).or_default() += 1;
+                *summary
+                    .dropped_by_length
+                    .entry(inst.cascade_len)
+                    .or_default() += 1;
+                summary.dropped_slots.push(DroppedSlot {
+                    id: id.clone(),
+                    cascade_len: inst.cascade_len,
+                    reason: reason.clone(),
+                });
             }
         }
     }
@@ -538,7 +595,7 @@ fn vet_slot(
             reason: format!("{reason} (no generation parameters to replace it)"),
         });
     };
-    for attempt in 1..=REPLACEMENT_ATTEMPTS {
+    for attempt in 1..=options.replacement_attempts {
         let generator_seed = mix(&[options.seed, params.seed, k as u64, attempt as u64]);
         let Some(mut fresh) = fresh_instance(params, inst, generator_seed)? else {
             continue;
@@ -575,7 +632,10 @@ fn vet_slot(
     }
     Ok(Slot::Dropped {
         id: inst.id.clone(),
-        reason: format!("{reason}; no fresh instance kept after {REPLACEMENT_ATTEMPTS} attempts"),
+        reason: format!(
+            "{reason}; no fresh instance kept after {} attempts",
+            options.replacement_attempts
+        ),
     })
 }
 

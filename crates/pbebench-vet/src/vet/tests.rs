@@ -12,6 +12,7 @@ fn options(panel: &str, max_examples: usize) -> VetOptions {
     VetOptions {
         panel: panel.parse().unwrap(),
         max_examples,
+        replacement_attempts: REPLACEMENT_ATTEMPTS,
         seed: 0,
         params: None,
     }
@@ -365,4 +366,37 @@ fn shards_concatenate_to_the_whole_run_byte_for_byte() {
             "{e}"
         );
     }
+}
+
+#[test]
+fn the_replacement_bound_is_per_slot_and_empty_slots_are_reported_by_length() {
+    let (p, data) = lite(16, 4);
+    let dir = tempfile::tempdir().unwrap();
+    let run_with = |attempts| {
+        let mut o = options("shortcuts", 5);
+        o.params = Some(p.clone());
+        o.replacement_attempts = attempts;
+        run(&data, &o, &dir.path().join(format!("a{attempts}.jsonl")), 2).unwrap()
+    };
+    let (none, four) = (run_with(0), run_with(4));
+    // Without fresh instances every slot whose own instance is not kept stays empty; with
+    // four, those same slots are replaced or, failing four times, empty.
+    assert!(none.dropped > 0 && none.replaced == 0, "{none:?}");
+    assert_eq!(none.dropped, four.replaced + four.dropped);
+    for s in [&none, &four] {
+        assert_eq!(s.dropped_slots.len(), s.dropped);
+        assert_eq!(s.dropped_by_length.values().sum::<usize>(), s.dropped);
+        for d in &s.dropped_slots {
+            let inst = data.iter().find(|i| i.id == d.id).unwrap();
+            assert_eq!(d.cascade_len, inst.cascade_len, "{d:?}");
+        }
+    }
+    assert!(none.dropped_slots[0]
+        .reason
+        .ends_with("no fresh instance kept after 0 attempts"));
+    // The bound is checked before any work.
+    let mut o = options("shortcuts", 5);
+    o.replacement_attempts = REPLACEMENT_ATTEMPTS_LIMIT + 1;
+    let e = run(&data, &o, &dir.path().join("x.jsonl"), 1).unwrap_err();
+    assert!(matches!(e, VetError::TooManyReplacements(_)), "{e}");
 }
