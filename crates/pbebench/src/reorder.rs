@@ -8,7 +8,8 @@
 //!   dataset and counts what it keeps and skips ([`ReorderStats`]).
 //! - [`write_reorder_lines`] and [`read_reorder_lines`] are the JSONL file of the task: each
 //!   line the instance's own fields plus `scrambled`, `order` and `valid_orders`.
-//! - [`score_order`] grades an answer (valid, accurate, exact) and never panics.
+//! - [`score_order`] grades an answer (valid, accurate, exact) and never panics;
+//!   [`parse_order`] reads the answer out of a response (module `answer`).
 //!
 //! **Counting valid orders.** An order is a permutation of the rules' *positions*: two
 //! identical rules are distinct positions, so swapping them gives a second order, and the
@@ -18,6 +19,10 @@
 //! bounded by [`FORM_BOUND`] characters, so that rules which grow their input in some order
 //! (`a → aaa` after itself) cost bounded memory: an instance whose forms outgrow it in some
 //! order is skipped ([`Skip::FormsTooLong`]) rather than counted wrongly.
+
+mod answer;
+
+pub use answer::{parse_order, OrderProblem};
 
 use crate::instance::Instance;
 use crate::relations::Category;
