@@ -9,7 +9,9 @@
 //! - [`write_reorder_lines`] and [`read_reorder_lines`] are the JSONL file of the task: each
 //!   line the instance's own fields plus `scrambled`, `order` and `valid_orders`.
 //! - [`score_order`] grades an answer (valid, accurate, exact) and never panics;
-//!   [`parse_order`] reads the answer out of a response (module `answer`).
+//!   [`parse_order`] reads the answer out of a response; [`score_order_responses`] and
+//!   [`summarize_orders`] grade a run and give its figures (accuracy, exact, valid rate,
+//!   by length and category, with intervals).
 //!
 //! **Counting valid orders.** An order is a permutation of the rules' *positions*: two
 //! identical rules are distinct positions, so swapping them gives a second order, and the
@@ -21,8 +23,13 @@
 //! order is skipped ([`Skip::FormsTooLong`]) rather than counted wrongly.
 
 mod answer;
+mod score;
 
 pub use answer::{parse_order, OrderProblem};
+pub use score::{
+    score_order_response, score_order_responses, summarize_orders, OrderInstanceScore, OrderRow,
+    OrderSample, OrderSummary,
+};
 
 use crate::instance::Instance;
 use crate::relations::Category;

@@ -52,6 +52,20 @@ pub enum OrderProblem {
     },
 }
 
+impl OrderProblem {
+    /// The problem's kind, as summaries count it (`no_array`, `repeated`, …).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            OrderProblem::Unfinished => "unfinished",
+            OrderProblem::NoArray => "no_array",
+            OrderProblem::NotAnIndex { .. } => "not_an_index",
+            OrderProblem::WrongLength { .. } => "wrong_length",
+            OrderProblem::OutOfRange { .. } => "out_of_range",
+            OrderProblem::Repeated { .. } => "repeated",
+        }
+    }
+}
+
 /// The array a response gives, its entries as written (before they are checked against
 /// the number of rules by [`check_order`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
