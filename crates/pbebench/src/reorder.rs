@@ -470,6 +470,17 @@ pub struct ReorderLineError {
     pub problem: String,
 }
 
+/// Whether `line` (a dataset's first line) is a reordering problem rather than a synthesis
+/// instance: a JSON object with the fields `scrambled` and `order`.
+pub fn is_reorder_line(line: &str) -> bool {
+    #[derive(Deserialize)]
+    struct Keys {
+        scrambled: Option<serde::de::IgnoredAny>,
+        order: Option<serde::de::IgnoredAny>,
+    }
+    serde_json::from_str::<Keys>(line).is_ok_and(|k| k.scrambled.is_some() && k.order.is_some())
+}
+
 /// Reads the problems [`write_reorder_lines`] wrote (blank lines skipped), each checked
 /// ([`ReorderInstance::problems`]); the first bad line is an error naming it.
 pub fn read_reorder_lines(text: &str) -> Result<Vec<ReorderInstance>, ReorderLineError> {
@@ -662,6 +673,9 @@ mod tests {
         let err = read_reorder_lines(&String::from_utf8(bytes).unwrap()).unwrap_err();
         assert_eq!(err.line, 2);
         assert!(err.problem.contains("not a permutation"), "{err}");
+        assert!(is_reorder_line(first));
+        assert!(!is_reorder_line("{\"id\": \"x\", \"order\": [0]}"));
+        assert!(!is_reorder_line("not json"));
         let err = read_reorder_lines("\n{\"id\": 3}").unwrap_err();
         assert_eq!(err.line, 2);
         assert!(err.problem.contains("not a reordering problem"), "{err}");

@@ -21,6 +21,7 @@ pub mod relations;
 pub mod reorder;
 pub mod report;
 pub mod score;
+mod score_reorder;
 pub mod show;
 pub mod solve;
 mod solve_budget;

@@ -21,6 +21,7 @@ mod prompt;
 mod reorder;
 mod report;
 mod score;
+mod score_reorder;
 mod snapshots;
 mod solve;
 mod vet;

@@ -196,13 +196,13 @@ impl fmt::Display for OrderSummary {
         let cell = |i: &Option<Interval>| i.map_or_else(|| "-".to_owned(), |i| i.to_string());
         writeln!(
             f,
-            "{:<16} {:>5} {:>8}  {:<28}  {:<28}  {:<28}",
+            "{:<16} {:>5} {:>8}  {:<28}  {:<28}  {}",
             "reordering", "n", "answered", "accuracy", "exact", "valid"
         )?;
         for r in &self.rows {
             writeln!(
                 f,
-                "{:<16} {:>5} {:>8}  {:<28}  {:<28}  {:<28}",
+                "{:<16} {:>5} {:>8}  {:<28}  {:<28}  {}",
                 r.group,
                 r.n,
                 r.answered,

@@ -1,0 +1,89 @@
+//! `pbebench score` of a reordering set: scripted answers (the gold order, the given order
+//! reversed, repeated indices, prose without an array, no response) give the table (a
+//! snapshot), the JSON summary and the per-instance lines; a broken set is a one-line error.
+
+use crate::common::*;
+use crate::pbebench_snapshot;
+use crate::reorder::lite;
+use pbebench::reorder::read_reorder_lines;
+use std::path::Path;
+
+/// A reordering set of a small Lite set, and scripted responses to it.
+fn set_and_responses(dir: &Path) {
+    let data = lite(dir);
+    let o = pbebench(&[
+        "reorder",
+        "--dataset",
+        &s(&data),
+        "--out",
+        &s(&dir.join("reorder.jsonl")),
+        "--seed",
+        "5",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let problems =
+        read_reorder_lines(&std::fs::read_to_string(dir.join("reorder.jsonl")).unwrap()).unwrap();
+    let mut lines = String::new();
+    for (k, p) in problems.iter().enumerate() {
+        let n = p.order.len();
+        let text = match k % 5 {
+            0 => format!("Rule by rule:\n```json\n{:?}\n```", p.order),
+            1 => format!("{:?}", (0..n).rev().collect::<Vec<_>>()),
+            2 => format!("[{}]", vec!["0"; n].join(", ")),
+            3 => "I cannot tell.".to_owned(),
+            _ => continue,
+        };
+        lines += &(serde_json::json!({ "id": p.instance.id, "response": text }).to_string() + "\n");
+    }
+    std::fs::write(dir.join("responses.jsonl"), lines).unwrap();
+}
+
+#[test]
+fn a_reordering_set_is_scored_by_order() {
+    let dir = tempfile::tempdir().unwrap();
+    set_and_responses(dir.path());
+    let args = [
+        "score",
+        "--dataset",
+        "reorder.jsonl",
+        "--responses",
+        "responses.jsonl",
+        "--out",
+        "results.json",
+        "--per-instance",
+        "lines.jsonl",
+    ];
+    pbebench_snapshot!("score_reorder_table", dir.path(), &args);
+    let results: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("results.json")).unwrap())
+            .unwrap();
+    let all = &results["rows"][0];
+    assert_eq!(all["group"], "all");
+    assert!(results["invalid"]["repeated"].as_u64().unwrap() > 0);
+    assert!(results["invalid"]["no_array"].as_u64().unwrap() > 0);
+    let lines = std::fs::read_to_string(dir.path().join("lines.jsonl")).unwrap();
+    let first: serde_json::Value = serde_json::from_str(lines.lines().next().unwrap()).unwrap();
+    assert_eq!(first["samples"][0]["exact"], true);
+    assert_eq!(lines.lines().count(), all["n"].as_u64().unwrap() as usize);
+}
+
+#[test]
+fn a_broken_reordering_set_is_a_one_line_error() {
+    let dir = tempfile::tempdir().unwrap();
+    set_and_responses(dir.path());
+    let text = std::fs::read_to_string(dir.path().join("reorder.jsonl")).unwrap();
+    let mut problem: serde_json::Value =
+        serde_json::from_str(text.lines().nth(1).unwrap()).unwrap();
+    problem["order"] = serde_json::json!([0, 0]);
+    let first = text.lines().next().unwrap();
+    let bad = write(dir.path(), "bad.jsonl", &format!("{first}\n{problem}\n"));
+    let o = pbebench(&[
+        "score",
+        "--dataset",
+        &s(&bad),
+        "--responses",
+        &s(&dir.path().join("responses.jsonl")),
+    ]);
+    assert_fatal(&o, "bad.jsonl:2");
+    assert!(stderr(&o).contains("not a permutation"), "{}", stderr(&o));
+}
