@@ -11,7 +11,7 @@
 //! - [`score_order`] grades an answer (valid, accurate, exact) and never panics;
 //!   [`parse_order`] reads the answer out of a response; [`score_order_responses`] and
 //!   [`summarize_orders`] grade a run and give its figures (accuracy, exact, valid rate,
-//!   by length and category, with intervals).
+//!   by length and category, with intervals); [`reorder_prompt`] is a problem's prompt.
 //!
 //! **Counting valid orders.** An order is a permutation of the rules' *positions*: two
 //! identical rules are distinct positions, so swapping them gives a second order, and the
@@ -23,9 +23,11 @@
 //! order is skipped ([`Skip::FormsTooLong`]) rather than counted wrongly.
 
 mod answer;
+mod prompt;
 mod score;
 
 pub use answer::{parse_order, OrderProblem};
+pub use prompt::{reorder_prompt, REORDER_TEMPLATE};
 pub use score::{
     score_order_response, score_order_responses, summarize_orders, OrderInstanceScore, OrderRow,
     OrderSample, OrderSummary,
