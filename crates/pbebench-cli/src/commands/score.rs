@@ -49,12 +49,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .output_opt("--out", args.out.as_deref())
         .output_opt("--per-instance", args.per_instance.as_deref())
         .check()?;
-    if super::score_reorder::is_reorder_dataset(&args.dataset)? {
-        let outs = super::score_reorder::Outs {
+    if super::reorder_set::is_reorder_dataset(&args.dataset)? {
+        let outs = super::reorder_set::Outs {
             out: args.out.as_deref(),
             per_instance: args.per_instance.as_deref(),
         };
-        super::score_reorder::run(&checked, &args.dataset, &args.responses, args.block, outs)?;
+        super::reorder_set::run(&checked, &args.dataset, &args.responses, args.block, outs)?;
         return Ok(ExitCode::SUCCESS);
     }
     let dataset = read_dataset(&args.dataset)?;

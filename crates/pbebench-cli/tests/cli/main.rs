@@ -21,7 +21,7 @@ mod prompt;
 mod reorder;
 mod report;
 mod score;
-mod score_reorder;
+mod reorder_set;
 mod snapshots;
 mod solve;
 mod vet;

@@ -1,4 +1,5 @@
-//! `pbebench score` of a reordering set: scripted answers (the gold order, the given order
+//! `pbebench prompt` and `pbebench score` of a reordering set: a prompt per problem
+//! (`--template` refused); scripted answers (the gold order, the given order
 //! reversed, repeated indices, prose without an array, no response) give the table (a
 //! snapshot), the JSON summary and the per-instance lines; a broken set is a one-line error.
 
@@ -86,4 +87,32 @@ fn a_broken_reordering_set_is_a_one_line_error() {
     ]);
     assert_fatal(&o, "bad.jsonl:2");
     assert!(stderr(&o).contains("not a permutation"), "{}", stderr(&o));
+}
+
+#[test]
+fn a_reordering_set_gets_its_own_prompts() {
+    let dir = tempfile::tempdir().unwrap();
+    set_and_responses(dir.path());
+    let set = s(&dir.path().join("reorder.jsonl"));
+    let o = pbebench(&["prompt", "--dataset", &set]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let problems =
+        read_reorder_lines(&std::fs::read_to_string(dir.path().join("reorder.jsonl")).unwrap())
+            .unwrap();
+    let lines: Vec<serde_json::Value> = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), problems.len());
+    for (line, p) in lines.iter().zip(&problems) {
+        assert_eq!(line["id"], p.instance.id);
+        assert_eq!(
+            line["prompt"].as_str().unwrap(),
+            pbebench::reorder::reorder_prompt(p)
+        );
+    }
+    assert_fatal(
+        &pbebench(&["prompt", "--dataset", &set, "--template", "authors"]),
+        "--template",
+    );
 }

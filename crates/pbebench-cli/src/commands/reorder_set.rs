@@ -1,13 +1,16 @@
-//! `pbebench score` of a reordering set (`pbebench reorder`'s file): each response read as
-//! an order and graded; the table of accuracy, exact and valid rate by length and category.
+//! Commands given a reordering set (`pbebench reorder`'s file) instead of a dataset:
+//! `pbebench prompt` writes each problem's prompt, and `pbebench score` reads each response
+//! as an order and grades it (the table of accuracy, exact and valid rate by length and
+//! category).
 
 use super::output::{any_stdout, say, Checked};
 use crate::printer;
 use anyhow::{bail, Context};
 use pbebench::reorder::{
-    is_reorder_line, read_reorder_lines, score_order_responses, summarize_orders,
+    is_reorder_line, read_reorder_lines, reorder_prompt, score_order_responses, summarize_orders,
+    ReorderInstance,
 };
-use pbebench::{read_responses, BlockChoice};
+use pbebench::{read_responses, BlockChoice, PromptLine};
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 
@@ -28,6 +31,36 @@ pub fn is_reorder_dataset(dataset: &Path) -> anyhow::Result<bool> {
     Ok(false)
 }
 
+/// The problems of the reordering set `dataset`; a bad line is an error naming it.
+fn read_set(dataset: &Path) -> anyhow::Result<Vec<ReorderInstance>> {
+    let text = std::fs::read_to_string(dataset)
+        .with_context(|| format!("{}: cannot read", dataset.display()))?;
+    let problems = read_reorder_lines(&text).map_err(|e| {
+        anyhow::anyhow!(
+            "{}:{}: {}; write the set again with `pbebench reorder`",
+            dataset.display(),
+            e.line,
+            e.problem
+        )
+    })?;
+    if problems.is_empty() {
+        bail!("{}: the reordering set has no problems", dataset.display());
+    }
+    Ok(problems)
+}
+
+/// The prompts file of the reordering set `dataset` (the lines `pbebench prompt` writes),
+/// and how many prompts it holds.
+pub fn prompts(dataset: &Path) -> anyhow::Result<(Vec<u8>, usize)> {
+    let problems = read_set(dataset)?;
+    let mut lines = Vec::new();
+    for problem in &problems {
+        let prompt = reorder_prompt(problem);
+        PromptLine::new(&problem.instance.id, &prompt).write_to(&mut lines)?;
+    }
+    Ok((lines, problems.len()))
+}
+
 /// Where the results go.
 pub struct Outs<'a> {
     /// `--out`: the summary as JSON.
@@ -44,19 +77,7 @@ pub fn run(
     block: BlockChoice,
     outs: Outs<'_>,
 ) -> anyhow::Result<()> {
-    let text = std::fs::read_to_string(dataset)
-        .with_context(|| format!("{}: cannot read", dataset.display()))?;
-    let problems = read_reorder_lines(&text).map_err(|e| {
-        anyhow::anyhow!(
-            "{}:{}: {}; write the set again with `pbebench reorder`",
-            dataset.display(),
-            e.line,
-            e.problem
-        )
-    })?;
-    if problems.is_empty() {
-        bail!("{}: the reordering set has no problems", dataset.display());
-    }
+    let problems = read_set(dataset)?;
     let out = checked.create_opt(outs.out)?;
     let per_instance = checked.create_opt(outs.per_instance)?;
     let instances: Vec<_> = problems.iter().map(|p| p.instance.clone()).collect();
