@@ -1,7 +1,8 @@
-//! `pbebench prompt` and `pbebench score` of a reordering set: a prompt per problem
-//! (`--template` refused); scripted answers (the gold order, the given order
-//! reversed, repeated indices, prose without an array, no response) give the table (a
-//! snapshot), the JSON summary and the per-instance lines; a broken set is a one-line error.
+//! A reordering set given to `pbebench prompt` and `pbebench score`, and made by
+//! `generate --task reorder` (the bytes of generate, then reorder). A prompt per problem
+//! (`--template` refused); scripted answers (the gold order, the given order reversed,
+//! repeated indices, prose without an array, no response) give the table (a snapshot),
+//! the JSON summary and the per-instance lines; a broken set is a one-line error.
 
 use crate::common::*;
 use crate::pbebench_snapshot;
@@ -114,5 +115,53 @@ fn a_reordering_set_gets_its_own_prompts() {
     assert_fatal(
         &pbebench(&["prompt", "--dataset", &set, "--template", "authors"]),
         "--template",
+    );
+}
+
+#[test]
+fn generate_task_reorder_is_generate_then_reorder() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = lite(dir.path());
+    let two_steps = dir.path().join("two.jsonl");
+    let o = pbebench(&[
+        "reorder",
+        "--dataset",
+        &s(&data),
+        "--seed",
+        "3",
+        "--out",
+        &s(&two_steps),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let one_step = dir.path().join("one.jsonl");
+    let o = pbebench(&[
+        "generate",
+        "--task",
+        "reorder",
+        "--preset",
+        "lite",
+        "--size",
+        "64",
+        "--seed",
+        "3",
+        "--out",
+        &s(&one_step),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stderr(&o).contains(" kept, "), "{}", stderr(&o));
+    let one = std::fs::read_to_string(&one_step).unwrap();
+    assert!(!one.is_empty());
+    assert_eq!(one, std::fs::read_to_string(&two_steps).unwrap());
+    assert_fatal(
+        &pbebench(&[
+            "generate",
+            "--task",
+            "reorder",
+            "--preset",
+            "lite-vetted",
+            "--out",
+            &s(&dir.path().join("v.jsonl")),
+        ]),
+        "--task reorder",
     );
 }
