@@ -196,8 +196,8 @@ impl fmt::Display for OrderSummary {
         let cell = |i: &Option<Interval>| i.map_or_else(|| "-".to_owned(), |i| i.to_string());
         writeln!(
             f,
-            "{:<16} {:>5} {:>8}  {:<28}  {:<28}  {}",
-            "reordering", "n", "answered", "accuracy", "exact", "valid"
+            "{:<16} {:>5} {:>8}  {:<28}  {:<28}  valid",
+            "reordering", "n", "answered", "accuracy", "exact"
         )?;
         for r in &self.rows {
             writeln!(
