@@ -11,15 +11,15 @@ use pbebench::reorder::{
     ReorderInstance,
 };
 use pbebench::{read_responses, BlockChoice, PromptLine};
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, Write};
 use std::path::Path;
 
 /// Whether `dataset` is a reordering set: its first non-blank line has `scrambled` and
 /// `order`.
 pub fn is_reorder_dataset(dataset: &Path) -> anyhow::Result<bool> {
-    let file = std::fs::File::open(dataset)
+    let input = pbebench_io::open_input(dataset)
         .with_context(|| format!("{}: cannot open", dataset.display()))?;
-    for line in BufReader::new(file).lines() {
+    for line in input.lines() {
         let Ok(line) = line else {
             // Not text: the dataset reader names the problem.
             return Ok(false);
@@ -33,7 +33,7 @@ pub fn is_reorder_dataset(dataset: &Path) -> anyhow::Result<bool> {
 
 /// The problems of the reordering set `dataset`; a bad line is an error naming it.
 fn read_set(dataset: &Path) -> anyhow::Result<Vec<ReorderInstance>> {
-    let text = std::fs::read_to_string(dataset)
+    let text = pbebench_io::read_input_string(dataset)
         .with_context(|| format!("{}: cannot read", dataset.display()))?;
     let problems = read_reorder_lines(&text).map_err(|e| {
         anyhow::anyhow!(

@@ -116,6 +116,13 @@ fn a_reordering_set_gets_its_own_prompts() {
         &pbebench(&["prompt", "--dataset", &set, "--template", "authors"]),
         "--template",
     );
+    // A byte-order mark does not hide what the file is.
+    let text = std::fs::read_to_string(&set).unwrap();
+    let bom = write(dir.path(), "bom.jsonl", &format!("\u{feff}{text}"));
+    let o = pbebench(&["prompt", "--dataset", &s(&bom)]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stdout(&o).lines().count(), problems.len());
+    assert!(stdout(&o).contains("numbered 0 to"), "{}", stdout(&o));
 }
 
 #[test]
