@@ -8,7 +8,10 @@
 //!   dataset and counts what it keeps and skips ([`ReorderStats`]).
 //! - [`write_reorder_lines`] and [`read_reorder_lines`] are the JSONL file of the task: each
 //!   line the instance's own fields plus `scrambled`, `order` and `valid_orders`.
-//! - [`score_order`] grades an answer (valid, accurate, exact) and never panics.
+//! - [`score_order`] grades an answer (valid, accurate, exact) and never panics;
+//!   [`parse_order`] reads the answer out of a response; [`score_order_responses`] and
+//!   [`summarize_orders`] grade a run and give its figures (accuracy, exact, valid rate,
+//!   by length and category, with intervals); [`reorder_prompt`] is a problem's prompt.
 //!
 //! **Counting valid orders.** An order is a permutation of the rules' *positions*: two
 //! identical rules are distinct positions, so swapping them gives a second order, and the
@@ -18,6 +21,17 @@
 //! bounded by [`FORM_BOUND`] characters, so that rules which grow their input in some order
 //! (`a → aaa` after itself) cost bounded memory: an instance whose forms outgrow it in some
 //! order is skipped ([`Skip::FormsTooLong`]) rather than counted wrongly.
+
+mod answer;
+mod prompt;
+mod score;
+
+pub use answer::{parse_order, OrderProblem};
+pub use prompt::{reorder_prompt, REORDER_TEMPLATE};
+pub use score::{
+    score_order_response, score_order_responses, summarize_orders, OrderInstanceScore, OrderRow,
+    OrderSample, OrderSummary,
+};
 
 use crate::instance::Instance;
 use crate::relations::Category;
@@ -458,6 +472,17 @@ pub struct ReorderLineError {
     pub problem: String,
 }
 
+/// Whether `line` (a dataset's first line) is a reordering problem rather than a synthesis
+/// instance: a JSON object with the fields `scrambled` and `order`.
+pub fn is_reorder_line(line: &str) -> bool {
+    #[derive(Deserialize)]
+    struct Keys {
+        scrambled: Option<serde::de::IgnoredAny>,
+        order: Option<serde::de::IgnoredAny>,
+    }
+    serde_json::from_str::<Keys>(line).is_ok_and(|k| k.scrambled.is_some() && k.order.is_some())
+}
+
 /// Reads the problems [`write_reorder_lines`] wrote (blank lines skipped), each checked
 /// ([`ReorderInstance::problems`]); the first bad line is an error naming it.
 pub fn read_reorder_lines(text: &str) -> Result<Vec<ReorderInstance>, ReorderLineError> {
@@ -650,6 +675,9 @@ mod tests {
         let err = read_reorder_lines(&String::from_utf8(bytes).unwrap()).unwrap_err();
         assert_eq!(err.line, 2);
         assert!(err.problem.contains("not a permutation"), "{err}");
+        assert!(is_reorder_line(first));
+        assert!(!is_reorder_line("{\"id\": \"x\", \"order\": [0]}"));
+        assert!(!is_reorder_line("not json"));
         let err = read_reorder_lines("\n{\"id\": 3}").unwrap_err();
         assert_eq!(err.line, 2);
         assert!(err.problem.contains("not a reordering problem"), "{err}");

@@ -9,6 +9,7 @@ use pbebench::generate::{
     self, parse_lengths, parse_range, Balance, GenParams, GenStats, Overrides, PatternDraw, Preset,
     SinkError, StatsFile,
 };
+use pbebench::reorder::{reorder_dataset, write_reorder_lines};
 use pbebench::RelationMode;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -91,6 +92,18 @@ pub struct Args {
     /// Vetted presets: the attackers (as `pbebench vet --panel`).
     #[arg(long, value_name = "LIST", default_value = pbebench_vet::DEFAULT_PANEL)]
     panel: String,
+    /// What to write: synthesis instances, or reorder: the rule-reordering problems made
+    /// from them (as `pbebench reorder --seed` with the same seed).
+    #[arg(long, value_enum, default_value_t = Task::Synthesis)]
+    task: Task,
+}
+
+/// `--task`: the task whose instances `generate` writes (no doc comments on the variants:
+/// clap would make them a long help of their own).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Task {
+    Synthesis,
+    Reorder,
 }
 
 /// `--preset`: a generator preset, or a vetted one (the preset, then `pbebench vet`).
@@ -186,6 +199,9 @@ impl generate::Progress for Shown {
 /// Runs `pbebench generate`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let params = args.params()?;
+    if args.task == Task::Reorder {
+        return run_reorder(&args, params);
+    }
     if let Some((cap, attempts)) = args.preset.vetted {
         return run_vetted(&args, params, args.max_examples.unwrap_or(cap), attempts);
     }
@@ -245,6 +261,64 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         files.write(path, file.to_json().as_bytes())?;
     }
     print_summary(&file.params, &file.stats, args.out.as_ref());
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `--task reorder`: the instances generated in memory, then made into reordering problems
+/// (seeded by `--seed`, as `pbebench reorder --seed` is) and written to `--out`.
+fn run_reorder(args: &Args, params: GenParams) -> anyhow::Result<ExitCode> {
+    if args.preset.vetted.is_some() {
+        anyhow::bail!(
+            "--task reorder: a vetted preset cannot be reordered in one step; generate it \
+             with --task synthesis, then run `pbebench reorder --dataset FILE`"
+        );
+    }
+    if args.max_examples.is_some() {
+        anyhow::bail!(
+            "--max-examples applies to the vetted presets (lite-vetted, full-vetted) only"
+        );
+    }
+    let out_path = args
+        .out
+        .as_deref()
+        .unwrap_or(Path::new(pbebench_io::STDOUT));
+    let files = Outputs::new()
+        .output("--out", out_path)
+        .output_opt("--stats-json", args.stats_json.as_deref())
+        .check()?;
+    let out = files.create(out_path)?;
+    let pool = args.threads.pool()?;
+    let (lo, hi) = params.shard_range();
+    let bar = Shown(Progress::start(
+        "generate",
+        "instances",
+        hi - lo,
+        args.status.status_every,
+    ));
+    let mut instances = Vec::with_capacity(hi - lo);
+    let stats = pool.install(|| {
+        generate::generate(&params, &bar, &mut |inst| {
+            instances.push(inst);
+            Ok(())
+        })
+    });
+    bar.0.finish();
+    let stats = stats?;
+    let (kept, _, reordered) = pool.install(|| reorder_dataset(&instances, params.seed));
+    out.write(|w| write_reorder_lines(w, &kept))?;
+    let file = StatsFile { params, stats };
+    if let Some(path) = &args.stats_json {
+        files.write(path, file.to_json().as_bytes())?;
+    }
+    print_summary(&file.params, &file.stats, None);
+    printer::note_text(&super::reorder::summary(&reordered));
+    if !pbebench_io::is_stdout(out_path) {
+        printer::note(format_args!(
+            "wrote {} reordering problems to {}",
+            kept.len(),
+            out_path.display()
+        ));
+    }
     Ok(ExitCode::SUCCESS)
 }
 

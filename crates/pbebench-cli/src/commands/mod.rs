@@ -19,6 +19,7 @@ pub mod parse;
 pub mod prompt;
 pub mod relations;
 pub mod reorder;
+mod reorder_set;
 pub mod report;
 pub mod score;
 pub mod show;

@@ -2,7 +2,7 @@
 
 use super::output::Outputs;
 use crate::printer;
-use anyhow::Context;
+use anyhow::{bail, Context};
 use pbebench::dataset::read_dataset;
 use pbebench::{PromptLine, PromptTemplate};
 use std::path::{Path, PathBuf};
@@ -11,7 +11,8 @@ use std::process::ExitCode;
 /// Arguments of `pbebench prompt`.
 #[derive(clap::Args)]
 pub struct Args {
-    /// Dataset (JSONL, pbebench's format or the authors').
+    /// Dataset (JSONL, pbebench's format or the authors'), or a reordering set
+    /// (`pbebench reorder`'s file: each problem gets pbebench's reordering prompt).
     #[arg(long, required_unless_present = "print_template")]
     dataset: Option<PathBuf>,
     /// A built-in template (default; authors: the authors' released prompt, byte for byte)
@@ -66,6 +67,25 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         files.input("--template", template);
     }
     let checked = files.check()?;
+    if super::reorder_set::is_reorder_dataset(&dataset_path)? {
+        if args.template.is_some() {
+            bail!(
+                "--template: {} is a reordering set, whose prompts are pbebench's own \
+                 (templates are for synthesis datasets); leave out --template",
+                dataset_path.display()
+            );
+        }
+        let (lines, count) = super::reorder_set::prompts(&dataset_path)?;
+        let to_file = !pbebench_io::is_stdout(out);
+        checked.write(out, &lines)?;
+        if to_file {
+            printer::note(format_args!(
+                "wrote {count} reordering prompts to {}",
+                out.display()
+            ));
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
     let template = match &args.template {
         Some(spec) => PromptTemplate::named_or_file(spec)?,
         None => PromptTemplate::default(),

@@ -65,7 +65,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 
 /// The summary a user reads: totals, kept and skipped by length and category, and the
 /// distribution of valid-order counts.
-fn summary(stats: &ReorderStats) -> String {
+pub(super) fn summary(stats: &ReorderStats) -> String {
     let mut s = String::new();
     let skipped: usize = stats.skipped.values().sum();
     let _ = write!(

@@ -12,7 +12,8 @@ use std::process::ExitCode;
 /// Arguments of `pbebench score`.
 #[derive(clap::Args)]
 pub struct Args {
-    /// Dataset (JSONL, pbebench's format or the authors').
+    /// Dataset (JSONL, pbebench's format or the authors'), or a reordering set
+    /// (`pbebench reorder`'s file: its responses are orders, JSON arrays of indices).
     #[arg(long)]
     dataset: PathBuf,
     /// Responses (JSONL): {"id", "response"}, {"id", "sample", "response"},
@@ -48,6 +49,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .output_opt("--out", args.out.as_deref())
         .output_opt("--per-instance", args.per_instance.as_deref())
         .check()?;
+    if super::reorder_set::is_reorder_dataset(&args.dataset)? {
+        let outs = super::reorder_set::Outs {
+            out: args.out.as_deref(),
+            per_instance: args.per_instance.as_deref(),
+        };
+        super::reorder_set::run(&checked, &args.dataset, &args.responses, args.block, outs)?;
+        return Ok(ExitCode::SUCCESS);
+    }
     let dataset = read_dataset(&args.dataset)?;
     if dataset.is_empty() {
         bail!("{}: the dataset has no instances", args.dataset.display());

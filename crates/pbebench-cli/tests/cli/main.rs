@@ -19,6 +19,7 @@ mod outputs;
 mod parse;
 mod prompt;
 mod reorder;
+mod reorder_set;
 mod report;
 mod score;
 mod snapshots;

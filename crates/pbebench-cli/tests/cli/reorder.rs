@@ -7,7 +7,7 @@ use crate::pbebench_snapshot;
 use pbebench::reorder::{read_reorder_lines, score_order};
 
 /// A small generated Lite set in `dir/data.jsonl`.
-fn lite(dir: &std::path::Path) -> std::path::PathBuf {
+pub(crate) fn lite(dir: &std::path::Path) -> std::path::PathBuf {
     let data = dir.join("data.jsonl");
     let o = pbebench(&[
         "generate",
