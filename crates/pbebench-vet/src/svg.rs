@@ -175,11 +175,13 @@ impl Frame {
         );
     }
 
-    /// A legend to the right of the plot area: a swatch (line or box) and the name.
-    fn legend(&self, out: &mut String, names: &[String], boxes: bool) {
+    /// A legend to the right of the plot area: a swatch (line or box) and the name, then
+    /// `dashed`'s entry with a dashed grey line.
+    fn legend(&self, out: &mut String, names: &[String], boxes: bool, dashed: Option<&str>) {
         if names.is_empty() {
             return;
         }
+        let rows = names.len() + usize::from(dashed.is_some());
         let x = self.width - self.right + 16.0;
         let mut y = self.top + 8.0;
         let _ = write!(
@@ -188,7 +190,7 @@ impl Frame {
             bx = x - 8.0,
             by = y - 4.0,
             bw = self.right - 16.0,
-            bh = names.len() as f64 * 20.0 + 8.0,
+            bh = rows as f64 * 20.0 + 8.0,
         );
         for (k, name) in names.iter().enumerate() {
             let c = colour(k);
@@ -216,6 +218,18 @@ impl Frame {
                 t = escape(&shown)
             );
             y += 20.0;
+        }
+        if let Some(name) = dashed {
+            let shown = shorten(name, ((self.right - 48.0) / (12.0 * 0.58)) as usize);
+            let _ = write!(
+                out,
+                r##"<line x1="{x}" y1="{ym}" x2="{x2}" y2="{ym}" stroke="#555555" stroke-width="1.5" stroke-dasharray="5 3"/><text x="{tx}" y="{ty}">{t}</text>"##,
+                ym = y + 8.0,
+                x2 = x + 18.0,
+                tx = x + 24.0,
+                ty = y + 12.0,
+                t = escape(&shown)
+            );
         }
     }
 }
@@ -266,6 +280,17 @@ pub struct Series {
     pub points: Vec<(f64, Option<f64>)>,
 }
 
+/// What [`LineChart::render_with`] draws over a chart's series.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Overlay {
+    /// Per series, per point: an interval `(lo, hi)` drawn as an error bar (a series or
+    /// point without one has none).
+    pub errors: Vec<Vec<Option<(f64, f64)>>>,
+    /// A reference level per series, drawn as a dashed horizontal line in the series'
+    /// colour across the plot, with one dashed legend entry of this name.
+    pub reference: Option<(String, Vec<Option<f64>>)>,
+}
+
 /// A line chart with markers, or a step chart (survival curves).
 #[derive(Debug, Clone, PartialEq)]
 pub struct LineChart {
@@ -291,12 +316,19 @@ pub struct LineChart {
 impl LineChart {
     /// The chart as a standalone `<svg>` element.
     pub fn render(&self) -> String {
+        self.render_with(&Overlay::default())
+    }
+
+    /// The chart with error bars and reference levels drawn over its series.
+    pub fn render_with(&self, overlay: &Overlay) -> String {
         let names: Vec<String> = self.series.iter().map(|s| s.name.clone()).collect();
+        let mut legend_names = names.clone();
+        legend_names.extend(overlay.reference.iter().map(|(name, _)| name.clone()));
         let frame = Frame {
             width: 760.0,
             height: 420.0,
             left: 72.0,
-            right: legend_width(&names),
+            right: legend_width(&legend_names),
             top: 38.0,
             bottom: 58.0,
         };
@@ -361,6 +393,40 @@ impl LineChart {
             _ => 0.0,
         };
         let lift = |k: usize| if self.step { offset(k) } else { 0.0 };
+        if let Some((_, levels)) = &overlay.reference {
+            for (k, level) in levels.iter().enumerate().take(n) {
+                let Some(level) = level.filter(|v| v.is_finite()) else {
+                    continue;
+                };
+                let _ = write!(
+                    out,
+                    r#"<line x1="{x0}" y1="{py:.1}" x2="{x1}" y2="{py:.1}" stroke="{c}" stroke-width="1.5" stroke-dasharray="5 3"/>"#,
+                    x0 = frame.left,
+                    x1 = frame.left + pw,
+                    py = sy(level) + lift(k),
+                    c = colour(k),
+                );
+            }
+        }
+        for (k, bars) in overlay.errors.iter().enumerate().take(n) {
+            let c = colour(k);
+            for ((x, y), bar) in self.series[k].points.iter().zip(bars) {
+                let (Some((lo, hi)), Some(_)) = (bar, y) else {
+                    continue;
+                };
+                if !(x.is_finite() && lo.is_finite() && hi.is_finite()) {
+                    continue;
+                }
+                let px = sx(*x) + dodge(k);
+                let (plo, phi) = (sy(*lo), sy(*hi));
+                let _ = write!(
+                    out,
+                    r#"<path d="M{px:.1},{plo:.1} V{phi:.1} M{a:.1},{plo:.1} H{b:.1} M{a:.1},{phi:.1} H{b:.1}" fill="none" stroke="{c}" stroke-width="1.2"/>"#,
+                    a = px - 3.0,
+                    b = px + 3.0,
+                );
+            }
+        }
         for (k, series) in self.series.iter().enumerate() {
             let c = colour(k);
             let dash = if k >= PALETTE.len() {
@@ -402,7 +468,8 @@ impl LineChart {
             }
         }
         frame.axis_labels(&mut out, &self.x_label, &self.y_label);
-        frame.legend(&mut out, &names, false);
+        let reference = overlay.reference.as_ref().map(|(name, _)| name.as_str());
+        frame.legend(&mut out, &names, false, reference);
         out.push_str("</svg>");
         out
     }
@@ -569,7 +636,7 @@ impl BarChart {
         }
         frame_box(&mut out, &frame);
         frame.axis_labels(&mut out, &self.x_label, &self.y_label);
-        frame.legend(&mut out, &legend, true);
+        frame.legend(&mut out, &legend, true, None);
         out.push_str("</svg>");
         out
     }
@@ -898,6 +965,35 @@ mod tests {
             1 + 1 + 1 + 1 + 1,
             "{svg}"
         );
+    }
+
+    #[test]
+    fn overlay_draws_error_bars_and_reference_levels() {
+        let chart = LineChart {
+            title: "held out".into(),
+            x_label: "rules".into(),
+            y_label: "exact".into(),
+            x: XAxis::Categories(vec!["1".into(), "2".into()]),
+            y: (0.0, 1.0),
+            series: vec![Series {
+                name: "a".into(),
+                points: vec![(0.0, Some(0.5)), (1.0, None)],
+            }],
+            step: false,
+            annotate: false,
+        };
+        let overlay = Overlay {
+            errors: vec![vec![Some((0.25, 0.75)), Some((0.1, 0.9))]],
+            reference: Some(("identity <dashed>".into(), vec![Some(0.25)])),
+        };
+        let svg = chart.render_with(&overlay);
+        well_formed(&svg);
+        // The line, and one error bar: the missing point gets none.
+        assert_eq!(svg.matches("<path").count(), 2, "{svg}");
+        // The level in the plot and its legend entry.
+        assert_eq!(svg.matches(r#"stroke-dasharray="5 3""#).count(), 2);
+        assert!(svg.contains(">identity &lt;dashed&gt;<"));
+        assert_eq!(chart.render(), chart.render_with(&Overlay::default()));
     }
 
     #[test]
