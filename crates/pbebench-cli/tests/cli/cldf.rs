@@ -201,12 +201,13 @@ fn solve_prints_laws_and_irregular_words() {
 }
 
 /// `--holdout --sweep`: one cross-validation per budget, a row per budget and language,
-/// and every row written with its budget.
+/// every row written with its budget, and the sweep drawn with --plot.
 #[test]
 fn holdout_sweeps_the_rule_budget() {
     let dir = tempfile::tempdir().unwrap();
     let data = toy_dataset(dir.path());
     let out = dir.path().join("cv.jsonl");
+    let plot = dir.path().join("sweep.svg");
     let o = pbebench(&[
         "solve",
         "--dataset",
@@ -215,6 +216,8 @@ fn holdout_sweeps_the_rule_budget() {
         "0.34",
         "--sweep",
         "1,half,3",
+        "--plot",
+        &s(&plot),
         "--out",
         &s(&out),
         "--time-limit",
@@ -245,6 +248,34 @@ fn holdout_sweeps_the_rule_budget() {
         .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["rules_allowed"].to_string())
         .collect();
     assert_eq!(budgets, ["\"1\"", "\"half\"", "\"3\""]);
+    // The plot: the budgets in the order swept, the language's line and its identity.
+    let svg = std::fs::read_to_string(&plot).unwrap();
+    assert!(svg.starts_with("<svg ") && svg.ends_with("</svg>"), "{svg}");
+    let ticks: Vec<&str> = ["1", "half", "3"]
+        .into_iter()
+        .filter(|t| svg.contains(&format!(r#"text-anchor="middle">{t}</text>"#)))
+        .collect();
+    assert_eq!(ticks, ["1", "half", "3"], "{svg}");
+    assert!(svg.contains(">dau</text>") && svg.contains(">identity (dashed)</text>"));
+    assert_fatal(
+        &pbebench(&[
+            "solve",
+            "--dataset",
+            &s(&data),
+            "--holdout",
+            "0.3",
+            "--sweep",
+            "1",
+            "--plot",
+            &s(&out),
+            "--out",
+            &s(&out),
+        ]),
+        "--plot",
+    );
+    let o = pbebench(&["solve", "--dataset", &s(&data), "--plot", &s(&plot)]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--sweep"), "{}", stderr(&o));
     assert_fatal(
         &pbebench(&[
             "solve",
