@@ -63,6 +63,38 @@ fn pairs_from_cldf() {
     );
 }
 
+/// `--name` with `--cldf` names the instances (their ids and so their language in
+/// `solve --holdout`); without it, the ids are --to's ID.
+#[test]
+fn pairs_cldf_takes_a_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let ids = |extra: &[&str]| {
+        let out = dir.path().join("named.jsonl");
+        let mut args = vec!["pairs", "--cldf", &*s(&toy()), "--from", "proto", "--to", "dau"]
+            .into_iter()
+            .map(str::to_owned)
+            .collect::<Vec<_>>();
+        args.extend(extra.iter().map(|a| a.to_string()));
+        args.extend(["--chunk".into(), "3".into(), "--out".into(), s(&out)]);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let o = pbebench(&args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        std::fs::read_to_string(&out)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["id"].to_string())
+            .collect::<Vec<_>>()
+    };
+    let named = ids(&["--name", "toy-dau"]);
+    assert!(named.len() > 1, "{named:?}");
+    for (k, id) in named.iter().enumerate() {
+        assert_eq!(id, &format!("\"toy-dau-{k}\""));
+    }
+    let unnamed = ids(&[]);
+    assert_eq!(unnamed.len(), named.len());
+    assert_eq!(unnamed[0], "\"dau-0\"");
+}
+
 /// Bad input is one line naming the flag or the file:line and the fix, exit 2.
 #[test]
 fn bad_cldf_input_is_one_line_error() {
