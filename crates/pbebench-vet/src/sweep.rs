@@ -100,8 +100,14 @@ mod tests {
     #[test]
     fn sweep_plot_draws_a_line_per_language_with_bars_and_the_identity() {
         let runs = vec![
-            ("1".to_owned(), vec![row("tongan", 10, 4, 3), row("maori", 8, 2, 5)]),
-            ("half".to_owned(), vec![row("tongan", 10, 4, 6), row("maori", 8, 2, 8)]),
+            (
+                "1".to_owned(),
+                vec![row("tongan", 10, 4, 3), row("maori", 8, 2, 5)],
+            ),
+            (
+                "half".to_owned(),
+                vec![row("tongan", 10, 4, 6), row("maori", 8, 2, 8)],
+            ),
         ];
         let svg = sweep_plot(&runs, 0.2);
         // Two lines and four error bars; two dashed levels and the dashed legend entry.

@@ -70,10 +70,18 @@ fn pairs_cldf_takes_a_name() {
     let dir = tempfile::tempdir().unwrap();
     let ids = |extra: &[&str]| {
         let out = dir.path().join("named.jsonl");
-        let mut args = vec!["pairs", "--cldf", &*s(&toy()), "--from", "proto", "--to", "dau"]
-            .into_iter()
-            .map(str::to_owned)
-            .collect::<Vec<_>>();
+        let mut args = vec![
+            "pairs",
+            "--cldf",
+            &*s(&toy()),
+            "--from",
+            "proto",
+            "--to",
+            "dau",
+        ]
+        .into_iter()
+        .map(str::to_owned)
+        .collect::<Vec<_>>();
         args.extend(extra.iter().map(|a| a.to_string()));
         args.extend(["--chunk".into(), "3".into(), "--out".into(), s(&out)]);
         let args: Vec<&str> = args.iter().map(String::as_str).collect();

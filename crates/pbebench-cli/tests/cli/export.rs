@@ -286,8 +286,17 @@ fn a_symbol_mapping_is_refused_not_dropped() {
     let dir = tempfile::tempdir().unwrap();
     let ours = dir.path().join("g.jsonl");
     ok(pbebench(&[
-        "generate", "--preset", "lite", "--size", "16", "--seed", "5", "--heldout", "0",
-        "--out", &s(&ours),
+        "generate",
+        "--preset",
+        "lite",
+        "--size",
+        "16",
+        "--seed",
+        "5",
+        "--heldout",
+        "0",
+        "--out",
+        &s(&ours),
     ]));
     let first = std::fs::read_to_string(&ours).unwrap();
     let mut record: Value = serde_json::from_str(first.lines().next().unwrap()).unwrap();
@@ -301,7 +310,15 @@ fn a_symbol_mapping_is_refused_not_dropped() {
     );
     assert!(!out.exists(), "nothing is written");
     // pbebench's own format carries it.
-    ok(pbebench(&["export", "--to", "pbebench", "--dataset", &s(&with), "--out", &s(&out)]));
+    ok(pbebench(&[
+        "export",
+        "--to",
+        "pbebench",
+        "--dataset",
+        &s(&with),
+        "--out",
+        &s(&out),
+    ]));
     assert!(std::fs::read_to_string(&out).unwrap().contains("aː"));
 }
 
