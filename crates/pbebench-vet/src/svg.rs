@@ -393,40 +393,9 @@ impl LineChart {
             _ => 0.0,
         };
         let lift = |k: usize| if self.step { offset(k) } else { 0.0 };
-        if let Some((_, levels)) = &overlay.reference {
-            for (k, level) in levels.iter().enumerate().take(n) {
-                let Some(level) = level.filter(|v| v.is_finite()) else {
-                    continue;
-                };
-                let _ = write!(
-                    out,
-                    r#"<line x1="{x0}" y1="{py:.1}" x2="{x1}" y2="{py:.1}" stroke="{c}" stroke-width="1.5" stroke-dasharray="5 3"/>"#,
-                    x0 = frame.left,
-                    x1 = frame.left + pw,
-                    py = sy(level) + lift(k),
-                    c = colour(k),
-                );
-            }
-        }
-        for (k, bars) in overlay.errors.iter().enumerate().take(n) {
-            let c = colour(k);
-            for ((x, y), bar) in self.series[k].points.iter().zip(bars) {
-                let (Some((lo, hi)), Some(_)) = (bar, y) else {
-                    continue;
-                };
-                if !(x.is_finite() && lo.is_finite() && hi.is_finite()) {
-                    continue;
-                }
-                let px = sx(*x) + dodge(k);
-                let (plo, phi) = (sy(*lo), sy(*hi));
-                let _ = write!(
-                    out,
-                    r#"<path d="M{px:.1},{plo:.1} V{phi:.1} M{a:.1},{plo:.1} H{b:.1} M{a:.1},{phi:.1} H{b:.1}" fill="none" stroke="{c}" stroke-width="1.2"/>"#,
-                    a = px - 3.0,
-                    b = px + 3.0,
-                );
-            }
-        }
+        let at = |k: usize, x: f64| sx(x) + dodge(k);
+        let level = |k: usize, y: f64| sy(y) + lift(k);
+        draw_overlay(&mut out, overlay, &self.series, &frame, &at, &sy, &level);
         for (k, series) in self.series.iter().enumerate() {
             let c = colour(k);
             let dash = if k >= PALETTE.len() {
@@ -472,6 +441,54 @@ impl LineChart {
         frame.legend(&mut out, &names, false, reference);
         out.push_str("</svg>");
         out
+    }
+}
+
+/// A [`LineChart`]'s overlay: the reference levels across the plot, then the error bars.
+/// `at(k, x)`: where series `k` draws `x`; `sy(y)`: where `y` is; `level(k, y)`: where
+/// series `k`'s reference level `y` is.
+fn draw_overlay(
+    out: &mut String,
+    overlay: &Overlay,
+    series: &[Series],
+    frame: &Frame,
+    at: &dyn Fn(usize, f64) -> f64,
+    sy: &dyn Fn(f64) -> f64,
+    level: &dyn Fn(usize, f64) -> f64,
+) {
+    if let Some((_, levels)) = &overlay.reference {
+        for (k, y) in levels.iter().enumerate().take(series.len()) {
+            let Some(y) = y.filter(|v| v.is_finite()) else {
+                continue;
+            };
+            let _ = write!(
+                out,
+                r#"<line x1="{x0}" y1="{py:.1}" x2="{x1}" y2="{py:.1}" stroke="{c}" stroke-width="1.5" stroke-dasharray="5 3"/>"#,
+                x0 = frame.left,
+                x1 = frame.left + frame.plot_width(),
+                py = level(k, y),
+                c = colour(k),
+            );
+        }
+    }
+    for (k, (bars, series)) in overlay.errors.iter().zip(series).enumerate() {
+        let c = colour(k);
+        for ((x, y), bar) in series.points.iter().zip(bars) {
+            let (Some((lo, hi)), Some(_)) = (bar, y) else {
+                continue;
+            };
+            if !(x.is_finite() && lo.is_finite() && hi.is_finite()) {
+                continue;
+            }
+            let px = at(k, *x);
+            let (plo, phi) = (sy(*lo), sy(*hi));
+            let _ = write!(
+                out,
+                r#"<path d="M{px:.1},{plo:.1} V{phi:.1} M{a:.1},{plo:.1} H{b:.1} M{a:.1},{phi:.1} H{b:.1}" fill="none" stroke="{c}" stroke-width="1.2"/>"#,
+                a = px - 3.0,
+                b = px + 3.0,
+            );
+        }
     }
 }
 
