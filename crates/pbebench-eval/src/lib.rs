@@ -105,7 +105,7 @@ pub use error::EvalError;
 pub use pbebench::BlockChoice;
 pub use progress::EvalProgress;
 pub use rescore::rescore;
-pub use results_file::{ResultsFileError, RunResultsFile, RESULTS_FILE};
+pub use results_file::{ResultsFileError, RunResultsFile, PER_INSTANCE_FILE, RESULTS_FILE};
 pub use retry::RetryPolicy;
 pub use runner::{evaluate, evaluate_with, RunOutcome, StopReason};
 pub use sample::{Prices, Sample, Status, Usage, MAX_RESPONSE_BYTES};

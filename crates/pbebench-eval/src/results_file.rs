@@ -20,6 +20,26 @@ use std::path::{Path, PathBuf};
 /// The name of the results file in a run directory.
 pub const RESULTS_FILE: &str = "results.json";
 
+/// The name of the run's per-instance lines (its samples and figures, one line per
+/// instance, as `pbebench score --per-instance` writes them), so that `pbebench compare
+/// RUN_A RUN_B` pairs two runs by instance.
+pub const PER_INSTANCE_FILE: &str = "per-instance.jsonl";
+
+/// Writes `PER_INSTANCE_FILE` into `run_dir` (atomically), returning its path.
+pub(crate) fn write_per_instance(
+    run_dir: &Path,
+    scores: &[pbebench::InstanceScore],
+) -> Result<PathBuf, EvalError> {
+    let path = run_dir.join(PER_INSTANCE_FILE);
+    let mut text = Vec::new();
+    pbebench::write_score_lines(&mut text, scores).expect("writing to memory");
+    pbebench_io::write_atomic(&path, &text).map_err(|source| EvalError::Write {
+        path: path.clone(),
+        source,
+    })?;
+    Ok(path)
+}
+
 /// What an evaluation run's `results.json` holds.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RunResultsFile {

@@ -132,9 +132,11 @@ impl RunOutcome {
         self.results.answered == self.total
     }
 
-    /// The outcome, once its `results.json` is written into the run directory.
+    /// The outcome, once its `results.json` and `per-instance.jsonl` are written into the
+    /// run directory.
     pub(crate) fn written(self) -> Result<Self, EvalError> {
         RunResultsFile::of(&self).write(&self.run_dir)?;
+        crate::results_file::write_per_instance(&self.run_dir, &self.results.instances)?;
         Ok(self)
     }
 }

@@ -311,6 +311,7 @@ fn vet_set(
     let options = VetOptions {
         panel: Panel::default(),
         max_examples: crate::vet::DEFAULT_MAX_EXAMPLES,
+        replacement_attempts: crate::vet::REPLACEMENT_ATTEMPTS,
         seed: params.seed,
         params: Some(params.clone()),
     };
@@ -324,6 +325,7 @@ fn vet_set(
         threads: rayon::current_num_threads(),
         // The set is generated again by every demo: an older journal is not of it.
         fresh: true,
+        shard: None,
     };
     let summary =
         vet_dataset(dataset, &job, &VetSays(say)).map_err(|e| DemoError::Other(e.to_string()))?;

@@ -204,6 +204,12 @@ mod tests {
                 kept: 15,
                 replaced: 1,
                 dropped: 1,
+                dropped_by_length: BTreeMap::from([(3, 1)]),
+                dropped_slots: vec![crate::vet::DroppedSlot {
+                    id: "x".to_owned(),
+                    cascade_len: 3,
+                    reason: "ambiguous at 12".to_owned(),
+                }],
                 reasons: BTreeMap::from([("ambiguous at 12".to_owned(), 2)]),
                 added_per_instance: BTreeMap::from([(0, 15)]),
                 added: 0,

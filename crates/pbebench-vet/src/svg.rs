@@ -278,17 +278,116 @@ pub struct Series {
     pub name: String,
     /// Points in drawing order.
     pub points: Vec<(f64, Option<f64>)>,
+    /// The 95% interval `(lo, hi)` of each point, aligned with `points` (empty, or `None`
+    /// at a point, where there is none): drawn as an error bar with caps on a line chart,
+    /// and as a shaded band that steps with the curve on a step chart.
+    pub bars: Vec<Option<(f64, f64)>>,
 }
 
-/// What [`LineChart::render_with`] draws over a chart's series.
+impl Series {
+    /// A series without error bars.
+    pub fn new(name: impl Into<String>, points: Vec<(f64, Option<f64>)>) -> Series {
+        Series {
+            name: name.into(),
+            points,
+            bars: Vec::new(),
+        }
+    }
+
+    /// The defined points with their intervals, split into maximal runs at gaps.
+    fn runs(&self) -> Vec<Vec<Defined>> {
+        let mut out = Vec::new();
+        let mut cur = Vec::new();
+        for (k, (x, y)) in self.points.iter().enumerate() {
+            match y {
+                Some(y) if y.is_finite() && x.is_finite() => {
+                    let bar = (self.bars.get(k).copied().flatten())
+                        .filter(|(lo, hi)| lo.is_finite() && hi.is_finite());
+                    cur.push((*x, *y, bar));
+                }
+                _ => {
+                    if !cur.is_empty() {
+                        out.push(std::mem::take(&mut cur));
+                    }
+                }
+            }
+        }
+        if !cur.is_empty() {
+            out.push(cur);
+        }
+        out
+    }
+}
+
+/// A defined point `(x, y)` and its interval.
+type Defined = (f64, f64, Option<(f64, f64)>);
+
+/// A chart's scale from data to pixels.
+type Scale = Box<dyn Fn(f64) -> f64>;
+
+/// The shaded interval band of a step curve, under it: the upper ends' steps forward, the
+/// lower ends' back (every point of `run` has its interval).
+fn step_band(out: &mut String, run: &[Defined], at: &dyn Fn(f64, f64) -> (f64, f64), c: &str) {
+    let ends = |pick: fn((f64, f64)) -> f64| -> Vec<(f64, f64)> {
+        let pts: Vec<(f64, f64)> = (run.iter())
+            .filter_map(|(x, _, b)| b.map(|b| (*x, pick(b))))
+            .collect();
+        step_corners(&pts)
+    };
+    let mut corners = ends(|b| b.1);
+    corners.extend(ends(|b| b.0).into_iter().rev());
+    let mut d = String::new();
+    for (j, (x, y)) in corners.iter().enumerate() {
+        let (px, py) = at(*x, *y);
+        let _ = write!(d, "{}{px:.1},{py:.1}", if j == 0 { "M" } else { " L" });
+    }
+    let _ = write!(
+        out,
+        r#"<path d="{d} Z" fill="{c}" fill-opacity="0.15" stroke="none"/>"#
+    );
+}
+
+/// The corners of a step path through `points`: from each point horizontally to the next
+/// `x`, then vertically to its `y`.
+fn step_corners(points: &[(f64, f64)]) -> Vec<(f64, f64)> {
+    let mut out = Vec::new();
+    for (j, (x, y)) in points.iter().enumerate() {
+        if j > 0 {
+            out.push((*x, points[j - 1].1));
+        }
+        out.push((*x, *y));
+    }
+    out
+}
+
+/// What [`LineChart::render_with`] draws besides a chart's series.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Overlay {
-    /// Per series, per point: an interval `(lo, hi)` drawn as an error bar (a series or
-    /// point without one has none).
-    pub errors: Vec<Vec<Option<(f64, f64)>>>,
     /// A reference level per series, drawn as a dashed horizontal line in the series'
     /// colour across the plot, with one dashed legend entry of this name.
     pub reference: Option<(String, Vec<Option<f64>>)>,
+}
+
+/// Each series' reference level: a dashed line across the plot in its colour, at `at(k, y)`.
+fn reference_levels(
+    out: &mut String,
+    frame: &Frame,
+    levels: &[Option<f64>],
+    at: &dyn Fn(usize, f64) -> f64,
+) {
+    for (k, y) in levels.iter().enumerate() {
+        let Some(y) = y.filter(|v| v.is_finite()) else {
+            continue;
+        };
+        let _ = write!(
+            out,
+            r#"<line x1="{x0}" y1="{py:.1}" x2="{x1}" y2="{py:.1}" stroke="{c}" stroke-width="1.5" stroke-dasharray="5 3"/>"#,
+            x0 = frame.left,
+            x1 = frame.left + frame.plot_width(),
+            py = at(k, y),
+            c = colour(k),
+        );
+    }
 }
 
 /// A line chart with markers, or a step chart (survival curves).
@@ -319,7 +418,7 @@ impl LineChart {
         self.render_with(&Overlay::default())
     }
 
-    /// The chart with error bars and reference levels drawn over its series.
+    /// The chart with a reference level per series drawn under its series.
     pub fn render_with(&self, overlay: &Overlay) -> String {
         let names: Vec<String> = self.series.iter().map(|s| s.name.clone()).collect();
         let mut legend_names = names.clone();
@@ -335,11 +434,111 @@ impl LineChart {
         let mut out = String::new();
         frame.open(&mut out, &self.title);
         let (ymin, ymax) = ordered(self.y);
-        let pw = frame.plot_width();
         let ph = frame.plot_height();
         let sy = |v: f64| frame.top + ph - (v.clamp(ymin, ymax) - ymin) / (ymax - ymin) * ph;
-        type Scale = Box<dyn Fn(f64) -> f64>;
-        let (sx, x_ticks): (Scale, Vec<(f64, String)>) = match &self.x {
+        let (sx, x_ticks) = self.x_scale(&frame);
+        grid_and_y_axis(&mut out, &frame, ymin, ymax);
+        for (x, label) in &x_ticks {
+            let px = sx(*x);
+            let _ = write!(
+                out,
+                r##"<line x1="{px:.1}" y1="{y0}" x2="{px:.1}" y2="{y1}" stroke="#333333"/><text x="{px:.1}" y="{ty}" text-anchor="middle">{t}</text>"##,
+                y0 = frame.top + ph,
+                y1 = frame.top + ph + 5.0,
+                ty = frame.top + ph + 19.0,
+                t = escape(label),
+            );
+        }
+        frame_box(&mut out, &frame);
+        let n = self.series.len();
+        // Series are dodged by a few pixels so that equal values stay apart: sideways on a
+        // category axis, vertically for step charts.
+        // Error bars need more room sideways than markers to stay apart.
+        let offset = |k: usize, spacing: f64| {
+            if n > 1 {
+                (k as f64 - (n - 1) as f64 / 2.0) * spacing
+            } else {
+                0.0
+            }
+        };
+        let bars = self
+            .series
+            .iter()
+            .any(|s| s.bars.iter().any(Option::is_some));
+        let dodge = |k: usize| match self.x {
+            XAxis::Categories(_) if !self.step => offset(k, if bars { 6.0 } else { 2.5 }),
+            _ => 0.0,
+        };
+        let lift = |k: usize| if self.step { offset(k, 2.5) } else { 0.0 };
+        if let Some((_, levels)) = &overlay.reference {
+            let levels = &levels[..levels.len().min(n)];
+            reference_levels(&mut out, &frame, levels, &|k, y| sy(y) + lift(k));
+        }
+        for (k, series) in self.series.iter().enumerate() {
+            let c = colour(k);
+            let dash = if k >= PALETTE.len() {
+                r#" stroke-dasharray="6 3""#
+            } else {
+                ""
+            };
+            let width = 2.2;
+            for run in series.runs() {
+                let at = |x: f64, y: f64| (sx(x) + dodge(k), sy(y) + lift(k));
+                if self.step && run.iter().all(|p| p.2.is_some()) && run.len() > 1 {
+                    step_band(&mut out, &run, &at, c);
+                }
+                let mut d = String::new();
+                for (j, (x, y, _)) in run.iter().enumerate() {
+                    let (px, py) = at(*x, *y);
+                    if j == 0 {
+                        let _ = write!(d, "M{px:.1},{py:.1}");
+                    } else if self.step {
+                        let _ = write!(d, " H{px:.1} V{py:.1}");
+                    } else {
+                        let _ = write!(d, " L{px:.1},{py:.1}");
+                    }
+                }
+                let _ = write!(
+                    out,
+                    r#"<path d="{d}" fill="none" stroke="{c}" stroke-width="{width:.1}" stroke-linejoin="round"{dash}/>"#
+                );
+                if !self.step {
+                    for (x, y, bar) in &run {
+                        let px = sx(*x) + dodge(k);
+                        if let Some((lo, hi)) = bar {
+                            let (top, bottom) = (sy(*hi), sy(*lo));
+                            let _ = write!(
+                                out,
+                                r#"<path d="M{px:.1},{top:.1} V{bottom:.1} M{l:.1},{top:.1} H{r:.1} M{l:.1},{bottom:.1} H{r:.1}" stroke="{c}" stroke-width="1.3" fill="none"/>"#,
+                                l = px - 4.0,
+                                r = px + 4.0,
+                            );
+                        }
+                        out.push_str(&marker(k, px, sy(*y), 4.0, c));
+                        if self.annotate {
+                            let _ = write!(
+                                out,
+                                r#"<text x="{:.1}" y="{:.1}" font-size="11" fill="{c}">{}</text>"#,
+                                px + 6.0,
+                                sy(*y) - 7.0,
+                                short_number(*y)
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        frame.axis_labels(&mut out, &self.x_label, &self.y_label);
+        let reference = overlay.reference.as_ref().map(|(name, _)| name.as_str());
+        frame.legend(&mut out, &names, false, reference);
+        out.push_str("</svg>");
+        out
+    }
+
+    /// The horizontal scale (data to pixels) and its ticks.
+    fn x_scale(&self, frame: &Frame) -> (Scale, Vec<(f64, String)>) {
+        let pw = frame.plot_width();
+        match &self.x {
             XAxis::Linear { min, max } => {
                 let (min, max) = ordered((*min, *max));
                 let (ticks, step) = nice_ticks(min, max, 8);
@@ -364,130 +563,6 @@ impl LineChart {
                         .collect(),
                 )
             }
-        };
-        grid_and_y_axis(&mut out, &frame, ymin, ymax);
-        for (x, label) in &x_ticks {
-            let px = sx(*x);
-            let _ = write!(
-                out,
-                r##"<line x1="{px:.1}" y1="{y0}" x2="{px:.1}" y2="{y1}" stroke="#333333"/><text x="{px:.1}" y="{ty}" text-anchor="middle">{t}</text>"##,
-                y0 = frame.top + ph,
-                y1 = frame.top + ph + 5.0,
-                ty = frame.top + ph + 19.0,
-                t = escape(label),
-            );
-        }
-        frame_box(&mut out, &frame);
-        let n = self.series.len();
-        // Series are dodged by a few pixels so that equal values stay apart: sideways on a
-        // category axis, vertically for step charts.
-        let offset = |k: usize| {
-            if n > 1 {
-                (k as f64 - (n - 1) as f64 / 2.0) * 2.5
-            } else {
-                0.0
-            }
-        };
-        let dodge = |k: usize| match self.x {
-            XAxis::Categories(_) if !self.step => offset(k),
-            _ => 0.0,
-        };
-        let lift = |k: usize| if self.step { offset(k) } else { 0.0 };
-        let at = |k: usize, x: f64| sx(x) + dodge(k);
-        let level = |k: usize, y: f64| sy(y) + lift(k);
-        draw_overlay(&mut out, overlay, &self.series, &frame, &at, &sy, &level);
-        for (k, series) in self.series.iter().enumerate() {
-            let c = colour(k);
-            let dash = if k >= PALETTE.len() {
-                r#" stroke-dasharray="6 3""#
-            } else {
-                ""
-            };
-            let width = 2.2;
-            for run in runs(&series.points) {
-                let mut d = String::new();
-                for (j, (x, y)) in run.iter().enumerate() {
-                    let (px, py) = (sx(*x) + dodge(k), sy(*y) + lift(k));
-                    if j == 0 {
-                        let _ = write!(d, "M{px:.1},{py:.1}");
-                    } else if self.step {
-                        let _ = write!(d, " H{px:.1} V{py:.1}");
-                    } else {
-                        let _ = write!(d, " L{px:.1},{py:.1}");
-                    }
-                }
-                let _ = write!(
-                    out,
-                    r#"<path d="{d}" fill="none" stroke="{c}" stroke-width="{width:.1}" stroke-linejoin="round"{dash}/>"#
-                );
-                if !self.step {
-                    for (x, y) in &run {
-                        out.push_str(&marker(k, sx(*x) + dodge(k), sy(*y), 4.0, c));
-                        if self.annotate {
-                            let _ = write!(
-                                out,
-                                r#"<text x="{:.1}" y="{:.1}" font-size="11" fill="{c}">{}</text>"#,
-                                sx(*x) + dodge(k) + 6.0,
-                                sy(*y) - 7.0,
-                                short_number(*y)
-                            );
-                        }
-                    }
-                }
-            }
-        }
-        frame.axis_labels(&mut out, &self.x_label, &self.y_label);
-        let reference = overlay.reference.as_ref().map(|(name, _)| name.as_str());
-        frame.legend(&mut out, &names, false, reference);
-        out.push_str("</svg>");
-        out
-    }
-}
-
-/// A [`LineChart`]'s overlay: the reference levels across the plot, then the error bars.
-/// `at(k, x)`: where series `k` draws `x`; `sy(y)`: where `y` is; `level(k, y)`: where
-/// series `k`'s reference level `y` is.
-fn draw_overlay(
-    out: &mut String,
-    overlay: &Overlay,
-    series: &[Series],
-    frame: &Frame,
-    at: &dyn Fn(usize, f64) -> f64,
-    sy: &dyn Fn(f64) -> f64,
-    level: &dyn Fn(usize, f64) -> f64,
-) {
-    if let Some((_, levels)) = &overlay.reference {
-        for (k, y) in levels.iter().enumerate().take(series.len()) {
-            let Some(y) = y.filter(|v| v.is_finite()) else {
-                continue;
-            };
-            let _ = write!(
-                out,
-                r#"<line x1="{x0}" y1="{py:.1}" x2="{x1}" y2="{py:.1}" stroke="{c}" stroke-width="1.5" stroke-dasharray="5 3"/>"#,
-                x0 = frame.left,
-                x1 = frame.left + frame.plot_width(),
-                py = level(k, y),
-                c = colour(k),
-            );
-        }
-    }
-    for (k, (bars, series)) in overlay.errors.iter().zip(series).enumerate() {
-        let c = colour(k);
-        for ((x, y), bar) in series.points.iter().zip(bars) {
-            let (Some((lo, hi)), Some(_)) = (bar, y) else {
-                continue;
-            };
-            if !(x.is_finite() && lo.is_finite() && hi.is_finite()) {
-                continue;
-            }
-            let px = at(k, *x);
-            let (plo, phi) = (sy(*lo), sy(*hi));
-            let _ = write!(
-                out,
-                r#"<path d="M{px:.1},{plo:.1} V{phi:.1} M{a:.1},{plo:.1} H{b:.1} M{a:.1},{phi:.1} H{b:.1}" fill="none" stroke="{c}" stroke-width="1.2"/>"#,
-                a = px - 3.0,
-                b = px + 3.0,
-            );
         }
     }
 }
@@ -502,26 +577,6 @@ fn ordered((a, b): (f64, f64)) -> (f64, f64) {
     } else {
         (0.0, 1.0)
     }
-}
-
-/// Maximal runs of defined points (gaps split lines).
-fn runs(points: &[(f64, Option<f64>)]) -> Vec<Vec<(f64, f64)>> {
-    let mut out = Vec::new();
-    let mut cur = Vec::new();
-    for (x, y) in points {
-        match y {
-            Some(y) if y.is_finite() && x.is_finite() => cur.push((*x, *y)),
-            _ => {
-                if !cur.is_empty() {
-                    out.push(std::mem::take(&mut cur));
-                }
-            }
-        }
-    }
-    if !cur.is_empty() {
-        out.push(cur);
-    }
-    out
 }
 
 /// Horizontal grid lines with labelled ticks on the left axis.
@@ -948,6 +1003,39 @@ mod tests {
     }
 
     #[test]
+    fn reference_levels_are_dashed_with_one_legend_entry() {
+        let chart = LineChart {
+            title: "held out".into(),
+            x_label: "rules".into(),
+            y_label: "exact".into(),
+            x: XAxis::Categories(vec!["1".into(), "2".into()]),
+            y: (0.0, 1.0),
+            series: vec![
+                Series::new("a", vec![(0.0, Some(0.5)), (1.0, Some(0.7))]),
+                Series::new("b", vec![(0.0, Some(0.2)), (1.0, None)]),
+            ],
+            step: false,
+            annotate: false,
+        };
+        let overlay = Overlay {
+            reference: Some((
+                "identity <dashed>".into(),
+                vec![Some(0.25), None, Some(0.9)],
+            )),
+        };
+        let svg = chart.render_with(&overlay);
+        well_formed(&svg);
+        // One level (b has none, and the third has no series), and its legend entry.
+        assert_eq!(
+            svg.matches(r#"stroke-dasharray="5 3""#).count(),
+            1 + 1,
+            "{svg}"
+        );
+        assert!(svg.contains(">identity &lt;dashed&gt;<"));
+        assert_eq!(chart.render(), chart.render_with(&Overlay::default()));
+    }
+
+    #[test]
     fn line_chart_draws_each_series_with_a_legend() {
         let chart = LineChart {
             title: "Pass@1 <by> length".into(),
@@ -956,14 +1044,14 @@ mod tests {
             x: XAxis::Categories(vec!["2".into(), "3".into(), "4".into()]),
             y: (0.0, 1.0),
             series: vec![
-                Series {
-                    name: "beam & co".into(),
-                    points: vec![(0.0, Some(1.0)), (1.0, Some(0.5)), (2.0, Some(0.25))],
-                },
-                Series {
-                    name: "identity".into(),
-                    points: vec![(0.0, Some(0.0)), (1.0, None), (2.0, Some(f64::NAN))],
-                },
+                Series::new(
+                    "beam & co",
+                    vec![(0.0, Some(1.0)), (1.0, Some(0.5)), (2.0, Some(0.25))],
+                ),
+                Series::new(
+                    "identity",
+                    vec![(0.0, Some(0.0)), (1.0, None), (2.0, Some(f64::NAN))],
+                ),
             ],
             step: false,
             annotate: false,
@@ -985,35 +1073,6 @@ mod tests {
     }
 
     #[test]
-    fn overlay_draws_error_bars_and_reference_levels() {
-        let chart = LineChart {
-            title: "held out".into(),
-            x_label: "rules".into(),
-            y_label: "exact".into(),
-            x: XAxis::Categories(vec!["1".into(), "2".into()]),
-            y: (0.0, 1.0),
-            series: vec![Series {
-                name: "a".into(),
-                points: vec![(0.0, Some(0.5)), (1.0, None)],
-            }],
-            step: false,
-            annotate: false,
-        };
-        let overlay = Overlay {
-            errors: vec![vec![Some((0.25, 0.75)), Some((0.1, 0.9))]],
-            reference: Some(("identity <dashed>".into(), vec![Some(0.25)])),
-        };
-        let svg = chart.render_with(&overlay);
-        well_formed(&svg);
-        // The line, and one error bar: the missing point gets none.
-        assert_eq!(svg.matches("<path").count(), 2, "{svg}");
-        // The level in the plot and its legend entry.
-        assert_eq!(svg.matches(r#"stroke-dasharray="5 3""#).count(), 2);
-        assert!(svg.contains(">identity &lt;dashed&gt;<"));
-        assert_eq!(chart.render(), chart.render_with(&Overlay::default()));
-    }
-
-    #[test]
     fn step_chart_and_linear_axis() {
         let chart = LineChart {
             title: "Survival".into(),
@@ -1021,10 +1080,10 @@ mod tests {
             y_label: "share".into(),
             x: XAxis::Linear { min: 0.0, max: 1.0 },
             y: (0.0, 1.0),
-            series: vec![Series {
-                name: "a".into(),
-                points: vec![(0.0, Some(1.0)), (0.5, Some(0.5)), (1.0, Some(0.1))],
-            }],
+            series: vec![Series::new(
+                "a",
+                vec![(0.0, Some(1.0)), (0.5, Some(0.5)), (1.0, Some(0.1))],
+            )],
             step: true,
             annotate: false,
         };
@@ -1032,6 +1091,39 @@ mod tests {
         well_formed(&svg);
         assert!(svg.contains(" H") && svg.contains(" V"));
         assert!(svg.contains(">0.4<") && svg.contains(">1.0<"));
+    }
+
+    #[test]
+    fn error_bars_and_bands_are_drawn_where_given() {
+        let series = |bars| Series {
+            name: "a".into(),
+            points: vec![(0.0, Some(0.5)), (1.0, Some(0.25)), (2.0, None)],
+            bars,
+        };
+        let chart = |step, bars| LineChart {
+            title: "t".into(),
+            x_label: "x".into(),
+            y_label: "y".into(),
+            x: XAxis::Categories(vec!["2".into(), "3".into(), "4".into()]),
+            y: (0.0, 1.0),
+            series: vec![series(bars)],
+            step,
+            annotate: false,
+        };
+        let bar = r#"stroke-width="1.3""#;
+        // One bar per point that has an interval; a point without one gets none.
+        let svg = chart(false, vec![Some((0.4, 0.6)), None, Some((0.0, 1.0))]).render();
+        well_formed(&svg);
+        assert_eq!(svg.matches(bar).count(), 1, "{svg}");
+        assert!(!chart(false, Vec::new()).render().contains(bar));
+        // A step chart gets one band under the curve when every point of a run has one.
+        let band = r#"fill-opacity="0.15""#;
+        let svg = chart(true, vec![Some((0.4, 0.6)), Some((0.1, 0.4)), None]).render();
+        well_formed(&svg);
+        assert_eq!(svg.matches(band).count(), 1, "{svg}");
+        assert!(!chart(true, vec![Some((0.4, 0.6)), None, None])
+            .render()
+            .contains(band));
     }
 
     #[test]

@@ -35,10 +35,7 @@ pub fn sweep_plot(runs: &[(String, Vec<HoldoutRow>)], share: f64) -> String {
     }
     let percent = |x: f64| 100.0 * x;
     let mut series = Vec::new();
-    let mut overlay = Overlay {
-        errors: Vec::new(),
-        reference: Some(("identity (dashed)".to_owned(), Vec::new())),
-    };
+    let mut levels = Vec::new();
     for (language, tallies) in &per {
         let intervals: Vec<_> = tallies.iter().map(|t| wilson(t.exact, t.held)).collect();
         series.push(Series {
@@ -46,20 +43,19 @@ pub fn sweep_plot(runs: &[(String, Vec<HoldoutRow>)], share: f64) -> String {
             points: (intervals.iter().enumerate())
                 .map(|(k, i)| (k as f64, i.map(|i| percent(i.mean))))
                 .collect(),
-        });
-        overlay.errors.push(
-            (intervals.iter())
+            bars: (intervals.iter())
                 .map(|i| i.map(|i| (percent(i.lo), percent(i.hi))))
                 .collect(),
-        );
+        });
         // The same words are held out at every budget; pooled, in case they were not.
         let (identity, held) = tallies
             .iter()
             .fold((0, 0), |(e, h), t| (e + t.identity, h + t.held));
-        if let Some((_, levels)) = &mut overlay.reference {
-            levels.push((held > 0).then(|| percent(identity as f64 / held as f64)));
-        }
+        levels.push((held > 0).then(|| percent(identity as f64 / held as f64)));
     }
+    let overlay = Overlay {
+        reference: Some(("identity (dashed)".to_owned(), levels)),
+    };
     LineChart {
         title: format!(
             "Held-out exact match by rules allowed ({:.0}% of words held out)",

@@ -3,7 +3,9 @@
 #   1. references nothing outside the file (no network, no CDN, no other file),
 #   2. loads with no console message (the page has no script, so any is an error),
 #   3. shows the leaderboard (a table with id="leaderboard" and at least one row),
-#   4. renders a screenshot that is not blank (many colours, enough ink).
+#   4. renders a screenshot that is not blank (many colours, enough ink),
+#   5. fits a 1400-pixel window: nothing is wider than the page (measured in a copy of the
+#      page with a one-line script added; the page itself has none).
 #
 # Usage: crates/pbebench-vet/tests/browser_check.sh [REPORT_DIR]
 #   REPORT_DIR holds index.html. Without it, `pbebench demo` writes one into a temporary
@@ -80,7 +82,7 @@ rows="$(python3 - "$work/dom.html" <<'PY'
 import re, sys
 dom = open(sys.argv[1], encoding="utf-8").read()
 m = re.search(r'<table id="leaderboard">(.*?)</table>', dom, re.S)
-print(len(re.findall(r"<td", m.group(1))) // 12 if m else 0)
+print(len(re.findall(r"<tr><td", m.group(1))) if m else 0)
 PY
 )"
 [[ "$rows" -ge 1 ]] || fail "the leaderboard has no rows"
@@ -157,6 +159,24 @@ print(f"screenshot {w}x{h}: {len(colours)} distinct colours, {share:.1%} non-whi
 sys.exit(0 if len(colours) > 64 and share > 0.03 else 1)
 PY
 
+# 5. Width: the widest element at a 1400-pixel window, read back through the title.
+measure="$work/measure.html"
+python3 - "$index" "$measure" <<'PY'
+import sys
+page = open(sys.argv[1], encoding="utf-8").read()
+probe = ("<script>let w = 0; for (const e of document.querySelectorAll('*')) "
+         "{ w = Math.max(w, e.getBoundingClientRect().right); } "
+         "document.title = 'width=' + Math.max(w, document.documentElement.scrollWidth);</script>")
+open(sys.argv[2], "w", encoding="utf-8").write(page.replace("</body>", probe + "</body>"))
+PY
+(cd "$work" && timeout 120 "$browser" "${flags[@]}" --user-data-dir="$(mktemp -d -p "$work")" \
+  --window-size=1400,900 --virtual-time-budget=3000 --dump-dom "file://$measure" \
+  >"$work/measure.dom" 2>/dev/null) || true
+width="$(grep -oE '<title>width=[0-9.]+' "$work/measure.dom" | grep -oE '[0-9.]+$' || true)"
+[[ -n "$width" ]] || fail "could not measure the page's width (see $work/measure.dom)"
+python3 -c "import sys; sys.exit(0 if float('$width') <= 1400 else 1)" \
+  || fail "the page is $width pixels wide at a 1400-pixel window (at most 1400)"
+
 if [[ "${SELF_TEST:-0}" == 1 ]]; then
   mkdir -p "$work/broken"
   printf '<!DOCTYPE html><html><body><table id="leaderboard"></table><script>undefinedFunction();</script></body></html>\n' >"$work/broken/index.html"
@@ -164,4 +184,4 @@ if [[ "${SELF_TEST:-0}" == 1 ]]; then
   [[ -n "$(console_lines "$work/broken.log")" ]] || fail "self-test: a script error was not seen in the console log"
   echo "self-test: a page with a script error is caught"
 fi
-echo "browser check passed: $url (no outside references, no console messages, leaderboard with $rows row(s), $svgs figures)"
+echo "browser check passed: $url (no outside references, no console messages, leaderboard with $rows row(s), $svgs figures, $width pixels wide at a 1400-pixel window)"

@@ -180,9 +180,29 @@ pub struct FormatArg {
     pub format: Format,
 }
 
+/// `K/N` (`--shard` of `generate` and `vet`): shard K of N, 0-based.
+pub fn parse_shard(text: &str) -> Result<(usize, usize), String> {
+    let (k, n) = text
+        .split_once('/')
+        .ok_or_else(|| format!("'{text}' is not a shard such as 0/4"))?;
+    let num = |s: &str| {
+        s.trim()
+            .parse::<usize>()
+            .map_err(|_| format!("'{text}' is not a shard such as 0/4"))
+    };
+    Ok((num(k)?, num(n)?))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn shards_parse() {
+        assert_eq!(parse_shard("1/4").unwrap(), (1, 4));
+        let err = parse_shard("1").unwrap_err();
+        assert_eq!(err, "'1' is not a shard such as 0/4");
+    }
 
     #[test]
     fn seconds_are_positive_finite_and_bounded() {

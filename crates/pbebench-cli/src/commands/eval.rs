@@ -8,7 +8,7 @@ use anyhow::{bail, Context};
 use pbebench_eval::{
     evaluate_with, rescore, BlockChoice, ChatParams, ChatSpec, EvalConfig, EvalError, EvalProgress,
     Field, InteractiveSpec, Prices, RetryPolicy, RunOutcome, RunResultsFile, Sample, SolverCommand,
-    SolverSpec, ToolProtocol, RESULTS_FILE,
+    SolverSpec, ToolProtocol, PER_INSTANCE_FILE, RESULTS_FILE,
 };
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -186,7 +186,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         if let Some(dataset) = &args.dataset {
             files.input("--dataset", dataset);
         }
-        files.output_dir("--run", run, [RESULTS_FILE]).check()?;
+        files.output_dir("--run", run, RUN_OUTPUTS).check()?;
         let outcome = rescore(run, args.dataset.as_deref(), args.block, prices)?;
         return finish(&outcome, args.format.format);
     }
@@ -422,10 +422,11 @@ fn check_files(config: &EvalConfig) -> anyhow::Result<()> {
     {
         files.input("--template", template);
     }
+    let [results, per_instance] = RUN_OUTPUTS;
     files.output_dir(
         "--run",
         &config.run_dir,
-        [RESULTS_FILE, pbebench_eval::store::STORE_FILE],
+        [results, per_instance, pbebench_eval::store::STORE_FILE],
     );
     files.check()?;
     Ok(())
@@ -451,7 +452,12 @@ fn default_run_dir(dataset: &Path, solver: &SolverSpec) -> PathBuf {
     PathBuf::from("runs").join(format!("{}__{}", safe(&stem), safe(&who)))
 }
 
-/// Prints the report (the run has written its `results.json`), and picks the exit status.
+/// What a run writes into its directory beside its store: the results, and one line per
+/// instance, so that `pbebench compare RUN_A RUN_B` pairs two runs by instance.
+const RUN_OUTPUTS: [&str; 2] = [RESULTS_FILE, PER_INSTANCE_FILE];
+
+/// Prints the report (the run has written its `results.json` and `per-instance.jsonl`), and
+/// picks the exit status.
 fn finish(outcome: &RunOutcome, format: Format) -> anyhow::Result<ExitCode> {
     for w in &outcome.warnings {
         eprintln!("warning: {w}");

@@ -77,7 +77,7 @@ pub struct Args {
     #[command(flatten)]
     threads: Threads,
     /// Write only shard K of N (K/N, 0-based); shards concatenated in order equal the whole.
-    #[arg(long, value_parser = parse_shard)]
+    #[arg(long, value_parser = super::args::parse_shard)]
     shard: Option<(usize, usize)>,
     /// Write generation statistics (attempts, rejections, balance, timing) as JSON here.
     #[arg(long)]
@@ -97,23 +97,35 @@ pub struct Args {
 #[derive(Debug, Clone, Copy)]
 struct PresetArg {
     preset: Preset,
-    /// The cap on examples of the vetted variant, `None` for the plain preset.
-    vetted: Option<usize>,
+    /// The cap on examples and the fresh instances per slot of the vetted variant, `None`
+    /// for the plain preset.
+    vetted: Option<(usize, usize)>,
 }
 
-/// The vetted presets: name, base preset, default cap on visible examples.
-const VETTED: [(&str, Preset, usize); 2] = [
-    ("lite-vetted", Preset::Lite, 12),
-    ("full-vetted", Preset::Full, 70),
+/// The vetted presets: name, base preset, default cap on visible examples, fresh
+/// instances tried per slot (`full-vetted` keeps its length quota: issue 38.5).
+const VETTED: [(&str, Preset, usize, usize); 2] = [
+    (
+        "lite-vetted",
+        Preset::Lite,
+        12,
+        pbebench_vet::REPLACEMENT_ATTEMPTS,
+    ),
+    (
+        "full-vetted",
+        Preset::Full,
+        70,
+        pbebench_vet::FULL_VETTED_REPLACEMENT_ATTEMPTS,
+    ),
 ];
 
 impl std::str::FromStr for PresetArg {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
-        if let Some((_, preset, cap)) = VETTED.iter().find(|(n, _, _)| *n == s) {
+        if let Some((_, preset, cap, attempts)) = VETTED.iter().find(|v| v.0 == s) {
             return Ok(PresetArg {
                 preset: *preset,
-                vetted: Some(*cap),
+                vetted: Some((*cap, *attempts)),
             });
         }
         s.parse::<Preset>()
@@ -123,7 +135,7 @@ impl std::str::FromStr for PresetArg {
             })
             .map_err(|_| {
                 let names: Vec<&str> = (Preset::ALL.iter().map(|(name, _)| *name))
-                    .chain(VETTED.iter().map(|(name, _, _)| *name))
+                    .chain(VETTED.iter().map(|v| v.0))
                     .collect();
                 format!(
                     "unknown preset '{s}' (expected one of {})",
@@ -131,18 +143,6 @@ impl std::str::FromStr for PresetArg {
                 )
             })
     }
-}
-
-fn parse_shard(text: &str) -> Result<(usize, usize), String> {
-    let (k, n) = text
-        .split_once('/')
-        .ok_or_else(|| format!("'{text}' is not a shard such as 0/4"))?;
-    let num = |s: &str| {
-        s.trim()
-            .parse::<usize>()
-            .map_err(|_| format!("'{text}' is not a shard such as 0/4"))
-    };
-    Ok((num(k)?, num(n)?))
 }
 
 impl Args {
@@ -186,8 +186,8 @@ impl generate::Progress for Shown {
 /// Runs `pbebench generate`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let params = args.params()?;
-    if let Some(cap) = args.preset.vetted {
-        return run_vetted(&args, params, args.max_examples.unwrap_or(cap));
+    if let Some((cap, attempts)) = args.preset.vetted {
+        return run_vetted(&args, params, args.max_examples.unwrap_or(cap), attempts);
     }
     if args.max_examples.is_some() {
         anyhow::bail!(
@@ -250,7 +250,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 
 /// `--preset lite-vetted|full-vetted`: the preset generated in memory, then vetted into
 /// `--out` by `pbebench vet`'s loop with the generation parameters for replacements.
-fn run_vetted(args: &Args, params: GenParams, max_examples: usize) -> anyhow::Result<ExitCode> {
+fn run_vetted(
+    args: &Args,
+    params: GenParams,
+    max_examples: usize,
+    replacement_attempts: usize,
+) -> anyhow::Result<ExitCode> {
     if params.shard.is_some() {
         anyhow::bail!("--shard cannot be used with a vetted preset: vet the whole dataset");
     }
@@ -281,11 +286,13 @@ fn run_vetted(args: &Args, params: GenParams, max_examples: usize) -> anyhow::Re
     let options = pbebench_vet::VetOptions {
         panel,
         max_examples,
+        replacement_attempts,
         seed: params.seed,
         params: Some(params.clone()),
     };
     let run = super::vet::Run {
         options: &options,
+        shard: None,
         out: &out,
         threads,
         fresh: false,
@@ -357,16 +364,4 @@ fn print_summary(params: &GenParams, stats: &GenStats, out: Option<&PathBuf>) {
         let _ = writeln!(text, "  wrote {}", path.display());
     }
     printer::note_text(&text);
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn shards_parse() {
-        assert_eq!(parse_shard("1/4").unwrap(), (1, 4));
-        let err = parse_shard("1").unwrap_err();
-        assert_eq!(err, "'1' is not a shard such as 0/4");
-    }
 }

@@ -11,7 +11,7 @@ use pbebench::dataset::read_dataset;
 use pbebench::Instance;
 use pbebench_vet::{
     vet_dataset, Panel, VetCounts, VetJob, VetOptions, VetProgress, VetSummary,
-    DEFAULT_MAX_EXAMPLES, DEFAULT_PANEL,
+    DEFAULT_MAX_EXAMPLES, DEFAULT_PANEL, REPLACEMENT_ATTEMPTS, REPLACEMENT_ATTEMPTS_LIMIT,
 };
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -26,7 +26,9 @@ lengths 2-6 or those it holds) gives a shortest input on which they differ; that
 gold's output, becomes a new visible example (held-out inputs never do), and the instance is \
 attacked again, up to --max-examples. An instance still ambiguous then, or one a shortcut baseline \
 recovers, is replaced by a fresh instance of the same quota from the generator (parameters told by \
-ids such as lite-s0-00012 of an unmodified preset); without generation parameters it is dropped. \
+ids such as lite-s0-00012 of an unmodified preset), up to --replacements fresh instances; a slot \
+none of them fills is dropped and reported by cascade length, and without generation parameters \
+it is dropped at once. \
 Every line gets a `repair` field saying what was added and why.\n\n\
 Panel members: neighbours (the gold's cascades one edit away: a rule dropped, two swapped, a \
 side cut, a letter of context added), splices[@NODES] (the gold with a window of up to 3 \
@@ -52,12 +54,20 @@ pub struct Args {
     /// The most visible examples an instance may reach by repair.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_EXAMPLES)]
     max_examples: usize,
+    /// Fresh instances tried for a slot whose instance cannot be kept, before the slot is
+    /// dropped (and reported by length); at most 1000.
+    #[arg(long, value_name = "N", default_value_t = REPLACEMENT_ATTEMPTS)]
+    replacements: usize,
     /// The attackers, comma-separated (see below).
     #[arg(long, value_name = "LIST", default_value = DEFAULT_PANEL)]
     panel: String,
     /// Seed of the solvers' example orders and of the replacements' generator.
     #[arg(long, default_value_t = 0)]
     seed: u64,
+    /// Vet only shard K of N (K/N, 0-based), split as generate's shards are; the shards'
+    /// outputs concatenated in order equal the whole run's, byte for byte.
+    #[arg(long, value_name = "K/N", value_parser = super::args::parse_shard)]
+    shard: Option<(usize, usize)>,
     #[command(flatten)]
     threads: Threads,
     #[command(flatten)]
@@ -67,6 +77,12 @@ pub struct Args {
 /// Runs `pbebench vet`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let panel: Panel = args.panel.parse().context("--panel")?;
+    if args.replacements > REPLACEMENT_ATTEMPTS_LIMIT {
+        bail!(
+            "--replacements {} is more than {REPLACEMENT_ATTEMPTS_LIMIT}: each fresh instance costs a repair of its own; give at most {REPLACEMENT_ATTEMPTS_LIMIT}",
+            args.replacements
+        );
+    }
     let mut files = Outputs::new();
     files.input("--dataset", &args.dataset);
     args.output.declare(&mut files);
@@ -78,11 +94,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let options = VetOptions {
         panel,
         max_examples: args.max_examples,
+        replacement_attempts: args.replacements,
         seed: args.seed,
         params: None,
     };
     let run = Run {
         options: &options,
+        shard: args.shard,
         out: &args.output.out,
         threads: args.threads.count(),
         fresh: args.output.fresh,
@@ -98,6 +116,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 pub struct Run<'a> {
     /// The loop's options.
     pub options: &'a VetOptions,
+    /// The shard `(K, N)` to vet, if not every slot.
+    pub shard: Option<(usize, usize)>,
     /// The snapshot's path.
     pub out: &'a Path,
     /// Instances vetted at once.
@@ -128,6 +148,7 @@ impl Run<'_> {
             out: self.out,
             threads: self.threads,
             fresh: self.fresh,
+            shard: self.shard,
         };
         let summary = vet_dataset(instances, &job, &bar);
         bar.0.finish();
@@ -191,6 +212,16 @@ fn describe(s: &VetSummary, options: &VetOptions, took: Duration, out: &Path) ->
             } else {
                 " (no generation parameters: dropped)"
             }
+        );
+    }
+    if !s.dropped_by_length.is_empty() {
+        let by_length: Vec<String> = (s.dropped_by_length.iter())
+            .map(|(len, n)| format!("{len}: {n}"))
+            .collect();
+        let _ = writeln!(
+            text,
+            "  empty slots by cascade length (the length quota falls short): {} (ids and reasons in --stats-json)",
+            by_length.join(", ")
         );
     }
     let _ = write!(text, "{}", s.stats);

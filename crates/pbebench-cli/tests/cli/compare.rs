@@ -113,3 +113,71 @@ fn rescore_a_format_1_run() {
     assert_eq!(v["format_version"], 2);
     assert!(v["summary"]["overall"]["best_of_k"].is_number());
 }
+
+/// Two `eval` runs compare paired by instance: each run directory holds the per-instance
+/// lines beside its results.json.
+#[test]
+fn two_eval_runs_compare_paired() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let o = pbebench_in(
+        &[
+            "generate", "--size", "16", "--seed", "5", "--out", "d.jsonl",
+        ],
+        d,
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    // Run a answers every instance with its gold cascade, run b only the first half.
+    let text = std::fs::read_to_string(d.join("d.jsonl")).unwrap();
+    let table = |answered: usize| {
+        let mut answers = serde_json::Map::new();
+        for (k, line) in text.lines().enumerate() {
+            let inst: serde_json::Value = serde_json::from_str(line).unwrap();
+            let gold = pbebench::Cascade::from_json(&inst["cascade"].to_string()).unwrap();
+            let answer = if k < answered {
+                pbebench::render_answer(&gold)
+            } else {
+                "I cannot tell.".to_owned()
+            };
+            answers.insert(inst["id"].as_str().unwrap().to_owned(), answer.into());
+        }
+        serde_json::Value::Object(answers).to_string()
+    };
+    write(d, "a.json", &table(16));
+    write(d, "b.json", &table(8));
+    write(
+        d,
+        "solver.py",
+        "import json, sys\nprint(json.load(open(sys.argv[1]))[json.load(sys.stdin)[\"id\"]])\n",
+    );
+    for run in ["a", "b"] {
+        let cmd = format!("python3 solver.py {run}.json");
+        let args = [
+            "eval",
+            "--dataset",
+            "d.jsonl",
+            "--solver-cmd",
+            &cmd,
+            "--run",
+            run,
+            "--no-progress",
+        ];
+        let o = pbebench_in(&args, d);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let lines = std::fs::read_to_string(d.join(run).join("per-instance.jsonl")).unwrap();
+        assert_eq!(lines.lines().count(), 16, "{run}");
+    }
+    let o = pbebench_in(&["compare", "a", "b", "--format", "json"], d);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["paired"], true, "{v}");
+    let pass = &v["figures"][0];
+    assert_eq!(pass["figure"], "pass_at_1");
+    assert_eq!(pass["difference"]["method"], "paired");
+    assert_eq!(pass["difference"]["mean"], -0.5);
+    // A rescore rewrites both files.
+    std::fs::remove_file(d.join("a").join("per-instance.jsonl")).unwrap();
+    let o = pbebench_in(&["eval", "--rescore", "--run", "a"], d);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(d.join("a").join("per-instance.jsonl").is_file());
+}

@@ -104,7 +104,7 @@ fn writes_a_self_contained_page_with_every_figure() {
     let html = std::fs::read_to_string(out.join("index.html")).unwrap();
     assert!(html.contains("<table id=\"leaderboard\">"));
     for needle in [
-        "best-of-K by cascade length",
+        "Pass@1 by cascade length",
         "Survival of the fractional score",
         "Cascade length: beam",
         "Relation category: nothing",
@@ -143,6 +143,21 @@ fn writes_a_self_contained_page_with_every_figure() {
             balanced(&text);
         }
     }
+    // Every figure of a rate carries its 95% intervals: error bars by length, a band
+    // under each survival curve.
+    let svg = |name: &str| std::fs::read_to_string(out.join(name)).unwrap();
+    for name in ["pass_by_length.svg", "edit_sim_by_length.svg"] {
+        assert!(svg(name).contains(r#"stroke-width="1.3""#), "{name}");
+    }
+    assert_eq!(
+        svg("survival.svg")
+            .matches(r#"fill-opacity="0.15""#)
+            .count(),
+        2
+    );
+    // The page fits 1400 pixels: the rarely read columns are folded below the leaderboard.
+    assert!(html.contains("max-width: 1400px"));
+    assert!(html.contains("<details><summary>More columns: "));
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
     assert_eq!(json["leaderboard"][1]["best_of_k"], 0.0);

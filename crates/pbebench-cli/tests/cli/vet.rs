@@ -52,7 +52,7 @@ fn the_issue_example_gets_its_counterexample_and_the_audit_sees_why() {
         (Some("dgy"), Some("dy"))
     );
     assert!(
-        stderr(&o).contains("ambiguous                  1 of 1 (100.0%)"),
+        stderr(&o).contains("ambiguous                  1 of 1 (100.0% [20.7%, 100%])"),
         "{}",
         stderr(&o)
     );
@@ -123,6 +123,38 @@ fn vetting_does_not_depend_on_the_thread_count_and_replaces_within_quota() {
         outs.push(std::fs::read(&out).unwrap());
     }
     assert_eq!(outs[0], outs[1]);
+    // Shards (`--shard K/N`) concatenated in order are the whole run, byte for byte.
+    let vet_shard = |shard: &str, out: &Path| {
+        pbebench(&[
+            "vet",
+            "--dataset",
+            &s(&data),
+            "--out",
+            &s(out),
+            "--panel",
+            "shortcuts",
+            "--max-examples",
+            "6",
+            "--seed",
+            "3",
+            "--threads",
+            "1",
+            "--shard",
+            shard,
+        ])
+    };
+    let mut joined = Vec::new();
+    for k in 0..3 {
+        let out = d.join(format!("shard{k}.jsonl"));
+        let o = vet_shard(&format!("{k}/3"), &out);
+        assert!(o.status.success(), "{}", stderr(&o));
+        joined.extend(std::fs::read(&out).unwrap());
+    }
+    assert!(joined == outs[0], "the shards differ from the whole run");
+    assert_fatal(
+        &vet_shard("3/3", &d.join("bad.jsonl")),
+        "shard 3/3 is not a shard: need 0 <= K < N",
+    );
     let vetted = lines(&d.join("v1.jsonl"));
     let original = lines(&data);
     let replaced: Vec<_> = vetted

@@ -77,7 +77,38 @@ pub struct Identifiability {
     pub examples: Vec<AmbiguousInstance>,
 }
 
+/// The length groups the issue grades a snapshot by (2–4, 5–9, 10–15, 16–20): the
+/// `full` preset's lengths in four bands of similar difficulty.
+pub const LENGTH_GROUPS: [(usize, usize); 4] = [(2, 4), (5, 9), (10, 15), (16, 20)];
+
 impl Identifiability {
+    /// The shares of [`Identifiability::by_length`] summed over [`LENGTH_GROUPS`] (`2–4`,
+    /// …), in order, each group with at least one instance; a length outside every group
+    /// is a group of its own. With one attacker, a group's share is the attacker's
+    /// Pass@1 − Recovered@1 there (undecided comparisons aside).
+    pub fn by_length_group(&self) -> Vec<(String, Share)> {
+        let mut groups: BTreeMap<(usize, usize), Share> = BTreeMap::new();
+        for (len, share) in &self.by_length {
+            let group = (LENGTH_GROUPS.iter())
+                .find(|(lo, hi)| (lo..=hi).contains(&len))
+                .copied()
+                .unwrap_or((*len, *len));
+            let g = groups.entry(group).or_default();
+            g.instances += share.instances;
+            g.ambiguous += share.ambiguous;
+        }
+        (groups.into_iter())
+            .map(|((lo, hi), share)| {
+                let name = if lo == hi {
+                    lo.to_string()
+                } else {
+                    format!("{lo}–{hi}")
+                };
+                (name, share)
+            })
+            .collect()
+    }
+
     /// `ambiguous / checked`.
     pub fn rate(&self) -> f64 {
         Share {
@@ -198,6 +229,43 @@ mod tests {
     use super::*;
     use crate::attack::line_27;
     use pbebench::{RelationMode, Rule};
+
+    #[test]
+    fn length_groups_sum_their_lengths() {
+        let share = |instances, ambiguous| Share {
+            instances,
+            ambiguous,
+        };
+        let id = Identifiability {
+            panel: "beam@1500:s7".into(),
+            seed: 0,
+            checked: 0,
+            skipped: 0,
+            ambiguous: 0,
+            trivial: 0,
+            undecided: 0,
+            unanswered: 0,
+            // 2 and 4 in 2–4; 12 and 15 in 10–15; 25 outside every group; no 5–9.
+            by_length: [
+                (2, share(10, 0)),
+                (4, share(10, 1)),
+                (12, share(8, 2)),
+                (15, share(8, 1)),
+                (25, share(4, 4)),
+            ]
+            .into(),
+            by_category: BTreeMap::new(),
+            examples: Vec::new(),
+        };
+        assert_eq!(
+            id.by_length_group(),
+            vec![
+                ("2–4".to_owned(), share(20, 1)),
+                ("10–15".to_owned(), share(16, 3)),
+                ("25".to_owned(), share(4, 4)),
+            ]
+        );
+    }
 
     #[test]
     fn a_fitting_answer_that_differs_is_found_with_its_witness() {

@@ -24,7 +24,7 @@ pub use identifiability::{identifiability, probe_all, AmbiguousInstance, Identif
 pub use labels::Labels;
 pub use stated::StatedLength;
 pub use verdict::{
-    percent, Flag, FlaggedInstance, GateVerdict, Reason, Thresholds, Verdict,
+    percent, percent_interval, Flag, FlaggedInstance, GateVerdict, Reason, Thresholds, Verdict,
     DEFAULT_MAX_AMBIGUOUS, DEFAULT_MAX_COLLAPSED, DEFAULT_MAX_DUMMY, DEFAULT_MAX_SHORTCUT,
 };
 
@@ -156,6 +156,11 @@ pub struct BaselineResult {
     /// Held-out pass rate: a shortcut that passes the visible examples but not the held-out
     /// ones has memorised rather than solved (`None` without held-out examples).
     pub heldout_pass: Option<f64>,
+    /// The standard error and 95% interval of each figure, by its column's key
+    /// ([`BASELINE_COLUMNS`]; Wilson's for the rates, as in `results.json`). Empty in
+    /// files written before they were kept.
+    #[serde(default)]
+    pub intervals: std::collections::BTreeMap<String, pbebench::interval::Interval>,
     /// Instances it passes, with their cascade.
     pub passed: Findings,
 }
@@ -183,6 +188,17 @@ impl BaselineResult {
             Some(self.resolved),
             self.heldout_pass,
         ]
+    }
+
+    /// Its figures as the text table prints them, in the order of [`BASELINE_COLUMNS`]:
+    /// `0.438±0.124`, the figure alone where it has no interval.
+    pub fn cells_with_se(&self) -> Vec<String> {
+        (BASELINE_COLUMNS.iter().zip(self.figures()))
+            .map(|(c, v)| match (v, self.intervals.get(c.key)) {
+                (Some(v), Some(i)) => format!("{v:.3}±{:.3}", i.se),
+                (v, _) => pbebench::figure(v),
+            })
+            .collect()
     }
 }
 
@@ -414,6 +430,10 @@ fn baseline(
         almost: o.best_of_k_almost,
         resolved: o.best_of_k_resolved,
         heldout_pass: o.heldout_pass,
+        // One answer an instance: the per-sample intervals are the best-of-K ones.
+        intervals: (BASELINE_COLUMNS.iter())
+            .filter_map(|c| Some((c.key.to_owned(), *o.intervals.get(c.key)?)))
+            .collect(),
         passed: Findings::collect(
             scores.iter().filter(|s| s.pass).map(|s| {
                 (

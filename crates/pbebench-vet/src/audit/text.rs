@@ -1,7 +1,7 @@
 //! The audit as text: counts first, then a few examples of each finding.
 
-use super::{AuditFindings, Findings, Gate, Groups, BASELINE_COLUMNS};
-use pbebench::figure;
+use super::{percent, percent_interval, AuditFindings, Findings, Gate, Groups, BASELINE_COLUMNS};
+use pbebench::interval::wilson;
 use std::fmt::{self, Display, Formatter};
 
 fn verdict(passed: bool) -> &'static str {
@@ -118,7 +118,10 @@ impl AuditFindings {
         let Some(v) = &self.verdict else {
             return Ok(());
         };
-        writeln!(f, "verdict (thresholds: docs/audit.md)")?;
+        writeln!(
+            f,
+            "verdict (thresholds: docs/audit.md; [lo, hi]: Wilson's 95% interval of the share)"
+        )?;
         for g in &v.gates {
             let mark = match (g.value, g.passed) {
                 (None, _) => "  -- ",
@@ -144,16 +147,21 @@ impl AuditFindings {
 
     /// The shortcut baselines and what they pass.
     fn fmt_shortcuts(&self, f: &mut Formatter<'_>) -> fmt::Result {
-        writeln!(f, "shortcuts (what trivial solvers earn)")?;
+        writeln!(
+            f,
+            "shortcuts (what trivial solvers earn; figure±standard error, docs/statistics.md)"
+        )?;
+        // Wide enough for `0.438±0.124`.
+        let width = |c: &pbebench::Column| c.width().max(11);
         write!(f, "  {:<12}", "baseline")?;
         for c in BASELINE_COLUMNS {
-            write!(f, " {:>w$}", c.header, w = c.width())?;
+            write!(f, " {:>w$}", c.header, w = width(&c))?;
         }
         writeln!(f)?;
         for b in &self.shortcuts.baselines {
             write!(f, "  {:<12}", b.name)?;
-            for (c, v) in BASELINE_COLUMNS.iter().zip(b.figures()) {
-                write!(f, " {:>w$}", figure(v), w = c.width())?;
+            for (c, cell) in BASELINE_COLUMNS.iter().zip(b.cells_with_se()) {
+                write!(f, " {:>w$}", cell, w = width(c))?;
             }
             writeln!(f, "   {} passed", b.passed.count)?;
         }
@@ -254,6 +262,10 @@ impl AuditFindings {
             return writeln!(f, "identifiability: not checked (--panel none)");
         };
         let pct = |n: usize, of: usize| 100.0 * n as f64 / of.max(1) as f64;
+        // Wilson's 95% interval of `n` of `of`, in percent (empty when `of` is 0).
+        let ci = |n: usize, of: usize| {
+            wilson(n, of).map_or_else(String::new, |i| format!(" {}", percent_interval(&i)))
+        };
         writeln!(
             f,
             "identifiability (panel: {}; seed {}; {} instances with a gold cascade{})",
@@ -268,11 +280,12 @@ impl AuditFindings {
         )?;
         writeln!(
             f,
-            "  {:<26} {} of {} ({:.1}%): a passing answer behaves differently from the gold",
+            "  {:<26} {} of {} ({:.1}%{}): a passing answer behaves differently from the gold",
             "ambiguous",
             id.ambiguous,
             id.checked,
-            pct(id.ambiguous, id.checked)
+            pct(id.ambiguous, id.checked),
+            ci(id.ambiguous, id.checked)
         )?;
         for (name, n) in [
             ("recovered by a shortcut", id.trivial),
@@ -289,11 +302,14 @@ impl AuditFindings {
             let recovered = passed - id.ambiguous - id.undecided;
             writeln!(
                 f,
-                "  {:<26} Pass@1 {:.1}%, Recovered@1 {:.1}% (gap {:.1} points)",
+                "  {:<26} Pass@1 {:.1}%{}, Recovered@1 {:.1}%{} (gap {:.1} points{})",
                 "the one attacker",
                 pct(passed, id.checked),
+                ci(passed, id.checked),
                 pct(recovered, id.checked),
-                pct(id.ambiguous + id.undecided, id.checked)
+                ci(recovered, id.checked),
+                pct(id.ambiguous + id.undecided, id.checked),
+                ci(id.ambiguous + id.undecided, id.checked),
             )?;
         }
         let cells = |shares: Vec<(String, super::Share)>| -> String {
@@ -301,10 +317,11 @@ impl AuditFindings {
                 .iter()
                 .map(|(k, s)| {
                     format!(
-                        "{k}: {}/{} ({:.0}%)",
+                        "{k}: {}/{} ({}{})",
                         s.ambiguous,
                         s.instances,
-                        100.0 * s.rate()
+                        percent(s.rate()),
+                        ci(s.ambiguous, s.instances)
                     )
                 })
                 .collect();
@@ -316,6 +333,18 @@ impl AuditFindings {
             .map(|(k, s)| (k.to_string(), *s))
             .collect();
         writeln!(f, "  by length    {}", cells(by_length))?;
+        if id.by_length.len() > 1 {
+            writeln!(
+                f,
+                "  by length group {}{}",
+                cells(id.by_length_group()),
+                if id.panel.contains(',') {
+                    ""
+                } else {
+                    " (with one attacker: its Pass@1 − Recovered@1 there)"
+                }
+            )?;
+        }
         let by_category = id
             .by_category
             .iter()

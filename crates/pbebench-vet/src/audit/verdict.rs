@@ -10,6 +10,7 @@
 
 use super::calibration::Outcome;
 use crate::attack::Witness;
+use pbebench::interval::{wilson, Interval};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -132,6 +133,11 @@ pub struct GateVerdict {
     pub value: Option<f64>,
     /// The largest share allowed.
     pub threshold: f64,
+    /// Wilson's 95% interval of the share measured (`docs/statistics.md`): how far the
+    /// set's share may be from what the same generator would give on another draw. The
+    /// gate compares the share itself with the threshold.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interval: Option<Interval>,
     /// `value ≤ threshold` (or not evaluated).
     pub passed: bool,
     /// The one line the audit says about it: what was measured, against what, and why
@@ -187,6 +193,11 @@ pub fn percent(share: f64) -> String {
     } else {
         format!("{p:.1}%")
     }
+}
+
+/// A share's 95% interval in percent, as the audit prints it: `[1.1%, 13.5%]`.
+pub fn percent_interval(i: &Interval) -> String {
+    format!("[{}, {}]", percent(i.lo), percent(i.hi))
 }
 
 /// Every per-instance finding, in dataset order, gathered by [`super::audit`].
@@ -310,14 +321,17 @@ fn gate(
         count as f64 / of as f64
     };
     let passed = value <= threshold + 1e-12;
+    let interval = wilson(count, of);
     GateVerdict {
         gate: name.to_owned(),
         value: Some(value),
         threshold,
+        interval,
         passed,
         line: format!(
-            "{name}: {} ({count} of {of}) {what}; {} {} allowed ({flag})",
+            "{name}: {} ({count} of {of}){} {what}; {} {} allowed ({flag})",
             percent(value),
+            interval.map_or_else(String::new, |i| format!(" {}", percent_interval(&i))),
             if passed {
                 "within the"
             } else {
@@ -413,6 +427,7 @@ fn not_evaluated(name: &str, threshold: f64, why: &str) -> GateVerdict {
         gate: name.to_owned(),
         value: None,
         threshold,
+        interval: None,
         passed: true,
         line: format!("{name}: {why}"),
     }
@@ -461,7 +476,7 @@ mod tests {
         assert!(
             failed[0]
                 .line
-                .starts_with("shortcut:memoriser: 4% (2 of 50)")
+                .starts_with("shortcut:memoriser: 4% (2 of 50) [1.1%, 13.5%] of the")
                 && failed[0]
                     .line
                     .contains("more than the 2% allowed (--max-shortcut)"),

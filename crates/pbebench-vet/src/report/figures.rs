@@ -3,8 +3,8 @@
 use super::ReportInput;
 use crate::results::ResultSet;
 use crate::svg::{BarChart, Heatmap, LineChart, Series, XAxis};
-use pbebench::{Aggregate, InstanceScore};
-use pbebench::{Category, RelationMode, Relations};
+use pbebench::interval::{self, Interval};
+use pbebench::{Category, Column, InstanceScore, RelationMode, Relations};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// One figure of the report.
@@ -25,20 +25,19 @@ pub(super) fn all(input: &ReportInput, mode: RelationMode) -> (Vec<Figure>, Vec<
     let mut figures = Vec::new();
     let mut warnings = Vec::new();
     if !input.results.is_empty() {
-        figures.push(by_length(
-            &input.results,
-            "pass_by_length",
-            "best-of-K by cascade length",
-            "best-of-K",
-            |a| a.best_of_k,
-        ));
-        figures.push(by_length(
-            &input.results,
-            "edit_sim_by_length",
-            "Edit_Sim by cascade length",
-            "Edit_Sim (character)",
-            |a| a.edit_sim,
-        ));
+        for (file, column) in [
+            ("pass_by_length", Column::PASS_AT_1),
+            ("recovered_by_length", Column::RECOVERED_AT_1),
+            ("behaviour_by_length", Column::BEHAVIOUR),
+            ("edit_sim_by_length", Column::EDIT_SIM),
+        ] {
+            let defined = (input.results.iter())
+                .flat_map(|r| r.summary.by_cascade_len.values())
+                .any(|a| (column.value)(a).is_some());
+            if defined {
+                figures.push(by_length(&input.results, file, &column));
+            }
+        }
         figures.push(survival(&input.results));
         for (k, r) in input.results.iter().enumerate() {
             if let Some(list) = &r.instances {
@@ -113,13 +112,34 @@ pub(super) fn all(input: &ReportInput, mode: RelationMode) -> (Vec<Figure>, Vec<
     (figures, warnings)
 }
 
-fn by_length(
-    results: &[ResultSet],
-    file: &str,
-    title: &str,
-    y_label: &str,
-    value: fn(&Aggregate) -> f64,
-) -> Figure {
+/// The interval of a figure as an error bar.
+fn bar(i: Option<&Interval>) -> Option<(f64, f64)> {
+    i.map(|i| (i.lo, i.hi))
+}
+
+/// How the intervals drawn were computed, for captions: the methods met, by name.
+fn methods_text<'a>(intervals: impl Iterator<Item = &'a Interval>) -> String {
+    let methods: BTreeSet<&str> = intervals
+        .map(|i| match i.method {
+            interval::Method::Wilson => "Wilson's score interval",
+            _ => "the mean ± 1.96 standard errors of the per-instance values",
+        })
+        .collect();
+    if methods.is_empty() {
+        "none could be computed (fewer than two instances)".to_owned()
+    } else {
+        methods.into_iter().collect::<Vec<_>>().join("; ")
+    }
+}
+
+/// The aggregate of `r` at gold cascade length `len`.
+fn at<'a>(r: &'a ResultSet, len: &usize) -> Option<&'a pbebench::Aggregate> {
+    r.summary.by_cascade_len.get(len)
+}
+
+/// One figure of `column` by gold cascade length, one series per results set, each point
+/// with its 95% interval.
+fn by_length(results: &[ResultSet], file: &str, column: &Column) -> Figure {
     let lengths: BTreeSet<usize> = results
         .iter()
         .flat_map(|r| r.summary.by_cascade_len.keys().copied())
@@ -129,16 +149,22 @@ fn by_length(
         .iter()
         .map(|r| Series {
             name: r.label.clone(),
-            points: lengths
-                .iter()
-                .enumerate()
-                .map(|(k, len)| (k as f64, r.summary.by_cascade_len.get(len).map(value)))
+            points: (lengths.iter().enumerate())
+                .map(|(k, len)| (k as f64, at(r, len).and_then(|a| (column.value)(a))))
+                .collect(),
+            bars: (lengths.iter())
+                .map(|len| bar(at(r, len).and_then(|a| a.interval(column))))
                 .collect(),
         })
         .collect();
     let lowest = series
         .iter()
         .flat_map(|s| s.points.iter().filter_map(|p| p.1))
+        .chain(
+            series
+                .iter()
+                .flat_map(|s| s.bars.iter().flatten().map(|b| b.0)),
+        )
         .fold(0.0f64, f64::min);
     let y_min = if lowest < 0.0 {
         (lowest * 5.0).floor() / 5.0
@@ -150,19 +176,27 @@ fn by_length(
         .map(|len| {
             let n = results
                 .iter()
-                .filter_map(|r| r.summary.by_cascade_len.get(len))
+                .filter_map(|r| at(r, len))
                 .map(|a| a.instances)
                 .max()
                 .unwrap_or(0);
             format!("{len}: {n}")
         })
         .collect();
+    let methods = methods_text(
+        (results.iter())
+            .flat_map(|r| r.summary.by_cascade_len.values())
+            .filter_map(|a| a.interval(column)),
+    );
+    let title = format!("{} by cascade length", column.header);
     Figure {
         file: file.to_owned(),
-        title: title.to_owned(),
+        title: title.clone(),
         caption: format!(
-            "{y_label} of the chosen sample, averaged over the instances of each gold cascade length \
-             (instances per length: {}).{}",
+            "{}: {}, over the instances of each gold cascade length (instances per length: {}). \
+             Bars: 95% intervals ({methods}); two points whose bars overlap may not differ.{}",
+            column.header,
+            column.meaning,
             counts.join(", "),
             if y_min < 0.0 {
                 " Edit_Sim below 0 means the answers moved the strings further from the outputs than doing nothing."
@@ -171,9 +205,9 @@ fn by_length(
             }
         ),
         svg: LineChart {
-            title: title.to_owned(),
+            title,
             x_label: "gold cascade length".into(),
-            y_label: y_label.to_owned(),
+            y_label: column.header.to_owned(),
             x: XAxis::Categories(lengths.iter().map(|l| l.to_string()).collect()),
             y: (y_min, 1.0),
             series,
@@ -184,59 +218,98 @@ fn by_length(
     }
 }
 
-/// Step points of the survival function `S(t) = share of instances with score ≥ t` for
-/// drawing "horizontal, then vertical" from point to point over `t ∈ [0, 1]`.
-pub fn survival_steps(scores: &[f64]) -> Vec<(f64, Option<f64>)> {
-    if scores.is_empty() {
-        return Vec::new();
+/// The survival function `S(t)` of scores given per instance, each instance weighing one:
+/// `S(t) = (1/N) Σ_j` (share of instance j's scores ≥ t), so that with one sample per
+/// instance it is the share of instances scoring at least `t`, and with several it is
+/// per sample as Pass@1 is (its value at 1 is the resolved rate, its area the mean
+/// reward). Returns the series named `name` of step points for drawing "horizontal, then
+/// vertical" over `t ∈ [0, 1]`, ending at `S(1)` (the resolved rate, not a drop to 0 at
+/// 1), with each point's 95% interval ([`interval::rate`] over the instances' shares).
+pub fn survival_curve(name: &str, per_instance: &[Vec<f64>]) -> Series {
+    let per_instance: Vec<Vec<f64>> = (per_instance.iter())
+        .filter(|scores| !scores.is_empty())
+        .map(|scores| scores.iter().map(|s| s.clamp(0.0, 1.0)).collect())
+        .collect();
+    if per_instance.is_empty() {
+        return Series::new(name, Vec::new());
     }
-    let n = scores.len() as f64;
-    let mut values: Vec<f64> = scores.iter().map(|s| s.clamp(0.0, 1.0)).collect();
+    let mut values: Vec<f64> = per_instance.iter().flatten().copied().collect();
     values.sort_by(f64::total_cmp);
     values.dedup();
-    let share_at_least = |t: f64| scores.iter().filter(|s| **s >= t).count() as f64 / n;
-    // S is constant on (v_{j−1}, v_j] at S(v_j); drop to S(v_{j+1}) just after v_j.
-    let mut points = vec![(0.0, Some(share_at_least(values[0])))];
+    let at = |t: f64| -> (f64, Option<(f64, f64)>) {
+        let shares: Vec<f64> = (per_instance.iter())
+            .map(|scores| scores.iter().filter(|s| **s >= t).count() as f64 / scores.len() as f64)
+            .collect();
+        let unanimous = shares.iter().all(|v| *v == 0.0 || *v == 1.0);
+        let value = shares.iter().sum::<f64>() / shares.len() as f64;
+        (value, bar(interval::rate(&shares, unanimous).as_ref()))
+    };
+    // S is constant on (v_{j−1}, v_j] at S(v_j); it drops to S(v_{j+1}) just after v_j,
+    // and to 0 after the highest value unless that is 1, where the curve ends.
+    let mut points = Vec::new();
+    let mut bars = Vec::new();
+    let mut push = |x: f64, (y, b): (f64, Option<(f64, f64)>)| {
+        points.push((x, Some(y)));
+        bars.push(b);
+    };
+    push(0.0, at(values[0]));
     for (j, v) in values.iter().enumerate() {
-        let after = values.get(j + 1).map_or(0.0, |next| share_at_least(*next));
-        points.push((*v, Some(after)));
+        match values.get(j + 1) {
+            Some(next) => push(*v, at(*next)),
+            None if *v >= 1.0 => push(1.0, at(1.0)),
+            None => {
+                push(*v, at(f64::INFINITY));
+                push(1.0, at(f64::INFINITY));
+            }
+        }
     }
-    if values.last() != Some(&1.0) {
-        points.push((1.0, Some(0.0)));
+    Series {
+        name: name.to_owned(),
+        points,
+        bars,
     }
-    points
+}
+
+/// The fractional scores of every sample of an instance (its one score when it has no
+/// sample line).
+fn sample_scores(s: &InstanceScore) -> Vec<f64> {
+    if s.samples.is_empty() {
+        vec![s.score]
+    } else {
+        s.samples.iter().map(|x| x.score).collect()
+    }
 }
 
 fn survival(results: &[ResultSet]) -> Figure {
     let series = results
         .iter()
-        .map(|r| Series {
-            name: r.label.clone(),
-            points: match &r.instances {
-                Some(list) => survival_steps(&list.iter().map(|s| s.score).collect::<Vec<_>>()),
-                None => r
-                    .summary
-                    .overall
-                    .survival
-                    .iter()
+        .map(|r| match &r.instances {
+            Some(list) => survival_curve(
+                &r.label,
+                &list.iter().map(sample_scores).collect::<Vec<_>>(),
+            ),
+            None => Series::new(
+                r.label.clone(),
+                (r.summary.overall.survival.iter())
                     .map(|p| (p.threshold, Some(p.share)))
                     .collect(),
-            },
+            ),
         })
         .collect();
     Figure {
         file: "survival".into(),
         title: "Survival of the fractional score".into(),
-        caption:
-            "Share of instances whose fractional score (share of the examples the gold changes \
-                  that are reproduced exactly) \
-                  is at least each threshold. The curve's value at 1.0 is the resolved rate; the \
-                  area under it is the mean reward."
-                .into(),
+        caption: "Share of samples whose fractional score (share of the examples the gold changes \
+             that are reproduced exactly) is at least each threshold, each instance weighing \
+             one. The curve ends at its value at 1.0, the resolved rate; the area under it is \
+             the mean reward. Shaded: the 95% interval at each threshold (Wilson's where every \
+             instance's samples agree, else clustered by instance). A results set given only \
+             as a summary is drawn from its 0.05 grid, of the chosen samples, without a band."
+            .into(),
         svg: LineChart {
             title: "Survival of the fractional score".into(),
             x_label: "fractional score threshold t".into(),
-            y_label: "share of instances with score ≥ t".into(),
+            y_label: "share of samples with score ≥ t".into(),
             x: XAxis::Linear { min: 0.0, max: 1.0 },
             y: (0.0, 1.0),
             series,
@@ -378,25 +451,29 @@ fn efficiency(with: &[&crate::genstats::GenerationStats]) -> Figure {
     }
     let series: Vec<Series> = groups
         .iter()
-        .map(|(name, gs)| Series {
-            name: name.clone(),
-            points: patiences
-                .iter()
-                .enumerate()
-                .map(|(k, p)| {
-                    (
-                        k as f64,
-                        gs.iter()
-                            .find(|g| g.patience == Some(*p))
-                            .map(|g| g.efficiency * 100.0),
-                    )
-                })
-                .collect(),
+        .map(|(name, gs)| {
+            let at = |p: &u64| gs.iter().find(|g| g.patience == Some(*p));
+            Series {
+                name: name.clone(),
+                points: (patiences.iter().enumerate())
+                    .map(|(k, p)| (k as f64, at(p).map(|g| g.efficiency * 100.0)))
+                    .collect(),
+                bars: (patiences.iter())
+                    .map(|p| {
+                        let g = at(p)?;
+                        let w = interval::wilson(
+                            usize::try_from(g.accepted).ok()?,
+                            usize::try_from(g.attempts).ok()?,
+                        )?;
+                        Some((w.lo * 100.0, w.hi * 100.0))
+                    })
+                    .collect(),
+            }
         })
         .collect();
-    let top = with
-        .iter()
-        .map(|g| g.efficiency * 100.0)
+    let top = (series.iter())
+        .flat_map(|s| s.bars.iter().flatten().map(|b| b.1))
+        .chain(with.iter().map(|g| g.efficiency * 100.0))
         .fold(0.0, f64::max);
     let rows: Vec<String> = with
         .iter()
@@ -414,7 +491,8 @@ fn efficiency(with: &[&crate::genstats::GenerationStats]) -> Figure {
         title: "Generation efficiency vs patience".into(),
         caption: format!(
             "Accepted instances per attempt (%) as the patience τ (attempts during which category \
-             quotas are enforced) grows; more patience buys balance with attempts. {}.",
+             quotas are enforced) grows; more patience buys balance with attempts. Bars: Wilson's \
+             95% interval of the share accepted. {}.",
             rows.join("; ")
         ),
         svg: LineChart {
@@ -449,23 +527,58 @@ fn probe_bins(most: usize) -> Vec<(usize, usize)> {
     bins
 }
 
-/// Recovered@1 of the episodes in each bin of probes used, per interactive run.
+/// The per-instance shares of `episodes` meeting `hit` (episodes where it is `None` left
+/// out), each instance weighing one, and their 95% interval ([`interval::rate`]):
+/// episodes of one instance are not independent.
+fn clustered_share(
+    episodes: &[&pbebench_eval::EpisodeGrade],
+    hit: impl Fn(&pbebench_eval::EpisodeGrade) -> Option<bool>,
+) -> (Option<f64>, Option<(f64, f64)>) {
+    let mut by_instance: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
+    for e in episodes {
+        if let Some(h) = hit(e) {
+            let c = by_instance.entry(e.instance_id.as_str()).or_default();
+            c.0 += 1;
+            c.1 += usize::from(h);
+        }
+    }
+    let shares: Vec<f64> = (by_instance.values())
+        .map(|(n, hits)| *hits as f64 / *n as f64)
+        .collect();
+    if shares.is_empty() {
+        return (None, None);
+    }
+    let unanimous = shares.iter().all(|v| *v == 0.0 || *v == 1.0);
+    let share = shares.iter().sum::<f64>() / shares.len() as f64;
+    (
+        Some(share),
+        bar(interval::rate(&shares, unanimous).as_ref()),
+    )
+}
+
+/// Recovered@1 of the episodes in each bin of probes used, per interactive run, each
+/// instance weighing one, with its 95% interval: the series named `name`.
 pub fn recovered_by_probes_points(
+    name: &str,
     episodes: &[pbebench_eval::EpisodeGrade],
     bins: &[(usize, usize)],
-) -> Vec<(f64, Option<f64>)> {
-    bins.iter()
+) -> Series {
+    let (points, bars) = bins
+        .iter()
         .enumerate()
         .map(|(k, (lo, hi))| {
-            let graded: Vec<bool> = (episodes.iter())
+            let in_bin: Vec<&pbebench_eval::EpisodeGrade> = (episodes.iter())
                 .filter(|e| (*lo..=*hi).contains(&e.probes_used))
-                .filter_map(|e| e.recovered)
                 .collect();
-            let share = (!graded.is_empty())
-                .then(|| graded.iter().filter(|r| **r).count() as f64 / graded.len() as f64);
-            (k as f64, share)
+            let (share, bar) = clustered_share(&in_bin, |e| e.recovered);
+            ((k as f64, share), bar)
         })
-        .collect()
+        .unzip();
+    Series {
+        name: name.to_owned(),
+        points,
+        bars,
+    }
 }
 
 fn recovered_by_probes(results: &[&ResultSet]) -> Figure {
@@ -503,7 +616,9 @@ fn recovered_by_probes(results: &[&ResultSet]) -> Figure {
         caption: format!(
             "Interactive runs: the share of episodes whose final cascade is equivalent to the gold \
              on the instance's whole input space, among the episodes that used each number of \
-             probes (episodes per bin: {}). A point is missing where a bin has no graded episode.",
+             probes, each instance weighing one (episodes per bin: {}). Bars: 95% intervals \
+             (Wilson's where each instance's episodes agree, else clustered by instance). A \
+             point is missing where a bin has no graded episode.",
             counts.join("; ")
         ),
         svg: LineChart {
@@ -513,10 +628,7 @@ fn recovered_by_probes(results: &[&ResultSet]) -> Figure {
             x: XAxis::Categories(bins.iter().map(label).collect()),
             y: (0.0, 1.0),
             series: (results.iter())
-                .map(|r| Series {
-                    name: r.label.clone(),
-                    points: recovered_by_probes_points(&episodes(r), &bins),
-                })
+                .map(|r| recovered_by_probes_points(&r.label, &episodes(r), &bins))
                 .collect(),
             step: false,
             annotate: true,
@@ -526,13 +638,27 @@ fn recovered_by_probes(results: &[&ResultSet]) -> Figure {
 }
 
 fn behaviour_survival(results: &[&ResultSet]) -> Figure {
-    let scores = |r: &ResultSet| -> Vec<f64> {
-        (r.episodes.iter().flatten())
-            .filter_map(|e| e.behaviour)
-            .collect()
+    // Each instance's episodes' scores, in instance order.
+    let scores = |r: &ResultSet| -> Vec<Vec<f64>> {
+        let mut by_instance: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
+        for e in r.episodes.iter().flatten() {
+            if let Some(b) = e.behaviour {
+                by_instance
+                    .entry(e.instance_id.as_str())
+                    .or_default()
+                    .push(b);
+            }
+        }
+        by_instance.into_values().collect()
     };
     let counts: Vec<String> = (results.iter())
-        .map(|r| format!("{}: {}", r.label, scores(r).len()))
+        .map(|r| {
+            format!(
+                "{}: {}",
+                r.label,
+                scores(r).iter().map(Vec::len).sum::<usize>()
+            )
+        })
         .collect();
     let title = "Survival of the behaviour score";
     Figure {
@@ -541,8 +667,9 @@ fn behaviour_survival(results: &[&ResultSet]) -> Figure {
         caption: format!(
             "Interactive runs: the share of episodes whose behaviour score (agreement with the \
              gold on the inputs the gold changes, exact over the input space) is at least each \
-             threshold; the value at 1.0 is the share that behaves as the gold wherever it \
-             changes an input. Episodes with a score: {}.",
+             threshold, each instance weighing one; the curve ends at its value at 1.0, the share \
+             that behaves as the gold wherever it changes an input. Shaded: the 95% interval \
+             at each threshold, clustered by instance. Episodes with a score: {}.",
             counts.join(", ")
         ),
         svg: LineChart {
@@ -552,10 +679,7 @@ fn behaviour_survival(results: &[&ResultSet]) -> Figure {
             x: XAxis::Linear { min: 0.0, max: 1.0 },
             y: (0.0, 1.0),
             series: (results.iter())
-                .map(|r| Series {
-                    name: r.label.clone(),
-                    points: survival_steps(&scores(r)),
-                })
+                .map(|r| survival_curve(&r.label, &scores(r)))
                 .collect(),
             step: true,
             annotate: false,
@@ -568,34 +692,45 @@ fn behaviour_survival(results: &[&ResultSet]) -> Figure {
 mod tests {
     use super::*;
 
+    fn points(curve: &Series) -> Vec<(f64, f64)> {
+        curve.points.iter().map(|(x, y)| (*x, y.unwrap())).collect()
+    }
+
     #[test]
-    fn survival_steps_follow_the_definition() {
+    fn survival_follows_the_definition_and_ends_at_the_resolved_rate() {
         // Scores 0, 0.4, 0.4, 1: S(t) = 1 for t ≤ 0, 3/4 on (0, 0.4], 1/4 on (0.4, 1].
-        let p = survival_steps(&[0.0, 0.4, 1.0, 0.4]);
+        // The curve ends at S(1) = 1/4, the resolved rate, not in a drop to 0 at 1.
+        let one = |v: &[f64]| v.iter().map(|x| vec![*x]).collect::<Vec<_>>();
+        let curve = survival_curve("s", &one(&[0.0, 0.4, 1.0, 0.4]));
         assert_eq!(
-            p,
-            vec![
-                (0.0, Some(1.0)),
-                (0.0, Some(0.75)),
-                (0.4, Some(0.25)),
-                (1.0, Some(0.0))
-            ]
+            points(&curve),
+            vec![(0.0, 1.0), (0.0, 0.75), (0.4, 0.25), (1.0, 0.25)]
         );
-        // No instance at 1: the curve reaches 0 before the end and stays there.
-        let p = survival_steps(&[0.5]);
-        assert_eq!(
-            p,
-            vec![(0.0, Some(1.0)), (0.5, Some(0.0)), (1.0, Some(0.0))]
-        );
-        assert!(survival_steps(&[]).is_empty());
+        // Each point's band is Wilson's interval of its share of the four instances.
+        let wilson = |k| interval::wilson(k, 4).map(|w| (w.lo, w.hi));
+        assert_eq!(curve.bars, vec![wilson(4), wilson(3), wilson(1), wilson(1)]);
+        // No instance at 1: the curve drops to 0 after the highest score and stays there.
+        let curve = survival_curve("s", &one(&[0.5]));
+        assert_eq!(points(&curve), vec![(0.0, 1.0), (0.5, 0.0), (1.0, 0.0)]);
+        assert!(survival_curve("s", &[]).points.is_empty());
+    }
+
+    #[test]
+    fn survival_with_several_samples_is_per_sample_and_clustered() {
+        // Instance a: samples 1 and 0; instance b: 1 and 1. S(1) = (1/2 + 1)/2 = 0.75, the
+        // per-sample resolved rate (best-of-K would say 1).
+        let curve = survival_curve("s", &[vec![1.0, 0.0], vec![1.0, 1.0]]);
+        assert_eq!(points(&curve), vec![(0.0, 1.0), (0.0, 0.75), (1.0, 0.75)]);
+        let clustered = interval::clustered(&[0.5, 1.0]).map(|i| (i.lo, i.hi));
+        assert_eq!(curve.bars[2], clustered);
     }
 
     #[test]
     fn recovered_by_probes_counts_each_bin() {
         assert_eq!(probe_bins(0), vec![(0, 0)]);
         assert_eq!(probe_bins(11), vec![(0, 0), (1, 5), (6, 10), (11, 15)]);
-        let e = |probes_used, recovered| pbebench_eval::EpisodeGrade {
-            instance_id: "i".into(),
+        let e = |id: &str, probes_used, recovered| pbebench_eval::EpisodeGrade {
+            instance_id: id.into(),
             sample: 0,
             end_reason: "submit".into(),
             final_source: "submitted".into(),
@@ -613,19 +748,27 @@ mod tests {
             recovered,
             behaviour: None,
         };
-        // Bin 0: one of two recovered; 1–5: none graded; 6–10: two of three (one
-        // undecided, left out).
+        // Bin 0: one of two instances recovered; 1–5: none graded; 6–10: instance c's two
+        // episodes (one recovered) weigh as much as instance d's one (recovered), an
+        // undecided one left out: (1/2 + 1) / 2.
         let list = [
-            e(0, Some(true)),
-            e(0, Some(false)),
-            e(3, None),
-            e(6, Some(true)),
-            e(10, Some(true)),
-            e(7, Some(false)),
+            e("a", 0, Some(true)),
+            e("b", 0, Some(false)),
+            e("a", 3, None),
+            e("c", 6, Some(true)),
+            e("c", 10, Some(false)),
+            e("d", 7, Some(true)),
         ];
+        let series = recovered_by_probes_points("r", &list, &probe_bins(10));
         assert_eq!(
-            recovered_by_probes_points(&list, &probe_bins(10)),
-            vec![(0.0, Some(0.5)), (1.0, None), (2.0, Some(2.0 / 3.0))]
+            series.points,
+            vec![(0.0, Some(0.5)), (1.0, None), (2.0, Some(0.75))]
+        );
+        let w = interval::wilson(1, 2).unwrap();
+        let c = interval::clustered(&[0.5, 1.0]).unwrap();
+        assert_eq!(
+            series.bars,
+            vec![Some((w.lo, w.hi)), None, Some((c.lo, c.hi))]
         );
     }
 }

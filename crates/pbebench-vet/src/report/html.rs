@@ -8,18 +8,23 @@ use std::fmt::Write as _;
 
 const CSS: &str = r#"
 body { font-family: "DejaVu Sans", Helvetica, Arial, sans-serif; margin: 0; color: #1a1a1a; background: #fafafa; }
-main { max-width: 1100px; margin: 0 auto; padding: 24px 32px 48px; background: #ffffff; }
+main { max-width: 1400px; box-sizing: border-box; margin: 0 auto; padding: 24px 32px 48px; background: #ffffff; }
 h1 { font-size: 1.6em; margin: 0 0 4px; }
 h2 { font-size: 1.25em; margin: 36px 0 10px; border-bottom: 2px solid #0072B2; padding-bottom: 4px; }
 h3 { font-size: 1.05em; margin: 22px 0 8px; }
 p.sub { color: #555555; margin: 0 0 16px; }
-table { border-collapse: collapse; margin: 8px 0 16px; font-size: 0.92em; }
+table { border-collapse: collapse; margin: 8px 0 16px; font-size: 0.92em; display: block; max-width: 100%; overflow-x: auto; }
 th, td { border: 1px solid #d0d0d0; padding: 4px 9px; text-align: right; }
 th { background: #eef3f8; }
 td.l, th.l { text-align: left; }
 #leaderboard td.l { white-space: nowrap; }
 tr:nth-child(even) td { background: #f7f9fb; }
-figure { margin: 18px 0 28px; }
+#leaderboard th.g { text-align: center; background: #dde7f1; }
+span.ci { display: block; font-size: 0.82em; color: #555555; white-space: nowrap; }
+details { margin: 0 0 16px; }
+summary { cursor: pointer; color: #0072B2; }
+div.figures { display: grid; grid-template-columns: repeat(auto-fill, minmax(600px, 1fr)); gap: 0 28px; }
+figure { margin: 18px 0 28px; min-width: 0; }
 figure svg { max-width: 100%; height: auto; border: 1px solid #e4e4e4; }
 figcaption { color: #444444; font-size: 0.9em; max-width: 760px; margin-top: 6px; }
 .warn { background: #fff6dd; border: 1px solid #e6c65c; padding: 8px 14px; margin: 12px 0; }
@@ -57,7 +62,7 @@ pub(super) fn page(r: &Report) -> String {
     leaderboard(&mut h, &r.leaderboard);
     by_length_table(&mut h, r);
     if !r.figures.is_empty() {
-        h.push_str("<h2>Figures</h2>\n");
+        h.push_str("<h2>Figures</h2>\n<div class=\"figures\">\n");
         for fig in &r.figures {
             let _ = write!(
                 h,
@@ -66,6 +71,7 @@ pub(super) fn page(r: &Report) -> String {
                 escape(&fig.caption)
             );
         }
+        h.push_str("</div>\n");
     }
     if !r.transcripts().is_empty() {
         h.push_str("<h2>Episodes</h2>\n<p>A few episodes of the interactive runs, as <code>pbebench show RUN --id ID --sample K</code> prints them: every message, tool call and result.</p>\n<ul>\n");
@@ -145,20 +151,64 @@ fn headers() -> Vec<&'static str> {
     headers
 }
 
-fn cells(row: &LeaderRow) -> Vec<String> {
-    let o = &row.overall;
-    let label = if row.tied_with_above {
+/// The results' label, marked `≈` when tied with the row above.
+fn label(row: &LeaderRow) -> String {
+    if row.tied_with_above {
         format!("{} ≈", row.label)
     } else {
         row.label.clone()
-    };
-    let mut cells = vec![label, o.instances.to_string(), o.samples.to_string()];
+    }
+}
+
+fn cells(row: &LeaderRow) -> Vec<String> {
+    let o = &row.overall;
+    let mut cells = vec![label(row), o.instances.to_string(), o.samples.to_string()];
     cells.extend(COLUMNS.iter().map(|c| match o.interval(c) {
         Some(i) => format!("{} {}", c.cell(o), i.bounds()),
         None => c.cell(o),
     }));
     cells.push(cost(row.cost));
     cells
+}
+
+/// The page's leaderboard shows these groups of columns; the other columns of
+/// [`COLUMNS`] are folded below it (so that a new column lands there without an edit
+/// here, and the table fits a 1400-pixel page).
+const GROUPS: [(&str, &[Column]); 3] = [
+    (
+        "fits the examples",
+        &[Column::PASS_AT_1, Column::BEST_OF_K, Column::EDIT_SIM],
+    ),
+    (
+        "recovers the rule",
+        &[Column::RECOVERED_AT_1, Column::BEHAVIOUR],
+    ),
+    (
+        "vetted reward, per sample",
+        &[Column::MEAN_REWARD, Column::RESOLVED],
+    ),
+];
+
+/// The columns of [`COLUMNS`] in no group of [`GROUPS`], in their order.
+fn folded() -> Vec<Column> {
+    let grouped = |c: &Column| {
+        GROUPS
+            .iter()
+            .any(|(_, cs)| cs.iter().any(|g| g.key == c.key))
+    };
+    COLUMNS.iter().filter(|c| !grouped(c)).copied().collect()
+}
+
+/// A figure's cell on the page: the figure, and its 95% interval on a line below.
+fn figure_cell(c: &Column, o: &pbebench::Aggregate) -> String {
+    match o.interval(c) {
+        Some(i) => format!(
+            "<td>{}<span class=\"ci\">{}</span></td>",
+            c.cell(o),
+            i.bounds()
+        ),
+        None => format!("<td>{}</td>", c.cell(o)),
+    }
 }
 
 /// What each figure is, from [`pbebench::COLUMNS`], and how its interval and a tie are
@@ -175,32 +225,63 @@ fn legend() -> String {
          difference, paired by instance where both have per-instance lines, holds 0)."
             .to_owned(),
     );
-    format!("<p>{}</p>\n", escape(&items.join(" ")))
+    format!(
+        "<details><summary>What the columns mean</summary><p>{}</p></details>\n",
+        escape(&items.join(" "))
+    )
 }
 
 fn leaderboard(h: &mut String, rows: &[LeaderRow]) {
-    h.push_str("<table id=\"leaderboard\">\n<tr>");
-    for (k, c) in headers().iter().enumerate() {
+    h.push_str("<table id=\"leaderboard\">\n<tr><th class=\"l\" rowspan=\"2\">results</th><th rowspan=\"2\">instances</th><th rowspan=\"2\">samples</th>");
+    for (name, columns) in GROUPS {
         let _ = write!(
             h,
-            "<th{}>{c}</th>",
-            if k == 0 { " class=\"l\"" } else { "" }
+            "<th class=\"g\" colspan=\"{}\">{}</th>",
+            columns.len(),
+            escape(name)
         );
+    }
+    h.push_str("<th rowspan=\"2\">cost</th></tr>\n<tr>");
+    for c in GROUPS.iter().flat_map(|(_, cs)| cs.iter()) {
+        let _ = write!(h, "<th>{}</th>", escape(c.header));
     }
     h.push_str("</tr>\n");
     for row in rows {
-        h.push_str("<tr>");
-        for (k, c) in cells(row).iter().enumerate() {
-            let _ = write!(
-                h,
-                "<td{}>{}</td>",
-                if k == 0 { " class=\"l\"" } else { "" },
-                escape(c)
-            );
+        let o = &row.overall;
+        let _ = write!(
+            h,
+            "<tr><td class=\"l\">{}</td><td>{}</td><td>{}</td>",
+            escape(&label(row)),
+            o.instances,
+            o.samples
+        );
+        for c in GROUPS.iter().flat_map(|(_, cs)| cs.iter()) {
+            h.push_str(&figure_cell(c, o));
         }
-        h.push_str("</tr>\n");
+        let _ = writeln!(h, "<td>{}</td></tr>", cost(row.cost));
     }
     h.push_str("</table>\n");
+    let more = folded();
+    if !more.is_empty() {
+        let names: Vec<&str> = more.iter().map(|c| c.header).collect();
+        let _ = write!(
+            h,
+            "<details><summary>More columns: {}</summary>\n<table id=\"leaderboard-more\">\n<tr><th class=\"l\">results</th>",
+            escape(&names.join(", "))
+        );
+        for c in &more {
+            let _ = write!(h, "<th>{}</th>", escape(c.header));
+        }
+        h.push_str("</tr>\n");
+        for row in rows {
+            let _ = write!(h, "<tr><td class=\"l\">{}</td>", escape(&label(row)));
+            for c in &more {
+                h.push_str(&figure_cell(c, &row.overall));
+            }
+            h.push_str("</tr>\n");
+        }
+        h.push_str("</table>\n</details>\n");
+    }
     h.push_str(&legend());
 }
 
@@ -230,7 +311,7 @@ fn by_length_table(h: &mut String, r: &Report) {
     if lengths.is_empty() {
         return;
     }
-    h.push_str("<h3>best-of-K / Edit_Sim by gold cascade length (± one standard error)</h3>\n<table><tr><th class=\"l\">results</th>");
+    h.push_str("<h3>Pass@1 / Recovered@1 by gold cascade length (± one standard error)</h3>\n<table><tr><th class=\"l\">results</th>");
     for l in &lengths {
         let _ = write!(h, "<th>{l}</th>");
     }
@@ -243,8 +324,8 @@ fn by_length_table(h: &mut String, r: &Report) {
                     let _ = write!(
                         h,
                         "<td>{} / {}</td>",
-                        Column::BEST_OF_K.cell_with_se(a),
-                        Column::EDIT_SIM.cell_with_se(a)
+                        Column::PASS_AT_1.cell_with_se(a),
+                        Column::RECOVERED_AT_1.cell_with_se(a)
                     );
                 }
                 None => h.push_str("<td>–</td>"),
@@ -440,8 +521,20 @@ fn audit_shortcuts(h: &mut String, a: &AuditFindings) {
             escape(&b.name),
             escape(&b.description)
         );
-        for v in b.figures() {
-            let _ = write!(h, "<td>{}</td>", figure(v));
+        for (c, v) in BASELINE_COLUMNS.iter().zip(b.figures()) {
+            match b.intervals.get(c.key) {
+                Some(i) => {
+                    let _ = write!(
+                        h,
+                        "<td>{}<span class=\"ci\">{}</span></td>",
+                        figure(v),
+                        i.bounds()
+                    );
+                }
+                None => {
+                    let _ = write!(h, "<td>{}</td>", figure(v));
+                }
+            }
         }
         h.push_str("</tr>\n");
     }

@@ -62,6 +62,10 @@ pub(super) struct JournalHeader {
     dataset: String,
     panel: String,
     max_examples: usize,
+    /// Fresh instances tried per slot (absent in journals written before it could be
+    /// set: the default then).
+    #[serde(default = "default_replacements")]
+    replacement_attempts: usize,
     seed: u64,
     /// The generation parameters replacements are drawn with, as JSON (`None`: none).
     params: Option<serde_json::Value>,
@@ -69,6 +73,14 @@ pub(super) struct JournalHeader {
     /// before it was recorded), so that one snapshot never mixes two solvers' attacks.
     #[serde(default)]
     solver_revision: Option<u32>,
+    /// The shard `(K, N)` vetted (absent: every slot), so that a journal of one shard
+    /// never resumes another.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    shard: Option<(usize, usize)>,
+}
+
+fn default_replacements() -> usize {
+    super::REPLACEMENT_ATTEMPTS
 }
 
 impl JournalHeader {
@@ -76,25 +88,31 @@ impl JournalHeader {
         instances: &[Instance],
         options: &VetOptions,
         params: Option<&GenParams>,
+        shard: Option<(usize, usize)>,
     ) -> Self {
         JournalHeader {
             journal: KIND.to_owned(),
             dataset: pbebench_io::dataset_fingerprint(instances),
             panel: options.panel.to_string(),
             max_examples: options.max_examples,
+            replacement_attempts: options.replacement_attempts,
             seed: options.seed,
             params: params.map(|p| serde_json::to_value(p).expect("parameters serialise")),
             solver_revision: Some(pbebench_solve::SOLVER_REVISION),
+            shard,
         }
     }
 
     fn describe(&self) -> String {
         format!(
-            "the dataset with sha256 {}… and --panel {} --max-examples {} --seed {}{} (solver revision {})",
+            "the dataset with sha256 {}… and --panel {} --max-examples {} --replacements {} --seed {}{}{} (solver revision {})",
             &self.dataset[..self.dataset.len().min(12)],
             self.panel,
             self.max_examples,
+            self.replacement_attempts,
             self.seed,
+            self.shard
+                .map_or_else(String::new, |(k, n)| format!(" --shard {k}/{n}")),
             if self.params.is_some() {
                 " (with replacements)"
             } else {

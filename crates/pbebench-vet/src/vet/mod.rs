@@ -46,8 +46,19 @@ pub const DEFAULT_MAX_EXAMPLES: usize = 12;
 /// bounds a run's time.
 pub const MAX_EXAMPLES_LIMIT: usize = 1000;
 
-/// Fresh instances tried for one slot before it is dropped.
+/// Fresh instances tried for one slot before it is dropped, by default
+/// ([`VetOptions::replacement_attempts`], `--replacements`).
 pub const REPLACEMENT_ATTEMPTS: usize = 4;
+
+/// Fresh instances tried for one slot of `full-vetted` (issue 38.5): enough to keep its
+/// length quota. At lengths 12–17 with a cap of 70 examples about one fresh instance in
+/// eight is kept (4 attempts left about half of those slots empty), so a slot stays
+/// empty after 32 with a chance of about (7/8)^33 ≈ 1%; such a slot is reported by
+/// length ([`VetSummary::dropped_by_length`]), not filled from another quota.
+pub const FULL_VETTED_REPLACEMENT_ATTEMPTS: usize = 32;
+
+/// The largest `--replacements`: each fresh instance costs a repair of its own.
+pub const REPLACEMENT_ATTEMPTS_LIMIT: usize = 1000;
 
 /// The most inputs tried when a counterexample is held out and another must be found.
 const ALTERNATIVES_SEARCHED: usize = 200_000;
@@ -59,6 +70,10 @@ pub struct VetOptions {
     pub panel: Panel,
     /// The most visible examples an instance may reach by repair.
     pub max_examples: usize,
+    /// Fresh instances tried for a slot whose instance is not kept, before the slot is
+    /// dropped ([`REPLACEMENT_ATTEMPTS`] by default; at most
+    /// [`REPLACEMENT_ATTEMPTS_LIMIT`]).
+    pub replacement_attempts: usize,
     /// The run's seed: mixed into the solvers' example orders and the replacements'
     /// generator seeds.
     pub seed: u64,
@@ -204,6 +219,17 @@ pub enum VetError {
     /// The worker threads could not start.
     #[error("cannot start the worker threads: {0}")]
     Threads(#[from] rayon::ThreadPoolBuildError),
+    /// `replacement_attempts` above [`REPLACEMENT_ATTEMPTS_LIMIT`].
+    #[error("replacement_attempts {0} is more than {REPLACEMENT_ATTEMPTS_LIMIT}: each fresh instance costs a repair of its own; give at most {REPLACEMENT_ATTEMPTS_LIMIT}")]
+    TooManyReplacements(usize),
+    /// A shard that is none: `K ≥ N`.
+    #[error("shard {k}/{n} is not a shard: need 0 <= K < N (shard 0/{n} is the first of {n})")]
+    Shard {
+        /// The shard's index asked for.
+        k: usize,
+        /// The number of shards asked for.
+        n: usize,
+    },
     /// The generator failed for a reason other than a stall.
     #[error("generating a replacement: {0}")]
     Generate(String),
@@ -220,6 +246,21 @@ pub struct VetJob<'a> {
     pub threads: usize,
     /// Start over, discarding a journal of an earlier run.
     pub fresh: bool,
+    /// Vet only shard `(K, N)` (0-based): the slots `[K·D/N, (K+1)·D/N)` of the D
+    /// instances, split as `generate`'s shards are. Each slot is a pure function of its
+    /// instance, the options and its position in the whole dataset, so the shards'
+    /// snapshots concatenated in order are the whole run's, byte for byte, whatever N.
+    /// `None`: every slot.
+    pub shard: Option<(usize, usize)>,
+}
+
+/// The slots `[lo, hi)` of shard `(k, n)` of `total` (every slot without one).
+fn shard_range(shard: Option<(usize, usize)>, total: usize) -> Result<(usize, usize), VetError> {
+    match shard {
+        None => Ok((0, total)),
+        Some((k, n)) if k < n => Ok((k * total / n, (k + 1) * total / n)),
+        Some((k, n)) => Err(VetError::Shard { k, n }),
+    }
 }
 
 /// Counts so far, for progress.
@@ -258,6 +299,11 @@ pub struct VetSummary {
     pub replaced: usize,
     /// Slots dropped (nothing kept).
     pub dropped: usize,
+    /// Dropped slots by the gold cascade length of the slot's instance: where the
+    /// snapshot falls short of its length quota.
+    pub dropped_by_length: BTreeMap<usize, usize>,
+    /// Every dropped slot, in dataset order.
+    pub dropped_slots: Vec<DroppedSlot>,
     /// Why slots were replaced or dropped: `ambiguous at N`, `recovered by a shortcut`,
     /// `undecided`.
     pub reasons: BTreeMap<String, usize>,
@@ -274,6 +320,17 @@ pub struct VetSummary {
     /// Why the journal could not be kept up (the run went on; it cannot be resumed).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub journal_failure: Option<String>,
+}
+
+/// A slot left empty: its instance, and none of the fresh ones tried, was kept.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DroppedSlot {
+    /// The id of the slot's instance.
+    pub id: String,
+    /// Its gold cascade length (the length quota the slot belonged to).
+    pub cascade_len: usize,
+    /// Why, attempt by attempt.
+    pub reason: String,
 }
 
 /// The generation parameters of a dataset pbebench generated from a preset, told by its
@@ -310,6 +367,9 @@ fn check_dataset(instances: &[Instance], options: &VetOptions) -> Result<(), Vet
     if options.max_examples > MAX_EXAMPLES_LIMIT {
         return Err(VetError::TooManyExamples(options.max_examples));
     }
+    if options.replacement_attempts > REPLACEMENT_ATTEMPTS_LIMIT {
+        return Err(VetError::TooManyReplacements(options.replacement_attempts));
+    }
     for (k, inst) in instances.iter().enumerate() {
         if inst.cascade.is_none() {
             return Err(VetError::NoGold {
@@ -339,18 +399,21 @@ fn check_dataset(instances: &[Instance], options: &VetOptions) -> Result<(), Vet
     Ok(())
 }
 
-/// Vets every instance of `instances` as `job` says (see the module documentation),
-/// resuming from the journal of an earlier run of the same job unless `job.fresh`; writes
-/// the vetted snapshot in dataset order, then removes the journal.
+/// Vets every instance of `instances` (or of `job.shard`'s slots) as `job` says (see the
+/// module documentation), resuming from the journal of an earlier run of the same job
+/// unless `job.fresh`; writes the vetted snapshot in dataset order, then removes the
+/// journal. The summary counts the slots vetted (the shard's).
 pub fn vet_dataset(
     instances: &[Instance],
     job: &VetJob<'_>,
     progress: &dyn VetProgress,
 ) -> Result<VetSummary, VetError> {
     let options = job.options;
+    let (lo, hi) = shard_range(job.shard, instances.len())?;
     check_dataset(instances, options)?;
+    // From the whole dataset, so that every shard draws replacements alike.
     let params = options.params.clone().or_else(|| infer_params(instances));
-    let header = JournalHeader::of(instances, options, params.as_ref());
+    let header = JournalHeader::of(instances, options, params.as_ref(), job.shard);
     let journal_path = pbebench_io::journal_path(job.out);
     let mut files = pbebench_io::Files::new();
     files.output("--out", job.out);
@@ -359,15 +422,13 @@ pub fn vet_dataset(
     }
     files.check()?;
     let journal = journal::open(journal_path, &header, instances.len(), job.fresh)?;
-    let total = instances.len();
+    let total = hi - lo;
     let resumed = journal.done().len();
     if let Some(path) = journal.path().filter(|_| resumed > 0) {
         progress.resumed(resumed, total, path);
     }
-    let mut slots: Vec<Option<Slot>> = (0..total)
-        .map(|k| journal.done().get(&k).cloned())
-        .collect();
-    let todo: Vec<usize> = (0..total).filter(|k| slots[*k].is_none()).collect();
+    let mut slots: Vec<Option<Slot>> = (lo..hi).map(|k| journal.done().get(&k).cloned()).collect();
+    let todo: Vec<usize> = (lo..hi).filter(|k| slots[k - lo].is_none()).collect();
     let counts = Mutex::new(tally(slots.iter().flatten(), total));
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(job.threads.max(1))
@@ -390,21 +451,30 @@ pub fn vet_dataset(
     });
     for result in done_now {
         let (k, slot) = result?;
-        slots[k] = Some(slot);
+        slots[k - lo] = Some(slot);
     }
     let journal_failure = journal.failure();
     let slots: Vec<Slot> = slots
         .into_iter()
         .map(|s| s.expect("every slot is vetted or resumed"))
         .collect();
-    let summary = write_snapshot(&slots, job.out, params.is_some(), resumed, journal_failure)?;
+    let summary = write_snapshot(
+        &slots,
+        &instances[lo..hi],
+        job.out,
+        params.is_some(),
+        resumed,
+        journal_failure,
+    )?;
     journal.remove();
     Ok(summary)
 }
 
-/// Writes the kept instances of `slots` to `out` and sums the run up.
+/// Writes the kept instances of `slots` (those of `instances`) to `out` and sums the run
+/// up.
 fn write_snapshot(
     slots: &[Slot],
+    instances: &[Instance],
     out: &Path,
     replacements_possible: bool,
     resumed: usize,
@@ -422,6 +492,8 @@ fn write_snapshot(
         kept: 0,
         replaced: 0,
         dropped: 0,
+        dropped_by_length: BTreeMap::new(),
+        dropped_slots: Vec::new(),
         reasons: BTreeMap::new(),
         added_per_instance: BTreeMap::new(),
         added: 0,
@@ -430,7 +502,7 @@ fn write_snapshot(
         stats: DatasetStats::default(),
         journal_failure,
     };
-    for slot in slots {
+    for (slot, inst) in slots.iter().zip(instances) {
         match slot {
             Slot::Kept(v) => {
                 summary.kept += 1;
@@ -446,9 +518,18 @@ fn write_snapshot(
                 }
                 lines.write(v.as_ref()).map_err(write_error)?;
             }
-            Slot::Dropped { reason, .. } => {
+            Slot::Dropped { id, reason } => {
                 summary.dropped += 1;
                 *summary.reasons.entry(reason_kind(reason)).or_default() += 1;
+                *summary
+                    .dropped_by_length
+                    .entry(inst.cascade_len)
+                    .or_default() += 1;
+                summary.dropped_slots.push(DroppedSlot {
+                    id: id.clone(),
+                    cascade_len: inst.cascade_len,
+                    reason: reason.clone(),
+                });
             }
         }
     }
@@ -521,7 +602,7 @@ fn vet_slot(
             reason: format!("{reason} (no generation parameters to replace it)"),
         });
     };
-    for attempt in 1..=REPLACEMENT_ATTEMPTS {
+    for attempt in 1..=options.replacement_attempts {
         let generator_seed = mix(&[options.seed, params.seed, k as u64, attempt as u64]);
         let Some(mut fresh) = fresh_instance(params, inst, generator_seed)? else {
             continue;
@@ -558,7 +639,10 @@ fn vet_slot(
     }
     Ok(Slot::Dropped {
         id: inst.id.clone(),
-        reason: format!("{reason}; no fresh instance kept after {REPLACEMENT_ATTEMPTS} attempts"),
+        reason: format!(
+            "{reason}; no fresh instance kept after {} attempts",
+            options.replacement_attempts
+        ),
     })
 }
 

@@ -12,6 +12,7 @@ fn options(panel: &str, max_examples: usize) -> VetOptions {
     VetOptions {
         panel: panel.parse().unwrap(),
         max_examples,
+        replacement_attempts: REPLACEMENT_ATTEMPTS,
         seed: 0,
         params: None,
     }
@@ -28,6 +29,7 @@ fn run(
         out,
         threads,
         fresh: false,
+        shard: None,
     };
     vet_dataset(instances, &job, &Quiet)
 }
@@ -269,6 +271,7 @@ fn an_interrupted_run_resumes_from_its_journal() {
         out: &out,
         threads: 1,
         fresh: false,
+        shard: None,
     };
     let stopped = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         vet_dataset(&data, &job, &StopAfter(1))
@@ -335,4 +338,92 @@ fn a_journal_of_an_older_version_resumes() {
     assert_eq!(written.len(), 3);
     assert_eq!(written[..2], kept[..]);
     assert!(!dir.path().join("v.jsonl.partial").exists());
+}
+
+#[test]
+fn shards_concatenate_to_the_whole_run_byte_for_byte() {
+    // Replacements on (params given) so that the slots' generator seeds, which depend on
+    // the slot's position in the whole dataset, are exercised too.
+    let (p, data) = lite(16, 4);
+    let dir = tempfile::tempdir().unwrap();
+    // No room for added examples: an instance the panel can fool is replaced.
+    let mut o = options("shortcuts", 5);
+    o.params = Some(p);
+    let vet = |shard, name: &str| {
+        let out = dir.path().join(name);
+        let job = VetJob {
+            options: &o,
+            out: &out,
+            threads: 2,
+            fresh: false,
+            shard,
+        };
+        let summary = vet_dataset(&data, &job, &Quiet).unwrap();
+        (std::fs::read(&out).unwrap(), summary)
+    };
+    let (whole, summary) = vet(None, "whole.jsonl");
+    assert!(summary.replaced > 0, "no replacement to check: {summary:?}");
+    // Even splits, uneven ones, one slot per shard, and more shards than slots (empty ones).
+    for n in [1, 3, 5, 16, 20] {
+        let mut joined = Vec::new();
+        let mut slots = 0;
+        for k in 0..n {
+            let (bytes, s) = vet(Some((k, n)), &format!("s{k}-of-{n}.jsonl"));
+            joined.extend(bytes);
+            slots += s.instances;
+        }
+        assert_eq!(slots, 16, "{n} shards cover every slot once");
+        assert!(joined == whole, "{n} shards differ from the whole run");
+    }
+    // A shard that is none is refused, naming it.
+    let out = dir.path().join("bad.jsonl");
+    for (k, n) in [(2, 2), (0, 0)] {
+        let job = VetJob {
+            options: &o,
+            out: &out,
+            threads: 1,
+            fresh: false,
+            shard: Some((k, n)),
+        };
+        let e = vet_dataset(&data, &job, &Quiet).unwrap_err();
+        assert!(matches!(e, VetError::Shard { .. }), "{e}");
+        assert!(
+            e.to_string()
+                .starts_with(&format!("shard {k}/{n} is not a shard")),
+            "{e}"
+        );
+    }
+}
+
+#[test]
+fn the_replacement_bound_is_per_slot_and_empty_slots_are_reported_by_length() {
+    let (p, data) = lite(16, 4);
+    let dir = tempfile::tempdir().unwrap();
+    let run_with = |attempts| {
+        let mut o = options("shortcuts", 5);
+        o.params = Some(p.clone());
+        o.replacement_attempts = attempts;
+        run(&data, &o, &dir.path().join(format!("a{attempts}.jsonl")), 2).unwrap()
+    };
+    let (none, four) = (run_with(0), run_with(4));
+    // Without fresh instances every slot whose own instance is not kept stays empty; with
+    // four, those same slots are replaced or, failing four times, empty.
+    assert!(none.dropped > 0 && none.replaced == 0, "{none:?}");
+    assert_eq!(none.dropped, four.replaced + four.dropped);
+    for s in [&none, &four] {
+        assert_eq!(s.dropped_slots.len(), s.dropped);
+        assert_eq!(s.dropped_by_length.values().sum::<usize>(), s.dropped);
+        for d in &s.dropped_slots {
+            let inst = data.iter().find(|i| i.id == d.id).unwrap();
+            assert_eq!(d.cascade_len, inst.cascade_len, "{d:?}");
+        }
+    }
+    assert!(none.dropped_slots[0]
+        .reason
+        .ends_with("no fresh instance kept after 0 attempts"));
+    // The bound is checked before any work.
+    let mut o = options("shortcuts", 5);
+    o.replacement_attempts = REPLACEMENT_ATTEMPTS_LIMIT + 1;
+    let e = run(&data, &o, &dir.path().join("x.jsonl"), 1).unwrap_err();
+    assert!(matches!(e, VetError::TooManyReplacements(_)), "{e}");
 }
