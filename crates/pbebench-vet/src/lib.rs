@@ -51,6 +51,7 @@ pub mod report;
 mod results;
 mod shortcuts;
 mod svg;
+mod sweep;
 mod vet;
 
 pub use attack::{
@@ -64,6 +65,7 @@ pub use logit::{fit_logit, LogitError, LogitFit};
 pub use report::{Report, ReportInput};
 pub use results::{check_against, check_same_instances, load_results, ResultSet, ResultsError};
 pub use shortcuts::Baseline;
+pub use sweep::sweep_plot;
 pub use vet::{
     infer_params, vet_dataset, AddedExample, DroppedSlot, Repair, Replacement, VetCounts, VetError,
     VetJob, VetOptions, VetProgress, VetSummary, VettedInstance, DEFAULT_MAX_EXAMPLES,

@@ -175,11 +175,13 @@ impl Frame {
         );
     }
 
-    /// A legend to the right of the plot area: a swatch (line or box) and the name.
-    fn legend(&self, out: &mut String, names: &[String], boxes: bool) {
+    /// A legend to the right of the plot area: a swatch (line or box) and the name, then
+    /// `dashed`'s entry with a dashed grey line.
+    fn legend(&self, out: &mut String, names: &[String], boxes: bool, dashed: Option<&str>) {
         if names.is_empty() {
             return;
         }
+        let rows = names.len() + usize::from(dashed.is_some());
         let x = self.width - self.right + 16.0;
         let mut y = self.top + 8.0;
         let _ = write!(
@@ -188,7 +190,7 @@ impl Frame {
             bx = x - 8.0,
             by = y - 4.0,
             bw = self.right - 16.0,
-            bh = names.len() as f64 * 20.0 + 8.0,
+            bh = rows as f64 * 20.0 + 8.0,
         );
         for (k, name) in names.iter().enumerate() {
             let c = colour(k);
@@ -216,6 +218,18 @@ impl Frame {
                 t = escape(&shown)
             );
             y += 20.0;
+        }
+        if let Some(name) = dashed {
+            let shown = shorten(name, ((self.right - 48.0) / (12.0 * 0.58)) as usize);
+            let _ = write!(
+                out,
+                r##"<line x1="{x}" y1="{ym}" x2="{x2}" y2="{ym}" stroke="#555555" stroke-width="1.5" stroke-dasharray="5 3"/><text x="{tx}" y="{ty}">{t}</text>"##,
+                ym = y + 8.0,
+                x2 = x + 18.0,
+                tx = x + 24.0,
+                ty = y + 12.0,
+                t = escape(&shown)
+            );
         }
     }
 }
@@ -346,6 +360,36 @@ fn step_corners(points: &[(f64, f64)]) -> Vec<(f64, f64)> {
     out
 }
 
+/// What [`LineChart::render_with`] draws besides a chart's series.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Overlay {
+    /// A reference level per series, drawn as a dashed horizontal line in the series'
+    /// colour across the plot, with one dashed legend entry of this name.
+    pub reference: Option<(String, Vec<Option<f64>>)>,
+}
+
+/// Each series' reference level: a dashed line across the plot in its colour, at `at(k, y)`.
+fn reference_levels(
+    out: &mut String,
+    frame: &Frame,
+    levels: &[Option<f64>],
+    at: &dyn Fn(usize, f64) -> f64,
+) {
+    for (k, y) in levels.iter().enumerate() {
+        let Some(y) = y.filter(|v| v.is_finite()) else {
+            continue;
+        };
+        let _ = write!(
+            out,
+            r#"<line x1="{x0}" y1="{py:.1}" x2="{x1}" y2="{py:.1}" stroke="{c}" stroke-width="1.5" stroke-dasharray="5 3"/>"#,
+            x0 = frame.left,
+            x1 = frame.left + frame.plot_width(),
+            py = at(k, y),
+            c = colour(k),
+        );
+    }
+}
+
 /// A line chart with markers, or a step chart (survival curves).
 #[derive(Debug, Clone, PartialEq)]
 pub struct LineChart {
@@ -371,12 +415,19 @@ pub struct LineChart {
 impl LineChart {
     /// The chart as a standalone `<svg>` element.
     pub fn render(&self) -> String {
+        self.render_with(&Overlay::default())
+    }
+
+    /// The chart with a reference level per series drawn under its series.
+    pub fn render_with(&self, overlay: &Overlay) -> String {
         let names: Vec<String> = self.series.iter().map(|s| s.name.clone()).collect();
+        let mut legend_names = names.clone();
+        legend_names.extend(overlay.reference.iter().map(|(name, _)| name.clone()));
         let frame = Frame {
             width: 760.0,
             height: 420.0,
             left: 72.0,
-            right: legend_width(&names),
+            right: legend_width(&legend_names),
             top: 38.0,
             bottom: 58.0,
         };
@@ -419,6 +470,10 @@ impl LineChart {
             _ => 0.0,
         };
         let lift = |k: usize| if self.step { offset(k, 2.5) } else { 0.0 };
+        if let Some((_, levels)) = &overlay.reference {
+            let levels = &levels[..levels.len().min(n)];
+            reference_levels(&mut out, &frame, levels, &|k, y| sy(y) + lift(k));
+        }
         for (k, series) in self.series.iter().enumerate() {
             let c = colour(k);
             let dash = if k >= PALETTE.len() {
@@ -474,7 +529,8 @@ impl LineChart {
             }
         }
         frame.axis_labels(&mut out, &self.x_label, &self.y_label);
-        frame.legend(&mut out, &names, false);
+        let reference = overlay.reference.as_ref().map(|(name, _)| name.as_str());
+        frame.legend(&mut out, &names, false, reference);
         out.push_str("</svg>");
         out
     }
@@ -652,7 +708,7 @@ impl BarChart {
         }
         frame_box(&mut out, &frame);
         frame.axis_labels(&mut out, &self.x_label, &self.y_label);
-        frame.legend(&mut out, &legend, true);
+        frame.legend(&mut out, &legend, true, None);
         out.push_str("</svg>");
         out
     }
@@ -944,6 +1000,39 @@ mod tests {
     #[test]
     fn escapes_markup() {
         assert_eq!(escape(r#"a<b>&"c'"#), "a&lt;b&gt;&amp;&quot;c&#39;");
+    }
+
+    #[test]
+    fn reference_levels_are_dashed_with_one_legend_entry() {
+        let chart = LineChart {
+            title: "held out".into(),
+            x_label: "rules".into(),
+            y_label: "exact".into(),
+            x: XAxis::Categories(vec!["1".into(), "2".into()]),
+            y: (0.0, 1.0),
+            series: vec![
+                Series::new("a", vec![(0.0, Some(0.5)), (1.0, Some(0.7))]),
+                Series::new("b", vec![(0.0, Some(0.2)), (1.0, None)]),
+            ],
+            step: false,
+            annotate: false,
+        };
+        let overlay = Overlay {
+            reference: Some((
+                "identity <dashed>".into(),
+                vec![Some(0.25), None, Some(0.9)],
+            )),
+        };
+        let svg = chart.render_with(&overlay);
+        well_formed(&svg);
+        // One level (b has none, and the third has no series), and its legend entry.
+        assert_eq!(
+            svg.matches(r#"stroke-dasharray="5 3""#).count(),
+            1 + 1,
+            "{svg}"
+        );
+        assert!(svg.contains(">identity &lt;dashed&gt;<"));
+        assert_eq!(chart.render(), chart.render_with(&Overlay::default()));
     }
 
     #[test]

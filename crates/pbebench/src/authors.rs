@@ -228,6 +228,15 @@ pub enum ExportError {
     /// Real data (word lists) has no programs to write.
     #[error("instance {0} has no gold cascade: the authors' format needs its programs")]
     NoGold(String),
+    /// Its words write segments as symbols (a dataset read from CLDF): the authors'
+    /// format has no field for the mapping, so the words would read back as the symbols.
+    #[error("instance {id} writes segments as one symbol each ({table}): the authors' format has no field for that mapping, so its words would read back as the symbols; keep the dataset in pbebench's format, which carries it")]
+    Symbols {
+        /// The instance.
+        id: String,
+        /// Its mapping, as `A = aː, B = t͡s`.
+        table: String,
+    },
 }
 
 /// One record, its fields in the order of the published files.
@@ -272,12 +281,20 @@ fn dag(relations: &Relations) -> Vec<(usize, &'static [&'static str], usize)> {
 /// `instance` as one record of the authors' format, without the newline: the bytes their
 /// files hold for it. The programs are `replace("a", "b")` with Python string literals;
 /// `bfcc_dag` is the relations of the gold cascade under the instance's classifier (or
-/// `options.relations`). Ids, held-out examples and limits are not part of the format.
+/// `options.relations`). Ids, held-out examples and limits are not part of the format;
+/// an instance with a symbol mapping ([`Instance::symbols`]) is refused, as the format
+/// could not carry it.
 pub fn authors_line(instance: &Instance, options: &AuthorsOptions) -> Result<String, ExportError> {
     let cascade = instance
         .cascade
         .as_ref()
         .ok_or_else(|| ExportError::NoGold(instance.id.clone()))?;
+    if !instance.symbols.is_empty() {
+        return Err(ExportError::Symbols {
+            id: instance.id.clone(),
+            table: instance.symbols.to_string(),
+        });
+    }
     let mode = options.relations.unwrap_or(instance.relations_mode);
     let relations = Relations::of(cascade, mode);
     let category = match (options.relations, instance.category) {
@@ -505,6 +522,18 @@ mod tests {
         let back = reread(&line, 0);
         assert_eq!(back.cascade, inst.cascade);
         assert_eq!(back.outputs, inst.outputs);
+        // A mapping of segments to symbols has no field in their format: refused, not
+        // dropped.
+        let inst = Instance {
+            symbols: crate::symbols::Symbols::for_segments(["aː", "t͡s", "a"], &[]).unwrap(),
+            ..inst
+        };
+        let e = authors_line(&inst, &AuthorsOptions::default()).unwrap_err();
+        assert!(matches!(e, ExportError::Symbols { .. }), "{e}");
+        assert!(
+            e.to_string().starts_with("instance 0 writes segments as one symbol each (A = aː, B = t͡s): the authors' format has no field"),
+            "{e}"
+        );
     }
 
     #[test]

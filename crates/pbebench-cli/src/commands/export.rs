@@ -27,7 +27,8 @@ pbebench generate --preset lite --out lite.jsonl && pbebench export --to authors
 pbebench export --to pbebench --dataset adaptive_balanced_1008_complete.jsonl --out lite.jsonl\n  \
 pbebench export --to authors --original-programs --dataset lite.jsonl   (the layout of their Lite file)\n\n\
 The authors' format has no ids (they read back as line numbers), no held-out examples and no limits \
-(read back as inferred from the letters); export says on standard error what it left out.")]
+(read back as inferred from the letters); export says on standard error what it left out. Instances \
+without a gold cascade or with a symbol mapping (from pairs --cldf) are refused: it cannot hold them.")]
 pub struct Args {
     /// The format to write.
     #[arg(long, value_enum)]

@@ -31,8 +31,8 @@ pub struct Args {
     #[arg(long, value_name = "FILE", requires = "inputs")]
     outputs: Option<PathBuf>,
     /// Name of that language pair, the prefix of the instance ids [default: the directory
-    /// holding --inputs].
-    #[arg(long, requires = "inputs")]
+    /// holding --inputs; with --cldf: the ID of --to].
+    #[arg(long, conflicts_with = "dir")]
     name: Option<String>,
     /// Every subdirectory of DIR holding words.in and words.out (the authors' real_sli
     /// layout), in name order, each named after its directory.
@@ -80,7 +80,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         alphabet: args.alphabet,
     };
     if args.cldf.cldf.is_some() {
-        return super::pairs_cldf::run(args.cldf, options, &args.out);
+        return super::pairs_cldf::run(args.cldf, args.name, options, &args.out);
     }
     let mut languages: Vec<LanguagePair> = Vec::new();
     match (&args.inputs, &args.outputs, &args.dir) {

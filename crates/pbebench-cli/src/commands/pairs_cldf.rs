@@ -33,7 +33,7 @@ pub struct CldfArgs {
     #[arg(long, value_name = "LANG", requires = "cldf")]
     from: Option<String>,
     /// The language of the outputs (e.g. a daughter language); the prefix of the
-    /// instance ids is its ID.
+    /// instance ids is its ID, unless --name gives one.
     #[arg(long, value_name = "LANG", requires = "cldf")]
     to: Option<String>,
     /// How forms are paired: by cognate set (the CognateTable) or by concept (the forms'
@@ -51,7 +51,13 @@ pub struct CldfArgs {
 }
 
 /// Runs `pbebench pairs --cldf`.
-pub fn run(args: CldfArgs, words: WordListOptions, out: &Path) -> anyhow::Result<ExitCode> {
+/// `name`: `--name`, the prefix of the instance ids (default: the ID of `--to`).
+pub fn run(
+    args: CldfArgs,
+    name: Option<String>,
+    words: WordListOptions,
+    out: &Path,
+) -> anyhow::Result<ExitCode> {
     let metadata = args.cldf.context("--cldf")?;
     let options = CldfOptions {
         from: args.from.context("--cldf needs --from")?,
@@ -62,7 +68,7 @@ pub fn run(args: CldfArgs, words: WordListOptions, out: &Path) -> anyhow::Result
             LinkArg::Concepts => Link::Concepts,
         },
         boundaries: args.boundaries,
-        name: None,
+        name,
         words,
     };
     let mut files = Outputs::new();

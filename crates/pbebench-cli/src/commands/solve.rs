@@ -90,6 +90,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut files = Outputs::new();
     files.input("--dataset", &args.dataset);
     args.output.declare(&mut files);
+    files.output_opt("--plot", args.budget.plot());
     let checked = files.check()?;
     let instances = read_dataset(&args.dataset)?;
     if instances.is_empty() {

@@ -15,7 +15,7 @@ use pbebench::{parse_response, read_responses, BlockChoice, Instance, RelationMo
 use pbebench_solve::{cross_validate, held_out, Budget, HoldoutRow, Solver};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// A rule budget relative to the words a solver sees.
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -46,6 +46,11 @@ pub struct BudgetArgs {
         conflicts_with_all = ["max_rules", "rule_budget"]
     )]
     sweep: Vec<String>,
+    /// With --sweep: also draw the sweep as an SVG: held-out exact match against the rules
+    /// allowed, one line per language with 95% Wilson intervals, each language's identity
+    /// dashed.
+    #[arg(long, value_name = "FILE.svg", requires = "sweep")]
+    plot: Option<PathBuf>,
     /// Print each answer's rules as sound laws (`a > b / L _ R`, in IPA for a dataset
     /// read from CLDF) beside their `replace` form, and the words no rule explains.
     #[arg(long, conflicts_with = "holdout")]
@@ -72,6 +77,11 @@ impl BudgetArgs {
     /// Whether `--laws` was given.
     pub fn laws(&self) -> bool {
         self.laws
+    }
+
+    /// The file `--plot` names, if any (an output to declare).
+    pub fn plot(&self) -> Option<&Path> {
+        self.plot.as_deref()
     }
 
     /// Whether `--sweep` was given.
@@ -179,6 +189,13 @@ pub fn sweep(
         }
         Ok(())
     })?;
+    if let Some(plot) = &args.plot {
+        let labelled: Vec<(String, Vec<HoldoutRow>)> = (runs.iter())
+            .map(|(allowed, rows)| (allowed.to_string(), rows.clone()))
+            .collect();
+        let svg = pbebench_vet::sweep_plot(&labelled, share);
+        files.write(plot, svg.as_bytes())?;
+    }
     Ok(sweep_table(&runs))
 }
 

@@ -63,6 +63,46 @@ fn pairs_from_cldf() {
     );
 }
 
+/// `--name` with `--cldf` names the instances (their ids and so their language in
+/// `solve --holdout`); without it, the ids are --to's ID.
+#[test]
+fn pairs_cldf_takes_a_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let ids = |extra: &[&str]| {
+        let out = dir.path().join("named.jsonl");
+        let mut args = vec![
+            "pairs",
+            "--cldf",
+            &*s(&toy()),
+            "--from",
+            "proto",
+            "--to",
+            "dau",
+        ]
+        .into_iter()
+        .map(str::to_owned)
+        .collect::<Vec<_>>();
+        args.extend(extra.iter().map(|a| a.to_string()));
+        args.extend(["--chunk".into(), "3".into(), "--out".into(), s(&out)]);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let o = pbebench(&args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        std::fs::read_to_string(&out)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["id"].to_string())
+            .collect::<Vec<_>>()
+    };
+    let named = ids(&["--name", "toy-dau"]);
+    assert!(named.len() > 1, "{named:?}");
+    for (k, id) in named.iter().enumerate() {
+        assert_eq!(id, &format!("\"toy-dau-{k}\""));
+    }
+    let unnamed = ids(&[]);
+    assert_eq!(unnamed.len(), named.len());
+    assert_eq!(unnamed[0], "\"dau-0\"");
+}
+
 /// Bad input is one line naming the flag or the file:line and the fix, exit 2.
 #[test]
 fn bad_cldf_input_is_one_line_error() {
@@ -201,12 +241,13 @@ fn solve_prints_laws_and_irregular_words() {
 }
 
 /// `--holdout --sweep`: one cross-validation per budget, a row per budget and language,
-/// and every row written with its budget.
+/// every row written with its budget, and the sweep drawn with --plot.
 #[test]
 fn holdout_sweeps_the_rule_budget() {
     let dir = tempfile::tempdir().unwrap();
     let data = toy_dataset(dir.path());
     let out = dir.path().join("cv.jsonl");
+    let plot = dir.path().join("sweep.svg");
     let o = pbebench(&[
         "solve",
         "--dataset",
@@ -215,6 +256,8 @@ fn holdout_sweeps_the_rule_budget() {
         "0.34",
         "--sweep",
         "1,half,3",
+        "--plot",
+        &s(&plot),
         "--out",
         &s(&out),
         "--time-limit",
@@ -245,6 +288,34 @@ fn holdout_sweeps_the_rule_budget() {
         .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["rules_allowed"].to_string())
         .collect();
     assert_eq!(budgets, ["\"1\"", "\"half\"", "\"3\""]);
+    // The plot: the budgets in the order swept, the language's line and its identity.
+    let svg = std::fs::read_to_string(&plot).unwrap();
+    assert!(svg.starts_with("<svg ") && svg.ends_with("</svg>"), "{svg}");
+    let ticks: Vec<&str> = ["1", "half", "3"]
+        .into_iter()
+        .filter(|t| svg.contains(&format!(r#"text-anchor="middle">{t}</text>"#)))
+        .collect();
+    assert_eq!(ticks, ["1", "half", "3"], "{svg}");
+    assert!(svg.contains(">dau</text>") && svg.contains(">identity (dashed)</text>"));
+    assert_fatal(
+        &pbebench(&[
+            "solve",
+            "--dataset",
+            &s(&data),
+            "--holdout",
+            "0.3",
+            "--sweep",
+            "1",
+            "--plot",
+            &s(&out),
+            "--out",
+            &s(&out),
+        ]),
+        "--plot",
+    );
+    let o = pbebench(&["solve", "--dataset", &s(&data), "--plot", &s(&plot)]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--sweep"), "{}", stderr(&o));
     assert_fatal(
         &pbebench(&[
             "solve",

@@ -278,6 +278,50 @@ fn what_cannot_be_exported_is_an_error() {
 }
 
 /// `--relations paper` writes the authors' labels whatever classifier made the dataset.
+/// An instance whose segments are written as symbols (as `pairs --cldf` writes them) is
+/// refused: the authors' format would lose the mapping, and the words would read back as
+/// the symbols.
+#[test]
+fn a_symbol_mapping_is_refused_not_dropped() {
+    let dir = tempfile::tempdir().unwrap();
+    let ours = dir.path().join("g.jsonl");
+    ok(pbebench(&[
+        "generate",
+        "--preset",
+        "lite",
+        "--size",
+        "16",
+        "--seed",
+        "5",
+        "--heldout",
+        "0",
+        "--out",
+        &s(&ours),
+    ]));
+    let first = std::fs::read_to_string(&ours).unwrap();
+    let mut record: Value = serde_json::from_str(first.lines().next().unwrap()).unwrap();
+    record["symbols"] = serde_json::json!({"A": "aː"});
+    let id = record["id"].as_str().unwrap().to_owned();
+    let with = write(dir.path(), "symbols.jsonl", &format!("{record}\n"));
+    let out = dir.path().join("x.jsonl");
+    assert_fatal(
+        &pbebench(&["export", "--to", "authors", "--dataset", &s(&with), "--out", &s(&out)]),
+        &format!("symbols.jsonl:1: instance {id} writes segments as one symbol each (A = aː): the authors' format has no field for that mapping"),
+    );
+    assert!(!out.exists(), "nothing is written");
+    // pbebench's own format carries it.
+    ok(pbebench(&[
+        "export",
+        "--to",
+        "pbebench",
+        "--dataset",
+        &s(&with),
+        "--out",
+        &s(&out),
+    ]));
+    assert!(std::fs::read_to_string(&out).unwrap().contains("aː"));
+}
+
 #[test]
 fn relations_can_be_relabelled_as_the_authors_did() {
     let dir = tempfile::tempdir().unwrap();
