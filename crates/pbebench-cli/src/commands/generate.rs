@@ -288,22 +288,7 @@ fn run_reorder(args: &Args, params: GenParams) -> anyhow::Result<ExitCode> {
         .check()?;
     let out = files.create(out_path)?;
     let pool = args.threads.pool()?;
-    let (lo, hi) = params.shard_range();
-    let bar = Shown(Progress::start(
-        "generate",
-        "instances",
-        hi - lo,
-        args.status.status_every,
-    ));
-    let mut instances = Vec::with_capacity(hi - lo);
-    let stats = pool.install(|| {
-        generate::generate(&params, &bar, &mut |inst| {
-            instances.push(inst);
-            Ok(())
-        })
-    });
-    bar.0.finish();
-    let stats = stats?;
+    let (instances, stats) = generate_in_memory(args, &params, &pool)?;
     let (kept, _, reordered) = pool.install(|| reorder_dataset(&instances, params.seed));
     out.write(|w| write_reorder_lines(w, &kept))?;
     let file = StatsFile { params, stats };
@@ -320,6 +305,31 @@ fn run_reorder(args: &Args, params: GenParams) -> anyhow::Result<ExitCode> {
         ));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The instances of `params` (its shard, when given) generated into memory on `pool`, with
+/// their statistics, and a progress bar while it runs.
+fn generate_in_memory(
+    args: &Args,
+    params: &GenParams,
+    pool: &rayon::ThreadPool,
+) -> anyhow::Result<(Vec<pbebench::Instance>, generate::GenStats)> {
+    let (lo, hi) = params.shard_range();
+    let bar = Shown(Progress::start(
+        "generate",
+        "instances",
+        hi - lo,
+        args.status.status_every,
+    ));
+    let mut instances = Vec::with_capacity(hi - lo);
+    let stats = pool.install(|| {
+        generate::generate(params, &bar, &mut |inst| {
+            instances.push(inst);
+            Ok(())
+        })
+    });
+    bar.0.finish();
+    Ok((instances, stats?))
 }
 
 /// `--preset lite-vetted|full-vetted`: the preset generated in memory, then vetted into
@@ -341,21 +351,7 @@ fn run_vetted(
         .check()?;
     let threads = args.threads.count();
     let pool = args.threads.pool()?;
-    let mut instances = Vec::with_capacity(params.size);
-    let bar = Shown(Progress::start(
-        "generate",
-        "instances",
-        params.size,
-        args.status.status_every,
-    ));
-    let stats = pool.install(|| {
-        generate::generate(&params, &bar, &mut |inst| {
-            instances.push(inst);
-            Ok(())
-        })
-    });
-    bar.0.finish();
-    let stats = stats?;
+    let (instances, stats) = generate_in_memory(args, &params, &pool)?;
     print_summary(&params, &stats, None);
     let options = pbebench_vet::VetOptions {
         panel,
