@@ -6,6 +6,7 @@
 //! here are the ones `help()` shows; `pbebench/_pbebench.pyi` repeats them with types (a
 //! test keeps the two equal).
 #![deny(unsafe_code)]
+#![warn(clippy::too_many_lines)]
 
 mod behaviour;
 mod convert;

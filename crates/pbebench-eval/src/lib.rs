@@ -70,6 +70,7 @@
 //! # }
 //! ```
 #![deny(unsafe_code)]
+#![warn(clippy::too_many_lines)]
 #![warn(missing_docs)]
 
 mod backend;

@@ -37,6 +37,7 @@
 //! # Ok::<(), std::io::Error>(())
 //! ```
 #![deny(unsafe_code)]
+#![warn(clippy::too_many_lines)]
 #![warn(missing_docs)]
 
 mod digest;

@@ -26,6 +26,7 @@
 //! assert_eq!(cascade.apply("fjze"), "fjxwye");
 //! ```
 #![deny(unsafe_code)]
+#![warn(clippy::too_many_lines)]
 #![warn(missing_docs)]
 
 mod active;

@@ -4,6 +4,7 @@
 //! README for the source and their CC BY-SA 4.0 licence), so the reference tests sweep
 //! every published record with nothing beside the clone.
 #![deny(unsafe_code)]
+#![warn(clippy::too_many_lines)]
 #![warn(missing_docs)]
 
 use std::path::PathBuf;

@@ -225,6 +225,123 @@ struct Rows {
     rows: Vec<(u64, Vec<String>)>,
 }
 
+/// The languages a Wordlist knows, with the file that lists them: the rows (ID, and name
+/// and Glottocode where the table has them) of its LanguageTable, or, without one, every
+/// language ID of the form table.
+fn known_languages(
+    metadata: &Path,
+    language_table: Option<&Table>,
+    forms: &Rows,
+) -> Result<(PathBuf, Vec<Vec<String>>), CldfError> {
+    match language_table {
+        Some(table) => {
+            let columns = ["id", "name", "glottocode"];
+            let optional = |c: &&str| *c == "id" || column_of(table, c).is_some();
+            let present: Vec<&str> = columns.iter().copied().filter(optional).collect();
+            let rows = read_rows(metadata, table, &present)?;
+            let known: Vec<Vec<String>> = rows.rows.into_iter().map(|(_, cells)| cells).collect();
+            Ok((table.path.clone(), known))
+        }
+        None => {
+            let mut ids: Vec<String> = forms.rows.iter().map(|(_, c)| c[1].clone()).collect();
+            ids.sort();
+            ids.dedup();
+            Ok((
+                forms.path.clone(),
+                ids.into_iter().map(|id| vec![id]).collect(),
+            ))
+        }
+    }
+}
+
+/// Each form of the two languages `(from, to)` (its line, ID, language side, segments and,
+/// pairing `by_concept`, its concept as its set), and the line of every form ID; a form ID
+/// given twice is an error.
+fn forms_of<'r>(
+    forms: &'r Rows,
+    forms_table: &Table,
+    (from, to): (&str, &str),
+    by_concept: bool,
+) -> Result<(HashMap<&'r str, u64>, Vec<Form>), CldfError> {
+    let mut ids: HashMap<&str, u64> = HashMap::new();
+    let mut ours: Vec<Form> = Vec::new();
+    for (line, cells) in &forms.rows {
+        if let Some(first) = ids.insert(&cells[0], *line) {
+            return Err(CldfError::Line {
+                path: forms.path.clone(),
+                line: *line,
+                message: format!(
+                    "the form ID '{}' is also on line {first}: give every form its own ID",
+                    cells[0]
+                ),
+            });
+        }
+        let side = if cells[1] == from {
+            Side::From
+        } else if cells[1] == to {
+            Side::To
+        } else {
+            continue;
+        };
+        ours.push(Form {
+            line: *line,
+            id: cells[0].clone(),
+            side,
+            segments: split_segments(&cells[2], separator(forms_table, "segments")),
+            set: by_concept
+                .then(|| cells[3].clone())
+                .filter(|s| !s.is_empty()),
+        });
+    }
+    Ok((ids, ours))
+}
+
+/// The pairs' words written one symbol per segment (between boundaries with
+/// `options.boundaries`), as instances named after `options.name` or `to`, each holding the
+/// symbol table.
+fn encode_pairs(
+    pairs: &[Pair<'_>],
+    options: &CldfOptions,
+    to: &str,
+    path: &Path,
+) -> Result<(Vec<Instance>, Symbols), CldfError> {
+    let reserved: &[char] = if options.boundaries { &[BOUNDARY] } else { &[] };
+    let segments = pairs
+        .iter()
+        .flat_map(|(i, o)| i.segments.iter().chain(&o.segments));
+    let symbols =
+        Symbols::for_segments(segments.map(String::as_str), reserved).map_err(|error| {
+            CldfError::Symbols {
+                path: path.to_path_buf(),
+                error,
+            }
+        })?;
+    let write = |form: &Form| {
+        let word = symbols
+            .encode(&form.segments)
+            .expect("every segment of a pair has a symbol");
+        if options.boundaries {
+            format!("{BOUNDARY}{word}{BOUNDARY}")
+        } else {
+            word
+        }
+    };
+    let inputs: Vec<String> = pairs.iter().map(|(i, _)| write(i)).collect();
+    let outputs: Vec<String> = pairs.iter().map(|(_, o)| write(o)).collect();
+    let name = options.name.clone().unwrap_or_else(|| to.to_owned());
+    let mut instances =
+        word_list_instances(&name, inputs, outputs, &options.words).map_err(|error| {
+            CldfError::Instances {
+                path: path.to_path_buf(),
+                error,
+            }
+        })?;
+    for inst in &mut instances {
+        inst.symbols = symbols.clone();
+    }
+    Ok((instances, symbols))
+}
+
 /// The forms of `options.from` and `options.to` in the CLDF Wordlist described by
 /// `metadata`, paired (see the module doc). Pairs keep the order of `to`'s forms in the
 /// form table; each pair's `from` form is the first of its set in the form table.
@@ -259,63 +376,14 @@ pub fn read_cldf_pairs(metadata: &Path, options: &CldfOptions) -> Result<CldfPai
         wanted.push("parameterReference");
     }
     let forms = read_rows(metadata, forms_table, &wanted)?;
-    let languages = match component("LanguageTable", "languages.csv") {
-        Some(l) => {
-            let table = &tables[l].1;
-            let columns = ["id", "name", "glottocode"];
-            let optional = |c: &&str| *c == "id" || column_of(table, c).is_some();
-            let present: Vec<&str> = columns.iter().copied().filter(optional).collect();
-            let rows = read_rows(metadata, table, &present)?;
-            let known: Vec<Vec<String>> = rows.rows.into_iter().map(|(_, cells)| cells).collect();
-            (table.path.clone(), known)
-        }
-        None => {
-            let mut ids: Vec<String> = forms.rows.iter().map(|(_, c)| c[1].clone()).collect();
-            ids.sort();
-            ids.dedup();
-            (
-                forms.path.clone(),
-                ids.into_iter().map(|id| vec![id]).collect(),
-            )
-        }
-    };
+    let language_table = component("LanguageTable", "languages.csv").map(|l| &tables[l].1);
+    let languages = known_languages(metadata, language_table, &forms)?;
     let from = resolve_language("from", &options.from, &languages)?;
     let to = resolve_language("to", &options.to, &languages)?;
     if from == to {
         return Err(CldfError::SameLanguage(from));
     }
-    // Each form of the two languages: its line, ID, language side, segments.
-    let mut ids: HashMap<&str, u64> = HashMap::new();
-    let mut ours: Vec<Form> = Vec::new();
-    for (line, cells) in &forms.rows {
-        if let Some(first) = ids.insert(&cells[0], *line) {
-            return Err(CldfError::Line {
-                path: forms.path.clone(),
-                line: *line,
-                message: format!(
-                    "the form ID '{}' is also on line {first}: give every form its own ID",
-                    cells[0]
-                ),
-            });
-        }
-        let side = if cells[1] == from {
-            Side::From
-        } else if cells[1] == to {
-            Side::To
-        } else {
-            continue;
-        };
-        ours.push(Form {
-            line: *line,
-            id: cells[0].clone(),
-            side,
-            segments: split_segments(&cells[2], separator(forms_table, "segments")),
-            set: link
-                .is_none()
-                .then(|| cells[3].clone())
-                .filter(|s| !s.is_empty()),
-        });
-    }
+    let (ids, mut ours) = forms_of(&forms, forms_table, (&from, &to), link.is_none())?;
     if let Some(c) = link {
         let table = &tables[c].1;
         let judgements = read_rows(metadata, table, &["formReference", "cognatesetReference"])?;
@@ -342,40 +410,7 @@ pub fn read_cldf_pairs(metadata: &Path, options: &CldfOptions) -> Result<CldfPai
             skipped: unpaired.len(),
         });
     }
-    let reserved: &[char] = if options.boundaries { &[BOUNDARY] } else { &[] };
-    let segments = pairs
-        .iter()
-        .flat_map(|(i, o)| i.segments.iter().chain(&o.segments));
-    let symbols =
-        Symbols::for_segments(segments.map(String::as_str), reserved).map_err(|error| {
-            CldfError::Symbols {
-                path: forms.path.clone(),
-                error,
-            }
-        })?;
-    let write = |form: &Form| {
-        let word = symbols
-            .encode(&form.segments)
-            .expect("every segment of a pair has a symbol");
-        if options.boundaries {
-            format!("{BOUNDARY}{word}{BOUNDARY}")
-        } else {
-            word
-        }
-    };
-    let inputs: Vec<String> = pairs.iter().map(|(i, _)| write(i)).collect();
-    let outputs: Vec<String> = pairs.iter().map(|(_, o)| write(o)).collect();
-    let name = options.name.clone().unwrap_or_else(|| to.clone());
-    let mut instances =
-        word_list_instances(&name, inputs, outputs, &options.words).map_err(|error| {
-            CldfError::Instances {
-                path: forms.path.clone(),
-                error,
-            }
-        })?;
-    for inst in &mut instances {
-        inst.symbols = symbols.clone();
-    }
+    let (instances, symbols) = encode_pairs(&pairs, options, &to, &forms.path)?;
     let unpaired = unpaired
         .into_iter()
         .map(|(form, reason)| Unpaired {

@@ -390,6 +390,7 @@ mod tests {
     /// Every number and size of a line is bounded where the line is read, and the message
     /// names the field: a number in a file once made `solve` panic or take gigabytes.
     #[test]
+    #[allow(clippy::too_many_lines)] // a table of cases; the line limit is for code, tests aside
     fn every_number_and_size_of_a_line_is_bounded() {
         let good = r#"{"id":"a","inputs":["ab"],"outputs":["b"],"cascade":[["a",""]],"cascade_len":1,"max_rules":2,"max_rule_len":1,"alphabet":"ab","interactions":[]}"#;
         assert!(parse_instance(good, 0).is_ok());

@@ -145,6 +145,7 @@
 // One measured exception, allowed where it is: `rule::byte_positions` calls SSE2
 // intrinsics on x86-64.
 #![deny(unsafe_code)]
+#![warn(clippy::too_many_lines)]
 #![warn(missing_docs)]
 
 mod alphabets;
