@@ -82,7 +82,7 @@ pub struct Identifiability {
 pub const LENGTH_GROUPS: [(usize, usize); 4] = [(2, 4), (5, 9), (10, 15), (16, 20)];
 
 impl Identifiability {
-    /// The shares of [`Identifiability::by_length`] summed over [`LENGTH_GROUPS`] (`2–4`,
+    /// The shares of [`Identifiability::by_length`] summed over `LENGTH_GROUPS` (`2–4`,
     /// …), in order, each group with at least one instance; a length outside every group
     /// is a group of its own. With one attacker, a group's share is the attacker's
     /// Pass@1 − Recovered@1 there (undecided comparisons aside).
