@@ -20,9 +20,13 @@ fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
         if path.is_dir() {
             sources(&path, out);
         } else if path.extension().is_some_and(|e| e == "rs")
-            // A test module in a file of its own (`#[cfg(test)] mod tests;`) may read what
-            // it wrote, as the test modules at the end of a file may.
-            && path.file_name().is_some_and(|n| n != "tests.rs")
+            // A test module in a file of its own (`#[cfg(test)] mod tests;`, or
+            // `#[path = "x_tests.rs"]` beside `x.rs`) may read what it wrote, as the test
+            // modules at the end of a file may.
+            && path
+                .file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n != "tests.rs" && !n.ends_with("_tests.rs"))
         {
             out.push(path);
         }
