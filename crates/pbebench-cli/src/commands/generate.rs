@@ -1,7 +1,7 @@
 //! `pbebench generate`: write a PBEBench-style dataset as JSONL.
 
 use super::args::{alphabet, StatusEvery, Threads};
-use super::output::Outputs;
+use super::output::{Checked, Outputs};
 use crate::printer::{self, Progress};
 use anyhow::Context;
 use pbebench::dataset::DatasetWriter;
@@ -199,10 +199,13 @@ impl generate::Progress for Shown {
 /// Runs `pbebench generate`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let params = args.params()?;
-    if args.task == Task::Reorder {
-        return run_reorder(&args, params);
-    }
     if let Some((cap, attempts)) = args.preset.vetted {
+        if args.task == Task::Reorder {
+            anyhow::bail!(
+                "--task reorder: a vetted preset cannot be reordered in one step; generate it \
+                 with --task synthesis, then run `pbebench reorder --dataset FILE`"
+            );
+        }
         return run_vetted(&args, params, args.max_examples.unwrap_or(cap), attempts);
     }
     if args.max_examples.is_some() {
@@ -218,6 +221,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .output("--out", out_path)
         .output_opt("--stats-json", args.stats_json.as_deref())
         .check()?;
+    if args.task == Task::Reorder {
+        return run_reorder(&args, params, out_path, &files);
+    }
     let pool = args.threads.pool()?;
     let (lo, hi) = params.shard_range();
     let bar = Shown(Progress::start(
@@ -266,26 +272,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 
 /// `--task reorder`: the instances generated in memory, then made into reordering problems
 /// (seeded by `--seed`, as `pbebench reorder --seed` is) and written to `--out`.
-fn run_reorder(args: &Args, params: GenParams) -> anyhow::Result<ExitCode> {
-    if args.preset.vetted.is_some() {
-        anyhow::bail!(
-            "--task reorder: a vetted preset cannot be reordered in one step; generate it \
-             with --task synthesis, then run `pbebench reorder --dataset FILE`"
-        );
-    }
-    if args.max_examples.is_some() {
-        anyhow::bail!(
-            "--max-examples applies to the vetted presets (lite-vetted, full-vetted) only"
-        );
-    }
-    let out_path = args
-        .out
-        .as_deref()
-        .unwrap_or(Path::new(pbebench_io::STDOUT));
-    let files = Outputs::new()
-        .output("--out", out_path)
-        .output_opt("--stats-json", args.stats_json.as_deref())
-        .check()?;
+fn run_reorder(
+    args: &Args,
+    params: GenParams,
+    out_path: &Path,
+    files: &Checked,
+) -> anyhow::Result<ExitCode> {
     let out = files.create(out_path)?;
     let pool = args.threads.pool()?;
     let (instances, stats) = generate_in_memory(args, &params, &pool)?;
