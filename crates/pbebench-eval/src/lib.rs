@@ -83,6 +83,7 @@ mod error;
 mod fingerprint;
 mod pricing;
 mod progress;
+pub mod reorder;
 mod rescore;
 pub mod results_file;
 pub mod retry;
@@ -106,7 +107,10 @@ pub use error::EvalError;
 pub use pbebench::BlockChoice;
 pub use progress::EvalProgress;
 pub use rescore::rescore;
-pub use results_file::{ResultsFileError, RunResultsFile, PER_INSTANCE_FILE, RESULTS_FILE};
+pub use reorder::{OrderEpisodes, PublicProblem, ReorderResults};
+pub use results_file::{
+    ReorderRunFile, ResultsFileError, RunResultsFile, PER_INSTANCE_FILE, REORDER_TASK, RESULTS_FILE,
+};
 pub use retry::RetryPolicy;
 pub use runner::{evaluate, evaluate_with, RunOutcome, StopReason};
 pub use sample::{Prices, Sample, Status, Usage, MAX_RESPONSE_BYTES};

@@ -29,8 +29,8 @@ mod score;
 pub use answer::{parse_order, OrderProblem};
 pub use prompt::{reorder_prompt, REORDER_TEMPLATE};
 pub use score::{
-    score_order_response, score_order_responses, summarize_orders, OrderInstanceScore, OrderRow,
-    OrderSample, OrderSummary,
+    score_order_response, score_order_responses, summarize_orders, write_order_score_lines,
+    OrderInstanceScore, OrderRow, OrderSample, OrderSummary,
 };
 
 use crate::instance::Instance;
