@@ -106,8 +106,8 @@ pub use episode::{InteractiveSpec, ToolProtocol};
 pub use error::EvalError;
 pub use pbebench::BlockChoice;
 pub use progress::EvalProgress;
-pub use rescore::rescore;
 pub use reorder::{OrderEpisodes, PublicProblem, ReorderResults};
+pub use rescore::rescore;
 pub use results_file::{
     ReorderRunFile, ResultsFileError, RunResultsFile, PER_INSTANCE_FILE, REORDER_TASK, RESULTS_FILE,
 };

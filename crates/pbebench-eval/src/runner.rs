@@ -310,7 +310,14 @@ pub(crate) fn score_task(
     block: BlockChoice,
     prices: Prices,
     interactive: bool,
-) -> Result<(RunResults, Option<InteractiveResults>, Option<ReorderResults>), EvalError> {
+) -> Result<
+    (
+        RunResults,
+        Option<InteractiveResults>,
+        Option<ReorderResults>,
+    ),
+    EvalError,
+> {
     match task {
         Task::Synthesis => {
             let (results, episodes) = score_run(instances, store, k, block, prices, interactive)?;

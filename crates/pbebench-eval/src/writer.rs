@@ -4,8 +4,8 @@
 use crate::breaker::Breaker;
 use crate::control::Control;
 use crate::progress::EvalProgress;
-use crate::sample::Sample;
 use crate::reorder::Task;
+use crate::sample::Sample;
 use crate::store::{Batch, RunStore};
 use crate::worker::Event;
 use crate::StopReason;

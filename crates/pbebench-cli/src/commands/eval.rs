@@ -7,8 +7,8 @@ use crate::printer::{self, Progress};
 use anyhow::{bail, Context};
 use pbebench_eval::{
     evaluate_with, rescore, BlockChoice, ChatParams, ChatSpec, EvalConfig, EvalError, EvalProgress,
-    Field, InteractiveSpec, Prices, RetryPolicy, RunOutcome, Sample, SolverCommand,
-    SolverSpec, ToolProtocol, PER_INSTANCE_FILE, RESULTS_FILE,
+    Field, InteractiveSpec, Prices, RetryPolicy, RunOutcome, Sample, SolverCommand, SolverSpec,
+    ToolProtocol, PER_INSTANCE_FILE, RESULTS_FILE,
 };
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;

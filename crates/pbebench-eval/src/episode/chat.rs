@@ -54,7 +54,16 @@ impl ChatEpisodes<'_> {
         let episode = Episode::new(instance, self.spec).map_err(|e| e.to_string())?;
         let first = first_messages(instance, &self.spec);
         let at = (instance.id.as_str(), sample);
-        self.play(episode, first, self.tools(), at, stored, ctl, prices, on_turn)
+        self.play(
+            episode,
+            first,
+            self.tools(),
+            at,
+            stored,
+            ctl,
+            prices,
+            on_turn,
+        )
     }
 
     /// Runs (or resumes, after `stored`) the episode `game` of (`instance id`, `sample`)

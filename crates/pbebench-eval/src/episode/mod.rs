@@ -307,7 +307,6 @@ impl Episode {
         }
     }
 
-
     /// The cascade that counts, and where it came from.
     pub(crate) fn final_cascade(&self) -> (Cascade, &'static str) {
         if let Some(c) = &self.submitted {

@@ -126,7 +126,10 @@ impl<'a> OrderEpisode<'a> {
             });
         }
         self.tests += 1;
-        let cascade = self.problem.ordered(&order).expect("a permutation was read");
+        let cascade = self
+            .problem
+            .ordered(&order)
+            .expect("a permutation was read");
         let inst = &self.problem.instance;
         let got = cascade.apply_all(&inst.inputs);
         let wrong: Vec<Value> = (inst.inputs.iter().zip(&inst.outputs).zip(&got))
@@ -418,7 +421,11 @@ mod tests {
 
     fn problem() -> ReorderInstance {
         let gold = Cascade::from_pairs(&[("ab", "c"), ("c", "d"), ("d", "e")]).unwrap();
-        reorder_instance(&Instance::from_gold("t", &["ab", "c", "d"], gold, "abcde"), 3).unwrap()
+        reorder_instance(
+            &Instance::from_gold("t", &["ab", "c", "d"], gold, "abcde"),
+            3,
+        )
+        .unwrap()
     }
 
     fn spec(budget: usize) -> InteractiveSpec {
@@ -437,7 +444,10 @@ mod tests {
         let mut e = OrderEpisode::new(&p, spec(2));
         let gold = serde_json::to_string(&json!({"order": p.order})).unwrap();
         let fb = e.tool_call(TEST_ORDER, &gold);
-        assert_eq!((fb["passed"].clone(), fb["checked"].clone()), (json!(3), json!(3)));
+        assert_eq!(
+            (fb["passed"].clone(), fb["checked"].clone()),
+            (json!(3), json!(3))
+        );
         assert_eq!(fb["tests_left"], 1);
         let reversed: Vec<usize> = p.order.iter().rev().copied().collect();
         let fb = e.tool_call(TEST_ORDER, &json!({ "order": reversed }).to_string());
@@ -450,7 +460,10 @@ mod tests {
         assert_eq!(e.final_order().unwrap(), (&reversed[..], "tested"));
         // The budget is spent: the next test is refused and ends the episode.
         let fb = e.tool_call(TEST_ORDER, &gold);
-        assert!(fb["error"].as_str().unwrap().contains("budget of 2"), "{fb}");
+        assert!(
+            fb["error"].as_str().unwrap().contains("budget of 2"),
+            "{fb}"
+        );
         assert_eq!(e.clock().ended(), Some(EndReason::Budget));
         assert_eq!(e.record("t", 0).tests, 2);
     }

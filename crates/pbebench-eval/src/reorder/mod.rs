@@ -189,7 +189,13 @@ impl Task {
 
     /// Whether the answer `text` to instance `i` passes: reproduces every example (a
     /// cascade for synthesis, an order for reordering).
-    pub(crate) fn passes(&self, i: usize, instance: &Instance, text: &str, block: BlockChoice) -> bool {
+    pub(crate) fn passes(
+        &self,
+        i: usize,
+        instance: &Instance,
+        text: &str,
+        block: BlockChoice,
+    ) -> bool {
         match self {
             Task::Synthesis => crate::scoring::passes(instance, text, block),
             Task::Reorder(problems) => {
@@ -249,7 +255,10 @@ pub(crate) fn score_run(
         tally.add(&s, prices);
         if s.status.is_answer() {
             let text = s.content.unwrap_or_default();
-            answers.entry(s.instance_id).or_default().push((s.sample, text));
+            answers
+                .entry(s.instance_id)
+                .or_default()
+                .push((s.sample, text));
         }
     })?;
     let by_id: HashMap<String, Vec<String>> = answers
