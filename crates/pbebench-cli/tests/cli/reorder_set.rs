@@ -172,3 +172,138 @@ fn generate_task_reorder_is_generate_then_reorder() {
         "--task reorder",
     );
 }
+
+/// What `pbebench eval` shows, latencies (which depend on the clock) replaced by a marker.
+fn shown_eval(o: &std::process::Output, dir: &Path) -> String {
+    let text = snapshot(o, &[(&s(dir), "[DIR]")]);
+    let lines: Vec<&str> = (text.lines())
+        .map(|l| {
+            if l.starts_with("latency ") {
+                "latency            [TIME]"
+            } else {
+                l
+            }
+        })
+        .collect();
+    lines.join("\n") + "\n"
+}
+
+/// A solver program that answers each problem from a table by id (nothing when absent).
+const TABLE_SOLVER: &str = "import json, sys\nprint(json.load(open(sys.argv[1])).get(json.load(sys.stdin)[\"id\"], \"\"))\n";
+
+/// `eval` on a reordering set: a solver program gives the scripted answers; the table is
+/// the run's figures and the score table of a reordering set, with the same rates as
+/// `score` gives on the same answers (problems without one are failures either way), and
+/// `results.json` says so.
+#[test]
+fn eval_on_a_reordering_set_shows_the_reordering_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    set_and_responses(d);
+    let mut table = serde_json::Map::new();
+    for line in std::fs::read_to_string(d.join("responses.jsonl"))
+        .unwrap()
+        .lines()
+    {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        table.insert(v["id"].as_str().unwrap().to_owned(), v["response"].clone());
+    }
+    write(
+        d,
+        "answers.json",
+        &serde_json::Value::Object(table).to_string(),
+    );
+    write(d, "solver.py", TABLE_SOLVER);
+    let args = [
+        "eval",
+        "--dataset",
+        "reorder.jsonl",
+        "--solver-cmd",
+        "python3 solver.py answers.json",
+        "--run",
+        "run",
+        "--no-progress",
+    ];
+    let o = pbebench_in(&args, d);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    insta::assert_snapshot!("eval_reorder_table", shown_eval(&o, d));
+
+    let o = pbebench_in(
+        &[
+            "score",
+            "--dataset",
+            "reorder.jsonl",
+            "--responses",
+            "responses.jsonl",
+            "--out",
+            "score.json",
+        ],
+        d,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let read = |name: &str| -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(d.join(name)).unwrap()).unwrap()
+    };
+    let (score, run) = (read("score.json"), read("run/results.json"));
+    assert_eq!(run["task"], "reorder");
+    for (a, b) in score["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(run["summary"]["rows"].as_array().unwrap())
+    {
+        for rate in ["group", "n", "accuracy", "exact", "valid"] {
+            assert_eq!(a[rate], b[rate], "{rate}");
+        }
+    }
+    // --format json prints results.json; --rescore gives the same file.
+    let o = pbebench_in(&[&args[..], &["--format", "json"]].concat(), d);
+    assert_eq!(
+        stdout(&o).trim_end(),
+        std::fs::read_to_string(d.join("run/results.json")).unwrap()
+    );
+    let o = pbebench_in(
+        &["eval", "--run", "run", "--rescore", "--format", "json"],
+        d,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o).trim_end(),
+        std::fs::read_to_string(d.join("run/results.json")).unwrap()
+    );
+}
+
+/// `eval --interactive` on a reordering set: a solver program tests an order with a
+/// repeated index (refused, free), tests the given order, and submits it reversed.
+#[test]
+fn interactive_eval_on_a_reordering_set() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    set_and_responses(d);
+    write(
+        d,
+        "solver.py",
+        "import json, sys\n\
+         task = json.loads(sys.stdin.readline())[\"task\"]\n\
+         n = len(task[\"scrambled\"])\n\
+         for ask in ({\"test\": [0] * n}, {\"test\": list(range(n))}, {\"submit\": list(range(n))[::-1]}):\n\
+         \x20   print(json.dumps(ask), flush=True)\n\
+         \x20   sys.stdin.readline()\n",
+    );
+    let args = [
+        "eval",
+        "--dataset",
+        "reorder.jsonl",
+        "--solver-cmd",
+        "python3 solver.py",
+        "--interactive",
+        "--probe-budget",
+        "3",
+        "--run",
+        "run",
+        "--no-progress",
+    ];
+    let o = pbebench_in(&args, d);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    insta::assert_snapshot!("eval_reorder_interactive", shown_eval(&o, d));
+}
