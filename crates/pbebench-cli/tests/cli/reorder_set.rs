@@ -307,3 +307,118 @@ fn interactive_eval_on_a_reordering_set() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     insta::assert_snapshot!("eval_reorder_interactive", shown_eval(&o, d));
 }
+
+/// The `<h2>Rule reordering</h2>` section of a report page, up to the next section.
+fn reordering_section(html: &str) -> &str {
+    let start = html
+        .find("<h2>Rule reordering</h2>")
+        .expect("a reordering section");
+    let end = html[start..]
+        .find("</p>\n")
+        .and_then(|k| {
+            html[start + k + 5..]
+                .find("</p>\n")
+                .map(|j| start + k + 5 + j + 5)
+        })
+        .unwrap();
+    &html[start..end]
+}
+
+/// `pbebench report` gives reordering results (score's files, or an eval run) their own
+/// section, with the 95% intervals; the rest of the page is byte for byte the page without
+/// them.
+#[test]
+fn the_report_gives_reordering_results_their_own_section() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    set_and_responses(d);
+    write(d, "empty.jsonl", &empty_answers(&d.join("data.jsonl")));
+    let ok = |args: &[&str]| {
+        let o = pbebench_in(args, d);
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {}", stderr(&o));
+        o
+    };
+    ok(&[
+        "score",
+        "--dataset",
+        "data.jsonl",
+        "--responses",
+        "empty.jsonl",
+        "--out",
+        "syn.json",
+        "--per-instance",
+        "syn.per.jsonl",
+    ]);
+    ok(&[
+        "score",
+        "--dataset",
+        "reorder.jsonl",
+        "--responses",
+        "responses.jsonl",
+        "--out",
+        "ro.json",
+        "--per-instance",
+        "ro.per.jsonl",
+    ]);
+    ok(&[
+        "eval",
+        "--dataset",
+        "reorder.jsonl",
+        "--solver-cmd",
+        "cat > /dev/null; echo '[1, 0]'",
+        "--run",
+        "run",
+        "--no-progress",
+    ]);
+    ok(&[
+        "report",
+        "--results",
+        "syn=syn.json,syn.per.jsonl",
+        "--out",
+        "plain",
+    ]);
+    ok(&[
+        "report",
+        "--results",
+        "syn=syn.json,syn.per.jsonl",
+        "orders=ro.json,ro.per.jsonl",
+        "swap=run",
+        "--out",
+        "both",
+    ]);
+    let read = |p: &str| std::fs::read_to_string(d.join(p)).unwrap();
+    let (plain, both) = (read("plain/index.html"), read("both/index.html"));
+    let section = reordering_section(&both);
+    insta::assert_snapshot!("report_reordering_section", section);
+    // Without the section and the two inputs it names in the footer, the page is the
+    // synthesis page.
+    let mut rest = both.replacen(section, "", 1);
+    for source in [
+        "<li><code>orders (reordering): ro.json,ro.per.jsonl</code></li>",
+        "<li><code>swap (reordering): run/results.json,run/per-instance.jsonl</code></li>",
+    ] {
+        assert!(rest.contains(source), "{source}");
+        rest = rest.replacen(source, "", 1);
+    }
+    assert_eq!(rest, plain);
+    assert_eq!(read("both/leaderboard.md"), read("plain/leaderboard.md"));
+    let json: serde_json::Value = serde_json::from_str(&read("both/report.json")).unwrap();
+    let labels: Vec<&str> = (json["reordering"].as_array().unwrap().iter())
+        .map(|r| r["label"].as_str().unwrap())
+        .collect();
+    assert_eq!(labels, ["orders", "swap"]);
+    let plain_json: serde_json::Value = serde_json::from_str(&read("plain/report.json")).unwrap();
+    assert!(plain_json.get("reordering").is_none());
+    // A summary and per-instance lines of different runs are refused.
+    let o = pbebench_in(
+        &[
+            "report",
+            "--results",
+            "x=ro.json,run/per-instance.jsonl",
+            "--out",
+            "bad",
+        ],
+        d,
+    );
+    assert_fatal(&o, "not from the same run");
+}
