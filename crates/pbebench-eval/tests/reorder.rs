@@ -180,7 +180,7 @@ fn a_continued_run_requests_nothing_twice() {
         MockServer::start(move |req| {
             let i = problem_of(&set, req);
             *asked.lock().unwrap().entry(i).or_default() += 1;
-            if failing.load(Ordering::SeqCst) && i % 3 == 0 {
+            if failing.load(Ordering::SeqCst) && i.is_multiple_of(3) {
                 return Reply::error(400, "refused");
             }
             Reply::answer(&fenced(&set[i].order))
@@ -202,7 +202,7 @@ fn a_continued_run_requests_nothing_twice() {
     let again = asked.lock().unwrap().clone();
     for i in 0..set.len() {
         let (before, after) = (once[&i], again.get(&i).copied().unwrap_or(0));
-        if i % 3 == 0 {
+        if i.is_multiple_of(3) {
             assert_eq!(after, 2, "problem {i}: its two failed samples, once each");
         } else {
             assert_eq!((before, after), (2, 0), "problem {i} was answered");
