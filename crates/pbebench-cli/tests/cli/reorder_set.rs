@@ -306,6 +306,11 @@ fn interactive_eval_on_a_reordering_set() {
     let o = pbebench_in(&args, d);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     insta::assert_snapshot!("eval_reorder_interactive", shown_eval(&o, d));
+    let text = std::fs::read_to_string(d.join("reorder.jsonl")).unwrap();
+    let first = read_reorder_lines(&text).unwrap().remove(0);
+    let o = pbebench_in(&["show", "run", "--id", &first.instance.id], d);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    insta::assert_snapshot!("show_reorder_episode", shown_eval(&o, d));
 }
 
 /// The `<h2>Rule reordering</h2>` section of a report page, up to the next section.
