@@ -20,6 +20,11 @@
 //! and submits one; every turn is committed as it completes and a continued run resumes
 //! each episode from its last stored turn. [`transcript`] prints one episode.
 //!
+//! On a reordering set (`pbebench reorder`'s file, recognised by its lines) the same run
+//! asks for orders of the scrambled gold rules and grades them with
+//! [`pbebench::reorder::score_order`] ([`reorder`]): [`RunOutcome::reorder`] holds the
+//! figures and `results.json` is a [`ReorderRunFile`].
+//!
 //! Inside, one module per stage: `config` (what a run is asked to do, and its checks),
 //! `run_dir` (continuing, refusing or moving aside the run in a directory), `backend`
 //! (chat or solver program), `pricing` (the worst cost a request may reserve), `worker`,
