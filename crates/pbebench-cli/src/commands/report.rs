@@ -60,6 +60,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let (reorder_specs, specs): (Vec<String>, Vec<String>) =
         (args.results.iter().cloned()).partition(|spec| is_reorder_spec(spec));
     let reorder = load_reorder_results(&reorder_specs)?;
+    // With reordering results alone, there is no synthesis leaderboard to print.
+    let synthesis_given = !specs.is_empty();
     let (results, mut warnings) = load_results(
         &specs,
         dataset.as_ref().map(|(n, d)| (d.as_slice(), n.as_str())),
@@ -128,7 +130,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     report
         .write(&args.out)
         .with_context(|| format!("{}: cannot write the report", args.out.display()))?;
-    print!("{}", report.leaderboard_markdown());
+    if synthesis_given {
+        print!("{}", report.leaderboard_markdown());
+    }
     let index = args.out.join("index.html");
     printer::note(format_args!(
         "report: {} figure(s), {} regression(s); open {}",

@@ -395,9 +395,11 @@ fn the_report_gives_reordering_results_their_own_section() {
     let (plain, both) = (read("plain/index.html"), read("both/index.html"));
     let section = reordering_section(&both);
     insta::assert_snapshot!("report_reordering_section", section);
-    // Without the section and the two inputs it names in the footer, the page is the
-    // synthesis page.
-    let mut rest = both.replacen(section, "", 1);
+    // Without the section, the two inputs it names in the footer and its two results
+    // sets in the count at the top, the page is the synthesis page.
+    assert!(both.contains("· 3 result set(s) ·"));
+    let mut rest =
+        (both.replacen(section, "", 1)).replacen("· 3 result set(s) ·", "· 1 result set(s) ·", 1);
     for source in [
         "<li><code>orders (reordering): ro.json,ro.per.jsonl</code></li>",
         "<li><code>swap (reordering): run/results.json,run/per-instance.jsonl</code></li>",
@@ -426,4 +428,28 @@ fn the_report_gives_reordering_results_their_own_section() {
         d,
     );
     assert_fatal(&o, "not from the same run");
+}
+
+/// A report of reordering results alone has their section and no empty leaderboard.
+#[test]
+fn a_report_of_reordering_results_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    set_and_responses(d);
+    let args = [
+        "score",
+        "--dataset",
+        "reorder.jsonl",
+        "--responses",
+        "responses.jsonl",
+    ];
+    let o = pbebench_in(&[&args[..], &["--out", "ro.json"]].concat(), d);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = pbebench_in(&["report", "--results", "ro.json", "--out", "rep"], d);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "");
+    let html = std::fs::read_to_string(d.join("rep/index.html")).unwrap();
+    assert!(!html.contains("<h2>Leaderboard</h2>"));
+    assert!(html.contains("· 1 result set(s) ·"));
+    assert!(reordering_section(&html).contains("<td class=\"l\">ro</td>"));
 }

@@ -48,7 +48,7 @@ pub(super) fn page(r: &Report) -> String {
         t = escape(&r.title),
         dstyle = pbebench::derivation::HTML_STYLE,
         v = env!("CARGO_PKG_VERSION"),
-        n = r.leaderboard.len(),
+        n = r.leaderboard.len() + r.input.reorder.len(),
         f = r.figures.len(),
     );
     if !r.warnings.is_empty() {
@@ -58,9 +58,12 @@ pub(super) fn page(r: &Report) -> String {
         }
         h.push_str("</ul></div>\n");
     }
-    h.push_str("<h2>Leaderboard</h2>\n");
-    leaderboard(&mut h, &r.leaderboard);
-    by_length_table(&mut h, r);
+    // Reordering results alone have no leaderboard of synthesis figures to show.
+    if !r.leaderboard.is_empty() || r.input.reorder.is_empty() {
+        h.push_str("<h2>Leaderboard</h2>\n");
+        leaderboard(&mut h, &r.leaderboard);
+        by_length_table(&mut h, r);
+    }
     reordering(&mut h, &r.input.reorder);
     if !r.figures.is_empty() {
         h.push_str("<h2>Figures</h2>\n<div class=\"figures\">\n");
