@@ -68,7 +68,7 @@ pub use shortcuts::Baseline;
 pub use sweep::sweep_plot;
 pub use vet::{
     infer_params, vet_dataset, AddedExample, DroppedSlot, Repair, Replacement, VetCounts, VetError,
-    VetJob, VetOptions, VetProgress, VetSummary, VettedInstance, DEFAULT_MAX_EXAMPLES,
+    VetField, VetJob, VetOptions, VetProgress, VetSummary, VettedInstance, DEFAULT_MAX_EXAMPLES,
     FULL_VETTED_REPLACEMENT_ATTEMPTS, MAX_EXAMPLES_LIMIT, REPLACEMENT_ATTEMPTS,
     REPLACEMENT_ATTEMPTS_LIMIT,
 };

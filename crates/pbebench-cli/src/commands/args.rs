@@ -127,6 +127,9 @@ impl Resumable {
         if let Some(path) = &self.stats_json {
             files.output("--stats-json", path);
         }
+        if let Some(journal) = pbebench_io::journal_path(&self.out) {
+            files.output("the journal of --out", journal);
+        }
     }
 
     /// The statistics' path, if any.

@@ -137,12 +137,12 @@ fn bad_input_is_refused_before_any_work() {
     let e = run(&[line_27()], &options("memoriser", 4), &out, 1).unwrap_err();
     assert_eq!(
         e.to_string(),
-        "--max-examples 4 is smaller than the 5 visible examples of instance '27': give at least 5"
+        "max_examples 4 is smaller than the 5 visible examples of instance '27': give at least 5"
     );
     let e = run(&[line_27()], &options("memoriser", 5000), &out, 1).unwrap_err();
     assert!(
         e.to_string()
-            .starts_with("--max-examples 5000 is more than 1000"),
+            .starts_with("max_examples 5000 is more than 1000"),
         "{e}"
     );
     let mut bad = line_27();
