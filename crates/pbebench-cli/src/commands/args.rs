@@ -234,6 +234,7 @@ mod tests {
         assert!(alphabet("aab").unwrap_err().contains("twice"));
         assert!(alphabet("").unwrap_err().contains("1 to 255"));
         assert!(alphabet("a b").unwrap_err().contains("whitespace"));
-        assert!(alphabet("c-a").is_err());
+        let e = alphabet("c-a").unwrap_err();
+        assert!(e.contains("c-a"), "{e}");
     }
 }
