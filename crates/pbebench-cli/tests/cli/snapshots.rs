@@ -106,6 +106,32 @@ fn audit_text() {
     insta::assert_snapshot!("audit", stdout(&o));
 }
 
+/// The identifiability section with one attacker: its Pass@1, Recovered@1 and their gap,
+/// each with its interval (the gap's in points, as the gap).
+#[test]
+fn audit_text_of_one_attacker() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixture =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../pbebench-vet/tests/fixtures/flawed.jsonl");
+    std::fs::copy(fixture, dir.path().join("flawed.jsonl")).unwrap();
+    let args = [
+        "audit",
+        "--dataset",
+        "flawed.jsonl",
+        "--no-solver",
+        "--panel",
+        "single-rule",
+    ];
+    let o = pbebench_in(&args, dir.path());
+    let out = stdout(&o);
+    let section: String = (out.lines())
+        .skip_while(|l| !l.starts_with("identifiability"))
+        .take_while(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join("\n");
+    insta::assert_snapshot!("audit_one_attacker", section);
+}
+
 /// The report of two runs on a generated set: the gold answers and no answers at all (the
 /// solver's would depend on the clock).
 #[test]
