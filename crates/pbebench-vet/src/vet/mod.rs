@@ -621,6 +621,30 @@ enum End {
     Rejected(String),
 }
 
+/// Vets one instance, without replacing it: the repair loop (the panel's attacks, each
+/// answer that fits the visible examples but not the gold adding its shortest
+/// counterexample), then the instance with its repair record, or why it is not kept
+/// (ambiguous at `options.max_examples`, recovered by a shortcut baseline, beyond the
+/// bounds of comparison). `options.replacement_attempts` and `options.params` are not used.
+/// Refuses what [`vet_dataset`] refuses: no gold, a gold that fails its examples, more
+/// visible examples than the cap.
+pub fn vet_instance(
+    inst: &Instance,
+    options: &VetOptions,
+) -> Result<Result<VettedInstance, String>, VetError> {
+    check_dataset(std::slice::from_ref(inst), options)?;
+    Ok(kept_or_why(inst, options))
+}
+
+/// The repair loop on `inst`, and the instance kept, or why not.
+fn kept_or_why(inst: &Instance, options: &VetOptions) -> Result<VettedInstance, String> {
+    let (repaired, added, end) = repair(inst, options);
+    match end {
+        End::Identified => Ok(vetted(repaired, inst.inputs.len(), added, None, options)),
+        End::Rejected(why) => Err(why),
+    }
+}
+
 /// Vets slot `k`: the instance repaired, else fresh instances in turn, else dropped.
 fn vet_slot(
     k: usize,
@@ -628,18 +652,9 @@ fn vet_slot(
     options: &VetOptions,
     params: Option<&GenParams>,
 ) -> Result<Slot, VetError> {
-    let (repaired, added, end) = repair(inst, options);
-    let mut reason = match end {
-        End::Identified => {
-            return Ok(Slot::Kept(Box::new(vetted(
-                repaired,
-                inst.inputs.len(),
-                added,
-                None,
-                options,
-            ))))
-        }
-        End::Rejected(why) => why,
+    let mut reason = match kept_or_why(inst, options) {
+        Ok(kept) => return Ok(Slot::Kept(Box::new(kept))),
+        Err(why) => why,
     };
     let Some(params) = params else {
         return Ok(Slot::Dropped {

@@ -101,6 +101,19 @@ fn line_27_gets_the_counterexample_the_issue_names() {
     let back = pbebench::dataset::read_dataset(&out).unwrap();
     assert_eq!(&back[0], vi);
     assert_eq!(summary.stats.instances, 1);
+    // One instance vetted in memory is the line the file holds.
+    let alone = vet_instance(&inst, &options("memoriser,beam@300", 12)).unwrap();
+    assert_eq!(alone.as_ref(), Ok(v));
+}
+
+#[test]
+fn one_instance_vetted_alone_says_why_it_is_not_kept() {
+    // At its own five examples the memoriser's jd→gyx still fits: ambiguous at the cap.
+    let inst = line_27();
+    let why = vet_instance(&inst, &options("memoriser", 5)).unwrap();
+    assert!(why.as_ref().unwrap_err().contains("ambiguous"), "{why:?}");
+    let e = vet_instance(&inst, &options("memoriser", 4)).unwrap_err();
+    assert!(matches!(e, VetError::MaxExamples { max: 4, .. }), "{e}");
 }
 
 #[test]
