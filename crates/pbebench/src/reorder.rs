@@ -12,6 +12,8 @@
 //!   [`parse_order`] reads the answer out of a response; [`score_order_responses`] and
 //!   [`summarize_orders`] grade a run and give its figures (accuracy, exact, valid rate,
 //!   by length and category, with intervals); [`reorder_prompt`] is a problem's prompt.
+//! - [`solve_order`] (exact search, bounded) and [`greedy_order`] solve a problem without a
+//!   model; [`ShortcutOrder`] is the audit's trivial answers.
 //!
 //! **Counting valid orders.** An order is a permutation of the rules' *positions*: two
 //! identical rules are distinct positions, so swapping them gives a second order, and the
@@ -25,6 +27,7 @@
 mod answer;
 mod prompt;
 mod score;
+mod solve;
 
 pub use answer::{parse_order, OrderProblem};
 pub use prompt::{reorder_prompt, REORDER_TEMPLATE};
@@ -32,6 +35,7 @@ pub use score::{
     score_order_response, score_order_responses, summarize_orders, OrderInstanceScore, OrderRow,
     OrderSample, OrderSummary,
 };
+pub use solve::{greedy_order, solve_order, OrderSearch, ShortcutOrder, DEFAULT_ORDER_NODES};
 
 use crate::instance::Instance;
 use crate::relations::Category;

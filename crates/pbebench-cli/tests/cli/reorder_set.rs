@@ -172,3 +172,51 @@ fn generate_task_reorder_is_generate_then_reorder() {
         "--task reorder",
     );
 }
+
+#[test]
+fn a_reordering_set_is_audited_by_its_shortcut_orders() {
+    let dir = tempfile::tempdir().unwrap();
+    set_and_responses(dir.path());
+    let args = [
+        "audit",
+        "--dataset",
+        "reorder.jsonl",
+        "--out",
+        "audit.json",
+        "--threads",
+        "1",
+    ];
+    // The table (standard error holds a timing).
+    let o = pbebench_in(&args, dir.path());
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    insta::assert_snapshot!("audit_reorder", stdout(&o));
+    assert!(
+        stderr(&o).contains("audit FAILED reversed accuracy"),
+        "{}",
+        stderr(&o)
+    );
+    let audit: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("audit.json")).unwrap())
+            .unwrap();
+    let names: Vec<&str> = (audit["baselines"].as_array().unwrap().iter())
+        .map(|b| b["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["dummy", "identity", "reversed", "greedy", "search"]);
+    let search = &audit["baselines"][4]["rows"][0]["accuracy"]["mean"];
+    assert_eq!(search.as_f64(), Some(1.0));
+    let o = pbebench(&[
+        "audit",
+        "--dataset",
+        &s(&dir.path().join("reorder.jsonl")),
+        "--results",
+        "x.jsonl",
+        "--out",
+        "-",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("--results is for synthesis datasets"),
+        "{}",
+        stderr(&o)
+    );
+}
