@@ -220,3 +220,59 @@ fn a_reordering_set_is_audited_by_its_shortcut_orders() {
         stderr(&o)
     );
 }
+
+#[test]
+fn a_reordering_set_exports_to_the_authors_format_and_back() {
+    let dir = tempfile::tempdir().unwrap();
+    set_and_responses(dir.path());
+    let d = |f: &str| s(&dir.path().join(f));
+    for (to, from, out) in [
+        ("authors", "reorder.jsonl", "authors.jsonl"),
+        ("pbebench", "authors.jsonl", "back.jsonl"),
+        ("authors", "back.jsonl", "authors2.jsonl"),
+    ] {
+        let o = pbebench(&[
+            "export",
+            "--to",
+            to,
+            "--dataset",
+            &d(from),
+            "--out",
+            &d(out),
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    }
+    let authors = std::fs::read_to_string(dir.path().join("authors.jsonl")).unwrap();
+    assert_eq!(
+        authors,
+        std::fs::read_to_string(dir.path().join("authors2.jsonl")).unwrap()
+    );
+    assert!(authors
+        .lines()
+        .next()
+        .unwrap()
+        .contains("\"permuted_programs\": [\"replace("));
+    // The authors' file is a reordering set everywhere one is read.
+    let o = pbebench(&[
+        "prompt",
+        "--dataset",
+        &d("authors.jsonl"),
+        "--out",
+        &d("p.jsonl"),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = pbebench(&[
+        "export",
+        "--to",
+        "authors",
+        "--original-programs",
+        "--dataset",
+        &d("reorder.jsonl"),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("apply to synthesis datasets"),
+        "{}",
+        stderr(&o)
+    );
+}
