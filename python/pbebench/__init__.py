@@ -63,3 +63,12 @@ __all__ = [
     "summary",
     "to_authors",
 ]
+
+
+def load_environment(**kwargs):
+    """verifiers' entry point (the Environment Hub's convention: ``vf.load_environment("pbebench",
+    task="probe", ...)`` imports this module and calls this): ``pbebench.verifiers_env.load_environment``.
+    Needs verifiers (``pip install 'pbebench[verifiers]'``); importing pbebench never imports it."""
+    from .verifiers_env import load_environment as load
+
+    return load(**kwargs)
