@@ -37,8 +37,8 @@ try:
     from datasets import Dataset
 except ImportError as error:  # pragma: no cover - exercised without the extra
     raise ImportError(
-        "pbebench.verifiers_env needs verifiers: pip install 'verifiers<0.4' "
-        "(0.4 and later need uv from astral.sh to install)"
+        "pbebench.verifiers_env needs verifiers: pip install 'pbebench[verifiers]' "
+        "(or pip install 'verifiers>=0.3.1,<0.4')"
     ) from error
 
 import pbebench as _pbebench
