@@ -62,9 +62,14 @@ def _text(completion: Any) -> str:
     return ""
 
 
-def _instances(preset: str, size: int, seed: int, level: int | None) -> list[dict[str, Any]]:
+def _instances(
+    preset: str, size: int, seed: int, level: int | None, heldout: int | None
+) -> list[dict[str, Any]]:
     if level is None:
-        return list(_pbebench.generate(preset, seed=seed, size=size))
+        overrides = {} if heldout is None else {"heldout": heldout}
+        return list(_pbebench.generate(preset, seed=seed, size=size, **overrides))
+    if heldout is not None:
+        raise ValueError("load_environment(): heldout applies to a preset, not to a curriculum level")
     from pbebench.rl import Curriculum
 
     curriculum = Curriculum(seed=seed)
@@ -202,6 +207,7 @@ def load_environment(
     size: int = 64,
     seed: int = 0,
     level: int | None = None,
+    heldout: int | None = None,
     probe_budget: int = _episode.PROBE_BUDGET,
     max_turns: int = _episode.MAX_TURNS,
     max_probe_len: int = _episode.MAX_PROBE_LEN,
@@ -210,7 +216,8 @@ def load_environment(
     """A verifiers environment over pbebench instances.
 
     task: "synthesis" (single turn, behavioural reward) or "probe" (tools, the probing task).
-    preset, size, seed: the instances (``pbebench.generate``).
+    preset, size, seed, heldout: the instances (``pbebench.generate``; heldout: held-out
+        examples per instance, default the preset's).
     level: a ``pbebench.rl.Curriculum`` level (all attributes) instead of the preset.
     probe_budget, max_turns, max_probe_len: the probing task's limits (``pbebench eval
         --interactive``'s defaults).
@@ -221,11 +228,12 @@ def load_environment(
                         ("max_turns", max_turns), ("max_probe_len", max_probe_len)):
         _require("load_environment", name, value, (int,), "an int")
     _require("load_environment", "level", level, (int, type(None)), "an int or None")
+    _require("load_environment", "heldout", heldout, (int, type(None)), "an int or None")
     if task not in TASKS:
         raise ValueError(f"load_environment(): task: {task!r} is not a task; use 'synthesis' or 'probe'")
     if size < 1:
         raise ValueError(f"load_environment(): size must be at least 1, got {size}")
-    instances = _instances(preset, size, seed, level)
+    instances = _instances(preset, size, seed, level, heldout)
     if task == "synthesis":
         rows = [{"question": _pbebench.prompt(i), "answer": "", "info": json.dumps(i)} for i in instances]
         rubric = vf.Rubric(funcs=[behaviour_reward, pass_metric, edit_sim_metric], weights=[1.0, 0.0, 0.0])
