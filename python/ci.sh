@@ -4,9 +4,9 @@
 #   bash python/ci.sh [--frameworks] [pytest args…]
 #
 # - a virtualenv ($PBEBENCH_VENV, default python/.venv) with maturin and pytest from PyPI;
-# - with --frameworks, also the frameworks of the [inspect], [verl] and [reasoning-gym]
-#   extras (the requirements as pyproject.toml states them: inspect_ai, pyarrow,
-#   reasoning-gym; none needs torch: verl itself and TRL do, and
+# - with --frameworks, also the frameworks of the [inspect], [verl], [reasoning-gym] and
+#   [verifiers] extras (the requirements as pyproject.toml states them: inspect_ai, pyarrow,
+#   reasoning-gym, verifiers; none needs torch: verl itself and TRL do, and
 #   benches/python/train_check.sh tests with them) and pycldf (for the CLDF tests only), and
 #   PBEBENCH_REQUIRE_FRAMEWORKS=1, which makes their tests fail instead of skip when a
 #   framework is missing. pip's cache and an existing venv are reused, so a second run
@@ -45,12 +45,12 @@ if [ "$frameworks" = 1 ]; then
     mapfile -t extras < <("$venv/bin/python" -c '
 import sys, tomllib
 extras = tomllib.load(open(sys.argv[1], "rb"))["project"]["optional-dependencies"]
-print("\n".join(r for name in ("inspect", "verl", "reasoning-gym") for r in extras[name]))' "$here/pyproject.toml")
+print("\n".join(r for name in ("inspect", "verl", "reasoning-gym", "verifiers") for r in extras[name]))' "$here/pyproject.toml")
     # pycldf writes and validates the CLDF Wordlists of tests/test_cldf.py (tests only: the
     # package reads CLDF in Rust).
     "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "${extras[@]}" "pycldf>=1.41"
     export PBEBENCH_REQUIRE_FRAMEWORKS=1
-    echo "python/ci.sh: frameworks: $("$venv/bin/python" -c 'import importlib.metadata as m; print(", ".join(p + " " + m.version(p) for p in ("inspect_ai", "pyarrow", "reasoning-gym", "pycldf")))')" >&2
+    echo "python/ci.sh: frameworks: $("$venv/bin/python" -c 'import importlib.metadata as m; print(", ".join(p + " " + m.version(p) for p in ("inspect_ai", "pyarrow", "reasoning-gym", "verifiers", "pycldf")))')" >&2
 fi
 
 (cd "$root" && cargo build --quiet -p pbebench-cli)

@@ -20,13 +20,18 @@ from ._pbebench import (
     apply,
     generate,
     pairs,
+    parse_order,
     parse_response,
     prompt,
     read_dataset,
     relations,
     render_answer,
+    reorder,
+    reorder_prompt,
     reward,
     score,
+    score_order,
+    solve_order,
     summary,
     to_authors,
 )
@@ -43,13 +48,27 @@ __all__ = [
     "apply",
     "generate",
     "pairs",
+    "parse_order",
     "parse_response",
     "prompt",
     "read_dataset",
     "relations",
     "render_answer",
+    "reorder",
+    "reorder_prompt",
     "reward",
     "score",
+    "score_order",
+    "solve_order",
     "summary",
     "to_authors",
 ]
+
+
+def load_environment(**kwargs):
+    """verifiers' entry point (the Environment Hub's convention: ``vf.load_environment("pbebench",
+    task="probe", ...)`` imports this module and calls this): ``pbebench.verifiers_env.load_environment``.
+    Needs verifiers (``pip install 'pbebench[verifiers]'``); importing pbebench never imports it."""
+    from .verifiers_env import load_environment as load
+
+    return load(**kwargs)

@@ -379,3 +379,59 @@ class Oracle:
     @property
     def length_bound(self) -> int:
         """The longest intermediate string allowed when a cascade is applied, in bytes."""
+
+# The rule-reordering task (docs/reorder.md).
+
+def reorder(instance: Instance, seed: int = 0) -> Dict[str, Any]:
+    """A reordering problem made from an instance; the same dict as its line of
+    `pbebench reorder --seed SEED`: the instance's fields plus "scrambled" (the gold rules in
+    a seeded order that changes at least one output), "order" (the gold order, as indices
+    into scrambled) and "valid_orders" (how many orders reproduce every example; None beyond
+    8 rules).
+
+    instance: a dict in pbebench's instance schema with a gold cascade.
+    seed: the permutation is a function of the seed and the instance's id alone.
+
+    Raises ValueError naming the reason when the instance gives no problem (no gold, a gold
+    that fails its examples, every order valid, forms too long).
+    """
+
+def reorder_prompt(problem: Mapping[str, Any]) -> str:
+    """The prompt of a reordering problem; the same text as `pbebench prompt` on a reordering
+    set. The scrambled rules are numbered by index; the held-out examples and the gold order
+    are never shown.
+
+    problem: a reordering problem dict (reorder()'s, or a record of the authors' file).
+    """
+
+def parse_order(text: str, n: int, block: Literal["last", "first"] = "last") -> Dict[str, Any]:
+    """Read the order a response gives, as `pbebench score` reads it on a reordering set:
+    {"order": [...]} for a permutation of 0..n, else {"problem": {"kind", ...}} with the
+    reason (unfinished, no_array, not_an_index, wrong_length, out_of_range, repeated).
+    "valid" says which.
+
+    text: the response.
+    n: the number of scrambled rules.
+    block: which fenced block holds the answer, "last" or "first".
+    """
+
+def score_order(problem: Mapping[str, Any], responses: Sequence[Response], block: Literal["last", "first"] = "last") -> Dict[str, Any]:
+    """Grade a reordering problem's responses; the same dict as its line of `pbebench score
+    --per-instance` on a reordering set: id, cascade_len, category and per sample its
+    "order" (or "problem"), "valid" (a permutation of 0..n), "accurate" (the rules in that
+    order reproduce every example) and "exact" (the gold order).
+
+    problem: a reordering problem dict (reorder()'s, or a record of the authors' file).
+    responses: a list of responses: str, None, a chat message dict or a list of chat
+        messages, as in score().
+    block: which fenced block holds the answer, "last" or "first".
+    """
+
+def solve_order(problem: Mapping[str, Any], max_nodes: int = 200000) -> Dict[str, Any]:
+    """The built-in solver's answer to a reordering problem: an exact search over orders,
+    pruned by the examples, within max_nodes rule applications. Returns {"order" (None when
+    no order reproduces the examples or the budget ran out), "nodes", "gave_up"}.
+
+    problem: a reordering problem dict.
+    max_nodes: the search's budget (default 200000).
+    """

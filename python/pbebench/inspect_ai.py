@@ -50,9 +50,11 @@ try:
         SampleScore,
         Score,
         Target,
+        mean,
         metric,
         score_reducer,
         scorer,
+        stderr,
     )
     from inspect_ai.solver import Generate, TaskState, generate, solver
     from inspect_ai.tool import ToolDef, ToolError
@@ -464,3 +466,106 @@ lite_moreeg = _preset_task("lite-moreeg")
 lite_published = _preset_task("lite-published")
 full = _preset_task("full")
 full_25_30 = _preset_task("full-25-30")
+
+
+# --- the rule-reordering task (docs/reorder.md) -----------------------------------------
+
+
+def load_problems(dataset: str, seed: int = 0, size: int | None = None) -> list[dict[str, Any]]:
+    """The reordering problems of ``dataset``: a reordering set file (pbebench's
+    ``pbebench reorder`` lines or the authors' reordering file), or a preset or synthesis
+    dataset file made into problems with ``seed`` (``pbebench reorder --seed``); instances
+    that give no problem (every order valid, ...) are left out, as ``pbebench reorder``
+    leaves them out."""
+    import json
+
+    path = Path(str(dataset))
+    if path.is_file():
+        lines = [line for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+        first = json.loads(lines[0]) if lines else {}
+        if isinstance(first, dict) and (
+            {"scrambled", "order"} <= first.keys() or {"permuted_programs", "ground_truth_order"} <= first.keys()
+        ):
+            if size is not None:
+                raise ValueError("size applies to presets; a dataset file is used whole")
+            problems = [json.loads(line) for line in lines]
+            for k, problem in enumerate(problems):
+                try:
+                    _pbebench.reorder_prompt(problem)
+                except ValueError as error:
+                    raise ValueError(f"{path}:{k + 1}: {error}") from None
+            return problems
+    instances = load_instances(dataset, seed=seed, size=size)
+    problems = []
+    for instance in instances:
+        try:
+            problems.append(_pbebench.reorder(instance, seed=seed))
+        except ValueError:
+            continue
+    return problems
+
+
+@task(name="reorder")
+def reorder(dataset: str = "lite", seed: int = 0, size: int | None = None, epochs: int = 1) -> Task:
+    """The rule-reordering task: the gold rules of an instance in a scrambled order; the
+    model answers the order (a JSON array of rule indices) that maps every input to its
+    output.
+
+    Args:
+        dataset: a reordering set file (``pbebench reorder``'s, or the authors' reordering
+            file), a dataset file, or a preset (generated with ``seed`` and ``size``) made
+            into problems with ``seed``.
+        seed: the generation seed of a preset and the scrambling seed of a dataset.
+        size: instances of a preset.
+        epochs: samples per problem; each is scored on its own, the figures are means.
+    """
+    _require("reorder", "dataset", dataset, (str, Path), "a preset name or a dataset file")
+    _require("reorder", "seed", seed, (int,), "an int")
+    _require("reorder", "size", size, (int, type(None)), "an int or None")
+    _require("reorder", "epochs", epochs, (int,), "an int")
+    problems = load_problems(dataset, seed=seed, size=size)
+    if not problems:
+        raise ValueError(f"reorder(): dataset: {dataset!r} gives no reordering problem")
+    samples = [
+        Sample(
+            id=p.get("id"),
+            input=_pbebench.reorder_prompt(p),
+            target=str(p.get("order", p.get("ground_truth_order"))),
+            metadata={
+                "problem": p,
+                "cascade_len": p.get("cascade_len", p.get("cascade_length")),
+                "category": p.get("category", p.get("bfcc_category")),
+            },
+        )
+        for p in problems
+    ]
+    return Task(
+        dataset=MemoryDataset(samples, name=f"reorder:{dataset}"),
+        solver=generate(),
+        scorer=reorder_scorer(),
+        epochs=epochs,
+    )
+
+
+@scorer(metrics={key: [mean(), stderr()] for key in ("accuracy", "exact", "valid")})
+def reorder_scorer():
+    """``pbebench.score_order`` on one answer: accuracy (the order reproduces every
+    example), exact (the gold order) and valid (a permutation of the rules' indices), as
+    ``pbebench score`` grades a reordering set; a malformed answer is invalid, never an
+    error."""
+
+    async def score(state: TaskState, target: Target) -> Score:
+        answer = state.output.completion or ""
+        graded = _pbebench.score_order(state.metadata["problem"], [answer])
+        sample = graded["samples"][0]
+        value = {key: float(sample[key]) for key in ("accurate", "exact", "valid")}
+        value["accuracy"] = value.pop("accurate")
+        reason = sample.get("problem", {}).get("kind") if not sample["valid"] else None
+        explanation = (
+            f"invalid: {reason}" if reason else
+            f"order {sample['order']}: {'accurate' if sample['accurate'] else 'not accurate'}"
+            f"{', exact' if sample['exact'] else ''}"
+        )
+        return Score(value=value, answer=answer, explanation=explanation)
+
+    return score

@@ -13,6 +13,7 @@ mod convert;
 mod formats;
 mod generation;
 mod probe;
+mod reorder;
 
 use convert::{count, flag, optional, parsed, string, to_py, Arg, InstanceCache, Name, Responses};
 use pbebench::PromptTemplate;
@@ -730,5 +731,6 @@ fn _pbebench(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(reward, m)?)?;
     formats::register(m)?;
     probe::register(m)?;
+    reorder::register(m)?;
     Ok(())
 }

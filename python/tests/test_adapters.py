@@ -112,3 +112,36 @@ def test_verl_plays_the_same_episode(lite):
         assert parts["score"] == reward
         assert (parts["pass"], parts["recovered"]) == (float(grade["pass"]), float(grade["recovered"]))
         assert (parts["probes_used"], parts["tests"]) == (grade["probes_used"], grade["tests"])
+
+
+def test_verifiers_plays_the_same_episode(lite, no_network):
+    """verifiers evaluates the probing environment against a mock OpenAI-compatible server
+    that plays the script: the tool texts the model is sent and the reward are ProbeEnv's."""
+    framework("verifiers", "verifiers")
+    from test_verifiers import evaluate, field, outputs
+
+    from pbebench.verifiers_env import load_environment
+
+    env = load_environment(task="probe", preset="lite", seed=SEED, size=SIZE, heldout=HELDOUT, probe_budget=10)
+    prompts = {env.dataset[k]["prompt"][-1]["content"]: inst for k, inst in enumerate(lite)}
+
+    def respond(messages):
+        inst = prompts[messages[0]["content"]]
+        turn = sum(m["role"] == "assistant" for m in messages)
+        name, arguments = script_of(inst)[turn]
+        return {"tool_calls": [(name, arguments)]}
+
+    results, server = evaluate(env, respond, SIZE)
+    rows = outputs(results)
+    assert len(rows) == SIZE
+    seen = {}
+    for request in server.requests:
+        inst = prompts[request["messages"][0]["content"]]
+        seen[inst["id"]] = [m["content"] for m in request["messages"] if m["role"] == "tool"]
+    rewards = sorted(field(row, "reward") for row in rows)
+    expected = []
+    for inst in lite:
+        texts, reward, _ = through_probe_env(inst)
+        assert seen[inst["id"]] == texts[:3]  # the submit's text ends the episode unsent
+        expected.append(reward)
+    assert rewards == sorted(expected)

@@ -499,3 +499,46 @@ def test_inspect_eval_on_the_command_line(tmp_path):
     (score,) = log["results"]["scores"]
     assert score["metrics"]["Pass@1"]["value"] == 0.0
     assert log["results"]["total_samples"] == 3
+
+
+# --- the reordering task -----------------------------------------------------------------
+
+
+def test_the_reordering_task_scores_as_pbebench_does(cli, dataset_file, tmp_path):
+    """`pbebench/reorder` on a reordering set: the samples are its problems with their
+    prompts; scripted answers (the gold order, reversed, repeated indices, prose) get the
+    figures `pbebench score` gives the same answers."""
+    reorder_file = tmp_path / "reorder.jsonl"
+    cli("reorder", "--dataset", dataset_file, "--out", reorder_file)
+    problems = [json.loads(line) for line in reorder_file.read_text().splitlines()]
+    task = pbe_inspect.reorder(dataset=str(reorder_file))
+    samples = list(task.dataset)
+    assert [s.id for s in samples] == [p["id"] for p in problems]
+    assert [s.input for s in samples] == [pbebench.reorder_prompt(p) for p in problems]
+    by_prompt = {pbebench.reorder_prompt(p): p for p in problems}
+    answers = {}
+
+    def respond(messages):
+        p = by_prompt[messages[-1].text]
+        n = len(p["scrambled"])
+        k = problems.index(p)
+        answer = [f"```json\n{p['order']}\n```", str(list(range(n))[::-1]), "[0, 0]", "I cannot tell"][k % 4]
+        answers[p["id"]] = answer
+        return text(answer)
+
+    log = run(task, respond, tmp_path)
+    responses = tmp_path / "responses.jsonl"
+    responses.write_text("".join(json.dumps({"id": i, "response": a}) + "\n" for i, a in answers.items()))
+    out = json.loads(cli("score", "--dataset", reorder_file, "--responses", responses, "--out", "-"))
+    (all_,) = [row for row in out["rows"] if row["group"] == "all"]
+    got = {f"{s.name}/{name}": m.value for s in log.results.scores for name, m in s.metrics.items()}
+    for key in ("accuracy", "exact", "valid"):
+        assert got[f"{key}/mean"] == pytest.approx(all_[key]["mean"], abs=1e-12), key
+    assert 0 < got["exact/mean"] < got["accuracy/mean"] < got["valid/mean"] < 1
+    # A synthesis dataset or a preset is made into problems; the authors' file is read.
+    made = pbe_inspect.reorder(dataset=str(dataset_file))
+    assert [s.metadata["problem"] for s in made.dataset] == problems
+    theirs = pbe_inspect.reorder(dataset=str(REPO / "testdata/reorder-authors/records.jsonl"))
+    assert next(iter(theirs.dataset)).id == "perm_00000"
+    with pytest.raises(TypeError, match=r"^reorder\(\): seed must be"):
+        pbe_inspect.reorder(seed="1")

@@ -17,10 +17,11 @@ def test_the_package_has_no_dependencies():
 
 def test_the_extras_pull_only_their_framework():
     extras = PROJECT["optional-dependencies"]
-    assert set(extras) == {"inspect", "verl", "reasoning-gym"}
+    assert set(extras) == {"inspect", "verl", "reasoning-gym", "verifiers"}
     assert [r.split(">")[0].split("<")[0] for r in extras["inspect"]] == ["inspect_ai"]
     assert [r.split(">")[0].split("<")[0] for r in extras["verl"]] == ["pyarrow"]
     assert [r.split(">")[0].split("<")[0] for r in extras["reasoning-gym"]] == ["reasoning-gym"]
+    assert [r.split(">")[0].split("<")[0] for r in extras["verifiers"]] == ["verifiers"]
 
 
 def test_the_inspect_entry_point_names_the_registry_module():
@@ -33,7 +34,7 @@ def test_importing_pbebench_imports_no_framework():
 
     code = (
         "import sys, pbebench, pbebench.verl, pbebench.rl; "
-        "print(sorted({'inspect_ai', 'pyarrow', 'verl', 'torch', 'reasoning_gym'} & set(sys.modules)))"
+        "print(sorted({'inspect_ai', 'pyarrow', 'verl', 'torch', 'reasoning_gym', 'verifiers'} & set(sys.modules)))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"

@@ -5,6 +5,7 @@
 use crate::control::Control;
 use crate::retry::{parse_retry_after, RetryPolicy};
 use crate::sample::{Sample, Status, Usage};
+use crate::Field;
 use serde::Serialize;
 use serde_json::Value;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -102,16 +103,15 @@ impl ChatParams {
     }
 }
 
-/// A problem found before any sample is requested.
+/// A problem found before any sample is requested. Its text names the configuration's
+/// fields by their path ([`Field::path`]); [`EndpointError::message`] names them as the
+/// caller does.
 #[derive(Debug, thiserror::Error)]
+#[error("{}", self.message(Field::path))]
 pub enum EndpointError {
-    /// A `--base-url` that is not an http(s) URL.
-    #[error(
-        "--base-url '{0}' is not an http:// or https:// URL (for vLLM: http://localhost:8000/v1)"
-    )]
+    /// A base URL ([`Field::BaseUrls`]) that is not an http(s) URL.
     BadUrl(String),
     /// Nothing answers at the endpoint.
-    #[error("cannot reach {url}: {error}. Is the server running? (vLLM: 'vllm serve MODEL --port 8000', then --base-url http://localhost:8000/v1)")]
     Unreachable {
         /// The URL tried.
         url: String,
@@ -119,13 +119,31 @@ pub enum EndpointError {
         error: String,
     },
     /// The endpoint refuses our credentials.
-    #[error("{url} answered HTTP {status}: the API key is missing or wrong (set it in the variable named by --api-key-env)")]
     Unauthorized {
         /// The URL tried.
         url: String,
         /// 401 or 403.
         status: u16,
     },
+}
+
+impl EndpointError {
+    /// The refusal, with every field it mentions named by `name`.
+    pub fn message(&self, name: impl Fn(Field) -> &'static str) -> String {
+        let urls = name(Field::BaseUrls);
+        match self {
+            EndpointError::BadUrl(url) => format!(
+                "{urls} '{url}' is not an http:// or https:// URL (for vLLM: http://localhost:8000/v1)"
+            ),
+            EndpointError::Unreachable { url, error } => format!(
+                "cannot reach {url}: {error}. Is the server running? (vLLM: 'vllm serve MODEL --port 8000', then {urls} http://localhost:8000/v1)"
+            ),
+            EndpointError::Unauthorized { url, status } => format!(
+                "{url} answered HTTP {status}: the API key is missing or wrong (check {})",
+                name(Field::ApiKey)
+            ),
+        }
+    }
 }
 
 struct Endpoint {
@@ -206,7 +224,7 @@ impl ChatClient {
             match status {
                 401 | 403 => return Err(EndpointError::Unauthorized { url, status }),
                 404 if !ep.base_url.ends_with("/v1") => warnings.push(format!(
-                    "{url} answered 404; OpenAI-compatible servers usually live under /v1 (try --base-url {}/v1)",
+                    "{url} answered 404; OpenAI-compatible servers usually live under /v1 (try the base URL {}/v1)",
                     ep.base_url
                 )),
                 200 => {

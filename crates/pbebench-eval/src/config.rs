@@ -202,6 +202,12 @@ pub enum Field {
     TopP,
     /// The solver program's `command`.
     SolverCommand,
+    /// The chat's `api_key`.
+    ApiKey,
+    /// `run_dir`.
+    RunDir,
+    /// `force_new`.
+    ForceNew,
 }
 
 impl Field {
@@ -225,6 +231,9 @@ impl Field {
             Field::Temperature => "solver.params.temperature",
             Field::TopP => "solver.params.top_p",
             Field::SolverCommand => "solver.command",
+            Field::ApiKey => "solver.api_key",
+            Field::RunDir => "run_dir",
+            Field::ForceNew => "force_new",
         }
     }
 }

@@ -3,6 +3,7 @@
 use crate::client::EndpointError;
 use crate::solver_cmd::CommandError;
 use crate::store::StoreError;
+use crate::Field;
 use pbebench::dataset::DatasetError;
 use std::path::PathBuf;
 
@@ -36,11 +37,38 @@ pub enum EvalError {
         source: std::io::Error,
     },
     /// The run directory holds a run made with other answer-affecting parameters.
-    #[error("{dir} holds a run made with other parameters:\n{differences}\nRe-run with the run's own parameters to continue it, choose another --run directory, or add --force-new to start over (the old store is kept as run.N.sqlite).")]
+    #[error("{}", self.message(Field::path))]
     Mismatch {
         /// The run directory.
         dir: PathBuf,
         /// One line per parameter that differs.
         differences: String,
     },
+}
+
+impl EvalError {
+    /// The error's text, with every field of the configuration it mentions named by
+    /// `name` (a command line names them by its options); its `Display` names them by
+    /// their path in [`crate::EvalConfig`].
+    pub fn message(&self, name: impl Fn(Field) -> &'static str) -> String {
+        match self {
+            EvalError::Config(e) => e.message(name),
+            EvalError::Endpoint(e) => e.message(name),
+            EvalError::Command(e) => format!(
+                "{} '{}' cannot run: {}",
+                name(Field::SolverCommand),
+                e.command,
+                e.reason
+            ),
+            EvalError::Mismatch { dir, differences } => format!(
+                "{} holds a run made with other parameters:\n{differences}\nRe-run with the run's \
+                 own parameters to continue it, choose another {} directory, or add {} to start over (the \
+                 old store is kept as run.N.sqlite).",
+                dir.display(),
+                name(Field::RunDir),
+                name(Field::ForceNew)
+            ),
+            e => e.to_string(),
+        }
+    }
 }

@@ -64,7 +64,7 @@ pub struct SolverCommand {
 /// A solver program that could not be run at all: the run stops instead of recording
 /// the same failure for every instance.
 #[derive(Debug, thiserror::Error)]
-#[error("--solver-cmd '{command}' cannot run: {reason}")]
+#[error("{} '{command}' cannot run: {reason}", crate::Field::SolverCommand.path())]
 pub struct CommandError {
     /// The command line.
     pub command: String,

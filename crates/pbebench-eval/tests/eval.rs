@@ -388,7 +388,18 @@ fn changed_answer_parameters_are_refused_unless_force_new() {
         msg.contains("temperature: the run has 0.6, this command asks for 0.7"),
         "{msg}"
     );
-    assert!(msg.contains("--force-new"), "{msg}");
+    assert!(msg.contains("or add force_new to start over"), "{msg}");
+    let flagged = err.message(|f| {
+        if f == Field::ForceNew {
+            "--force-new"
+        } else {
+            f.path()
+        }
+    });
+    assert!(
+        flagged.contains("or add --force-new to start over"),
+        "{flagged}"
+    );
 
     let mut other_model = config.clone();
     chat(&mut other_model).params.model = "other".into();

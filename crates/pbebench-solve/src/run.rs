@@ -146,7 +146,7 @@ pub enum SolveRunError {
         source: io::Error,
     },
     /// Probing needs a hidden cascade the instance lacks.
-    #[error("--probe-budget: {0}")]
+    #[error("probe_budget: {0}")]
     Oracle(#[from] OracleError),
     /// The worker threads could not start.
     #[error("cannot start the worker threads: {0}")]
@@ -192,12 +192,12 @@ pub fn solve_dataset(
     let journal_path = pbebench_io::journal_path(job.out);
     // Every output is checked before the work: an unwritable path fails now, not after it.
     let mut files = pbebench_io::Files::new();
-    files.output("--out", job.out);
+    files.output("out", job.out);
     if let Some(stats) = job.stats {
-        files.output("--stats-json", stats);
+        files.output("stats", stats);
     }
     if let Some(path) = &journal_path {
-        files.output("the journal of --out", path);
+        files.output("the journal of out", path);
     }
     files.check()?;
     let journal = open_journal(journal_path, &header, instances, job.fresh)?;

@@ -69,8 +69,8 @@ pub use results::{check_against, check_same_instances, load_results, ResultSet, 
 pub use shortcuts::Baseline;
 pub use sweep::sweep_plot;
 pub use vet::{
-    infer_params, vet_dataset, AddedExample, DroppedSlot, Repair, Replacement, VetCounts, VetError,
-    VetJob, VetOptions, VetProgress, VetSummary, VettedInstance, DEFAULT_MAX_EXAMPLES,
-    FULL_VETTED_REPLACEMENT_ATTEMPTS, MAX_EXAMPLES_LIMIT, REPLACEMENT_ATTEMPTS,
-    REPLACEMENT_ATTEMPTS_LIMIT,
+    infer_params, vet_dataset, vet_instance, AddedExample, DroppedSlot, Repair, Replacement,
+    VetCounts, VetError, VetField, VetJob, VetOptions, VetProgress, VetSummary, VettedInstance,
+    DEFAULT_MAX_EXAMPLES, FULL_VETTED_REPLACEMENT_ATTEMPTS, MAX_EXAMPLES_LIMIT,
+    REPLACEMENT_ATTEMPTS, REPLACEMENT_ATTEMPTS_LIMIT,
 };

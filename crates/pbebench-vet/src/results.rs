@@ -158,7 +158,7 @@ pub(crate) fn load(spec: &str) -> Result<Loaded, ResultsError> {
     let (label, paths) = split_spec(spec);
     if paths.is_empty() {
         return Err(ResultsError::Mismatch(format!(
-            "--results '{spec}': no file given (expected [LABEL=]FILE[,FILE])"
+            "results '{spec}': no file given (expected [LABEL=]FILE[,FILE])"
         )));
     }
     let mut files = Vec::new();
@@ -185,7 +185,7 @@ pub(crate) fn load(spec: &str) -> Result<Loaded, ResultsError> {
             }
             Content::Instances(list, w) => {
                 if instances.is_some() {
-                    return Err(file_err(file, "a second per-instance file for the same results; give each run as its own --results"));
+                    return Err(file_err(file, "a second per-instance file for the same results; give each run as a results argument of its own"));
                 }
                 warnings.extend(w);
                 instances = Some((list, file.clone()));
@@ -203,7 +203,7 @@ pub(crate) fn load(spec: &str) -> Result<Loaded, ResultsError> {
         (None, Some((list, _))) => (summarize(list), None, None),
         (None, None) => {
             return Err(ResultsError::Mismatch(format!(
-                "--results '{spec}': found no results file (expected results.json and/or per-instance.jsonl)"
+                "results '{spec}': found no results file (expected results.json and/or per-instance.jsonl)"
             )))
         }
     };

@@ -391,7 +391,7 @@ impl AuthorsExport {
 /// `value` as Python's `json.dumps(value)` writes it: `", "` between items, `": "` after
 /// keys, and every character outside printable ASCII escaped (`\uXXXX`, UTF-16 pairs past
 /// the BMP), as `ensure_ascii=True` does.
-fn python_json<T: Serialize>(value: &T) -> String {
+pub(crate) fn python_json<T: Serialize>(value: &T) -> String {
     let mut out = Vec::new();
     let mut ser = serde_json::Serializer::with_formatter(&mut out, PythonJson);
     value

@@ -12,6 +12,8 @@
 //!   [`parse_order`] reads the answer out of a response; [`score_order_responses`] and
 //!   [`summarize_orders`] grade a run and give its figures (accuracy, exact, valid rate,
 //!   by length and category, with intervals); [`reorder_prompt`] is a problem's prompt.
+//! - [`solve_order`] (exact search, bounded) and [`greedy_order`] solve a problem without a
+//!   model; [`ShortcutOrder`] is the audit's trivial answers.
 //!
 //! **Counting valid orders.** An order is a permutation of the rules' *positions*: two
 //! identical rules are distinct positions, so swapping them gives a second order, and the
@@ -23,15 +25,19 @@
 //! order is skipped ([`Skip::FormsTooLong`]) rather than counted wrongly.
 
 mod answer;
+mod authors;
 mod prompt;
 mod score;
+mod solve;
 
 pub use answer::{parse_order, OrderProblem};
+pub use authors::{authors_reorder_line, is_authors_record, parse_authors_record};
 pub use prompt::{reorder_prompt, REORDER_TEMPLATE};
 pub use score::{
     score_order_response, score_order_responses, summarize_orders, write_order_score_lines,
     OrderInstanceScore, OrderRow, OrderSample, OrderSummary,
 };
+pub use solve::{greedy_order, solve_order, OrderSearch, ShortcutOrder, DEFAULT_ORDER_NODES};
 
 use crate::instance::Instance;
 use crate::relations::Category;
@@ -473,18 +479,26 @@ pub struct ReorderLineError {
 }
 
 /// Whether `line` (a dataset's first line) is a reordering problem rather than a synthesis
-/// instance: a JSON object with the fields `scrambled` and `order`.
+/// instance: a JSON object with the fields `scrambled` and `order` (pbebench's format) or
+/// `permuted_programs` and `ground_truth_order` (the authors').
 pub fn is_reorder_line(line: &str) -> bool {
     #[derive(Deserialize)]
     struct Keys {
         scrambled: Option<serde::de::IgnoredAny>,
         order: Option<serde::de::IgnoredAny>,
+        permuted_programs: Option<serde::de::IgnoredAny>,
+        ground_truth_order: Option<serde::de::IgnoredAny>,
     }
-    serde_json::from_str::<Keys>(line).is_ok_and(|k| k.scrambled.is_some() && k.order.is_some())
+    serde_json::from_str::<Keys>(line).is_ok_and(|k| {
+        (k.scrambled.is_some() && k.order.is_some())
+            || (k.permuted_programs.is_some() && k.ground_truth_order.is_some())
+    })
 }
 
 /// Reads the problems [`write_reorder_lines`] wrote (blank lines skipped), each checked
-/// ([`ReorderInstance::problems`]); the first bad line is an error naming it.
+/// ([`ReorderInstance::problems`]), or the records of the authors' reordering file
+/// ([`parse_authors_record`]; their ids, else their 0-based place among the records); the
+/// first bad line is an error naming it.
 pub fn read_reorder_lines(text: &str) -> Result<Vec<ReorderInstance>, ReorderLineError> {
     let mut problems = Vec::new();
     for (k, text) in text.lines().enumerate() {
@@ -495,6 +509,15 @@ pub fn read_reorder_lines(text: &str) -> Result<Vec<ReorderInstance>, ReorderLin
             line: k + 1,
             problem,
         };
+        if let Ok(serde_json::Value::Object(map)) = serde_json::from_str(text) {
+            if is_authors_record(&map) {
+                let problem = parse_authors_record(&map, problems.len()).map_err(|e| {
+                    error(format!("not a record of the authors' reordering file: {e}"))
+                })?;
+                problems.push(problem);
+                continue;
+            }
+        }
         let problem: ReorderInstance = serde_json::from_str(text).map_err(|e| {
             error(format!(
                 "not a reordering problem ({e}): a line holds an instance's fields plus \

@@ -127,6 +127,9 @@ impl Resumable {
         if let Some(path) = &self.stats_json {
             files.output("--stats-json", path);
         }
+        if let Some(journal) = pbebench_io::journal_path(&self.out) {
+            files.output("the journal of --out", journal);
+        }
     }
 
     /// The statistics' path, if any.
@@ -231,6 +234,7 @@ mod tests {
         assert!(alphabet("aab").unwrap_err().contains("twice"));
         assert!(alphabet("").unwrap_err().contains("1 to 255"));
         assert!(alphabet("a b").unwrap_err().contains("whitespace"));
-        assert!(alphabet("c-a").is_err());
+        let e = alphabet("c-a").unwrap_err();
+        assert!(e.contains("c-a"), "{e}");
     }
 }

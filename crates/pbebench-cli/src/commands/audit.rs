@@ -8,8 +8,9 @@ use anyhow::{bail, Context};
 use pbebench::dataset::read_dataset_with;
 use pbebench::GoldCheck;
 use pbebench_vet::audit::{
-    audit, AuditOptions, AuditProgress, SolverCheck, Thresholds, DEFAULT_MAX_AMBIGUOUS,
-    DEFAULT_MAX_COLLAPSED, DEFAULT_MAX_DUMMY, DEFAULT_MAX_SHORTCUT,
+    audit, audit_reorder, AuditOptions, AuditProgress, ReorderAuditOptions, SolverCheck,
+    Thresholds, DEFAULT_MAX_AMBIGUOUS, DEFAULT_MAX_COLLAPSED, DEFAULT_MAX_DUMMY,
+    DEFAULT_MAX_SHORTCUT,
 };
 use pbebench_vet::{load_results, Panel};
 use std::path::PathBuf;
@@ -128,6 +129,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         "none" => None,
         text => Some((text.parse::<Panel>().context("--panel")?, args.seed)),
     };
+    if super::reorder_set::is_reorder_dataset(&args.dataset)? {
+        return run_reorder(&args);
+    }
     // The audit reads golds that contradict their examples, to flag them (its gold gate);
     // every other reader refuses them.
     let dataset = read_dataset_with(&args.dataset, GoldCheck::Bounded)?;
@@ -188,6 +192,52 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     ));
     for gate in findings.verdict.iter().flat_map(|v| v.failed()) {
         eprintln!("audit FAILED {}", gate.line);
+    }
+    Ok(if findings.passed {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+/// `pbebench audit` of a reordering set: the shortcut orders and the built-in search
+/// (`--no-solver` skips it, `--solver-nodes` bounds it), gated by `--max-dummy` and
+/// `--max-shortcut`.
+fn run_reorder(args: &Args) -> anyhow::Result<ExitCode> {
+    if !args.results.is_empty() {
+        bail!("--results is for synthesis datasets: a reordering set has no calibration yet");
+    }
+    let problems = super::reorder_set::read_set(&args.dataset)?;
+    let checked = Outputs::new()
+        .input("--dataset", &args.dataset)
+        .output("--out", &args.out)
+        .check()?;
+    let out = checked.create(&args.out)?;
+    let options = ReorderAuditOptions {
+        solver_nodes: (!args.no_solver).then_some(args.solver_nodes),
+        thresholds: Thresholds {
+            max_dummy: args.max_dummy,
+            max_shortcut: args.max_shortcut,
+            max_ambiguous: args.max_ambiguous,
+            max_collapsed: args.max_collapsed,
+        },
+    };
+    let started = std::time::Instant::now();
+    let name = args.dataset.display().to_string();
+    let findings = args
+        .threads
+        .pool()?
+        .install(|| audit_reorder(&problems, &name, &options));
+    say(&findings.to_string(), out.is_stdout());
+    let json = serde_json::to_string_pretty(&findings)? + "\n";
+    out.write_all(json.as_bytes())?;
+    printer::note(format_args!(
+        "audit: wrote {} in {:.1} s",
+        args.out.display(),
+        started.elapsed().as_secs_f64()
+    ));
+    for line in findings.failed() {
+        eprintln!("audit FAILED {line}");
     }
     Ok(if findings.passed {
         ExitCode::SUCCESS

@@ -207,7 +207,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 /// A library error, with the configuration's fields named by their options.
 fn flags(e: EvalError) -> anyhow::Error {
     match e {
-        EvalError::Config(e) => anyhow::anyhow!(e.message(flag)),
+        EvalError::Config(_)
+        | EvalError::Endpoint(_)
+        | EvalError::Command(_)
+        | EvalError::Mismatch { .. } => anyhow::anyhow!(e.message(flag)),
         e => e.into(),
     }
 }
@@ -232,6 +235,9 @@ fn flag(field: Field) -> &'static str {
         Field::Temperature => "--temperature",
         Field::TopP => "--top-p",
         Field::SolverCommand => "--solver-cmd",
+        Field::ApiKey => "--api-key-env",
+        Field::RunDir => "--run",
+        Field::ForceNew => "--force-new",
     }
 }
 
@@ -653,6 +659,9 @@ mod tests {
             Field::Temperature,
             Field::TopP,
             Field::SolverCommand,
+            Field::ApiKey,
+            Field::RunDir,
+            Field::ForceNew,
         ] {
             assert!(
                 longs.contains(&flag(field).to_owned()),

@@ -67,6 +67,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .input("--dataset", &args.dataset)
         .output("--out", &out_path)
         .check()?;
+    if super::reorder_set::is_reorder_dataset(&args.dataset)? {
+        return export_reorder(&args, &checked, &out_path);
+    }
     let mut reader = DatasetReader::open(&args.dataset)?;
     let out = checked.create(&out_path)?;
     let mut export = AuthorsExport::default();
@@ -109,6 +112,63 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if !pbebench_io::is_stdout(&out_path) {
         printer::note(format_args!(
             "wrote {count} instances in {} to {}",
+            describe(args.to),
+            out_path.display()
+        ));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `export` of a reordering set (either format): the authors' reordering file, with
+/// pbebench's prompt in `prompt`, or pbebench's reordering lines.
+fn export_reorder(
+    args: &Args,
+    checked: &super::output::Checked,
+    out_path: &std::path::Path,
+) -> anyhow::Result<ExitCode> {
+    if args.original_programs || args.relations.is_some() {
+        anyhow::bail!(
+            "--original-programs and --relations apply to synthesis datasets: a reordering set's \
+             records always hold original_programs and their category"
+        );
+    }
+    let problems = super::reorder_set::read_set(&args.dataset)?;
+    let mut text = String::new();
+    for (k, problem) in problems.iter().enumerate() {
+        match args.to {
+            To::Authors => {
+                let line = pbebench::reorder::authors_reorder_line(problem)
+                    .with_context(|| format!("{}: problem {}", args.dataset.display(), k + 1))?;
+                text += &line;
+                text.push('\n');
+            }
+            To::Pbebench => {
+                let mut bytes = Vec::new();
+                pbebench::reorder::write_reorder_lines(&mut bytes, std::slice::from_ref(problem))?;
+                text += &String::from_utf8(bytes)?;
+            }
+        }
+    }
+    let out = checked.create(out_path)?;
+    out.write_all(text.as_bytes())?;
+    if args.to == To::Authors {
+        let heldout = (problems.iter())
+            .filter(|p| !p.instance.heldout_inputs.is_empty())
+            .count();
+        if heldout > 0 {
+            printer::note(format_args!(
+                "note: {heldout} of {} problems: held-out examples left out (the format has none)",
+                problems.len()
+            ));
+        }
+        printer::note(format_args!(
+            "note: prompt holds pbebench's reordering prompt (the authors' text is not published)"
+        ));
+    }
+    if !pbebench_io::is_stdout(out_path) {
+        printer::note(format_args!(
+            "wrote {} reordering problems in {} to {}",
+            problems.len(),
             describe(args.to),
             out_path.display()
         ));

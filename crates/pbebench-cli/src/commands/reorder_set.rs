@@ -32,7 +32,7 @@ pub fn is_reorder_dataset(dataset: &Path) -> anyhow::Result<bool> {
 }
 
 /// The problems of the reordering set `dataset`; a bad line is an error naming it.
-fn read_set(dataset: &Path) -> anyhow::Result<Vec<ReorderInstance>> {
+pub fn read_set(dataset: &Path) -> anyhow::Result<Vec<ReorderInstance>> {
     let text = pbebench_io::read_input_string(dataset)
         .with_context(|| format!("{}: cannot read", dataset.display()))?;
     let problems = read_reorder_lines(&text).map_err(|e| {

@@ -10,7 +10,8 @@ use crate::printer::{self, Progress};
 use anyhow::{bail, Context};
 use pbebench::dataset::read_dataset;
 use pbebench_solve::{
-    solve_dataset, solver_by_name, Budget, SolveJob, SolveProgress, DEFAULT_SOLVER, SOLVER_NAMES,
+    solve_dataset, solver_by_name, Budget, SolveJob, SolveProgress, SolveRunError, DEFAULT_SOLVER,
+    SOLVER_NAMES,
 };
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -121,7 +122,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     ));
     let solved = solve_dataset(&instances, &job, &bar);
     bar.0.finish();
-    let solved = solved.with_context(|| args.dataset.display().to_string())?;
+    let solved = solved
+        .map_err(|e| match e {
+            SolveRunError::Oracle(e) => anyhow::anyhow!("--probe-budget: {e}"),
+            e => e.into(),
+        })
+        .with_context(|| args.dataset.display().to_string())?;
     if let Some(e) = &solved.journal_failure {
         printer::warn(format!("{e}: this run cannot be resumed if interrupted"));
     }

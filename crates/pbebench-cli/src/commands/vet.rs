@@ -10,7 +10,7 @@ use anyhow::{bail, Context};
 use pbebench::dataset::read_dataset;
 use pbebench::Instance;
 use pbebench_vet::{
-    vet_dataset, Panel, VetCounts, VetJob, VetOptions, VetProgress, VetSummary,
+    vet_dataset, Panel, VetCounts, VetError, VetField, VetJob, VetOptions, VetProgress, VetSummary,
     DEFAULT_MAX_EXAMPLES, DEFAULT_PANEL, REPLACEMENT_ATTEMPTS, REPLACEMENT_ATTEMPTS_LIMIT,
 };
 use std::path::{Path, PathBuf};
@@ -78,10 +78,7 @@ pub struct Args {
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let panel: Panel = args.panel.parse().context("--panel")?;
     if args.replacements > REPLACEMENT_ATTEMPTS_LIMIT {
-        bail!(
-            "--replacements {} is more than {REPLACEMENT_ATTEMPTS_LIMIT}: each fresh instance costs a repair of its own; give at most {REPLACEMENT_ATTEMPTS_LIMIT}",
-            args.replacements
-        );
+        bail!(VetError::TooManyReplacements(args.replacements).message(flag));
     }
     let mut files = Outputs::new();
     files.input("--dataset", &args.dataset);
@@ -152,7 +149,9 @@ impl Run<'_> {
         };
         let summary = vet_dataset(instances, &job, &bar);
         bar.0.finish();
-        let summary = summary.with_context(|| source.to_owned())?;
+        let summary = summary
+            .map_err(|e| anyhow::anyhow!(e.message(flag)))
+            .with_context(|| source.to_owned())?;
         if let Some(e) = &summary.journal_failure {
             printer::warn(format!("{e}: this run cannot be resumed if interrupted"));
         }
@@ -167,6 +166,14 @@ impl Run<'_> {
             self.out,
         ));
         Ok(summary)
+    }
+}
+
+/// The option that sets a field of [`VetOptions`].
+pub fn flag(field: VetField) -> &'static str {
+    match field {
+        VetField::MaxExamples => "--max-examples",
+        VetField::ReplacementAttempts => "--replacements",
     }
 }
 

@@ -509,4 +509,14 @@ fn eval_refusals_name_the_options() {
     assert_fatal(&o, "error: --template nope.txt: ");
     // The error comes alone: no status line of a run that never started.
     assert_eq!(stderr(&o).lines().count(), 2, "{}", stderr(&o));
+    // The library names its fields (`solver.base_urls`, `solver.command`); the command
+    // line names them by their options.
+    let o = pbebench_in(
+        &[&chat[..4], &["m", "--base-url", "ftp://h/v1", "--run", "r"]].concat(),
+        d,
+    );
+    assert_fatal(
+        &o,
+        "error: --base-url 'ftp://h/v1' is not an http:// or https:// URL",
+    );
 }

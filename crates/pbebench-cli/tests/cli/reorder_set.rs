@@ -453,3 +453,107 @@ fn a_report_of_reordering_results_alone() {
     assert!(html.contains("· 1 result set(s) ·"));
     assert!(reordering_section(&html).contains("<td class=\"l\">ro</td>"));
 }
+
+#[test]
+fn a_reordering_set_is_audited_by_its_shortcut_orders() {
+    let dir = tempfile::tempdir().unwrap();
+    set_and_responses(dir.path());
+    let args = [
+        "audit",
+        "--dataset",
+        "reorder.jsonl",
+        "--out",
+        "audit.json",
+        "--threads",
+        "1",
+    ];
+    // The table (standard error holds a timing).
+    let o = pbebench_in(&args, dir.path());
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    insta::assert_snapshot!("audit_reorder", stdout(&o));
+    assert!(
+        stderr(&o).contains("audit FAILED reversed accuracy"),
+        "{}",
+        stderr(&o)
+    );
+    let audit: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("audit.json")).unwrap())
+            .unwrap();
+    let names: Vec<&str> = (audit["baselines"].as_array().unwrap().iter())
+        .map(|b| b["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["dummy", "identity", "reversed", "greedy", "search"]);
+    let search = &audit["baselines"][4]["rows"][0]["accuracy"]["mean"];
+    assert_eq!(search.as_f64(), Some(1.0));
+    let o = pbebench(&[
+        "audit",
+        "--dataset",
+        &s(&dir.path().join("reorder.jsonl")),
+        "--results",
+        "x.jsonl",
+        "--out",
+        "-",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("--results is for synthesis datasets"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn a_reordering_set_exports_to_the_authors_format_and_back() {
+    let dir = tempfile::tempdir().unwrap();
+    set_and_responses(dir.path());
+    let d = |f: &str| s(&dir.path().join(f));
+    for (to, from, out) in [
+        ("authors", "reorder.jsonl", "authors.jsonl"),
+        ("pbebench", "authors.jsonl", "back.jsonl"),
+        ("authors", "back.jsonl", "authors2.jsonl"),
+    ] {
+        let o = pbebench(&[
+            "export",
+            "--to",
+            to,
+            "--dataset",
+            &d(from),
+            "--out",
+            &d(out),
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    }
+    let authors = std::fs::read_to_string(dir.path().join("authors.jsonl")).unwrap();
+    assert_eq!(
+        authors,
+        std::fs::read_to_string(dir.path().join("authors2.jsonl")).unwrap()
+    );
+    assert!(authors
+        .lines()
+        .next()
+        .unwrap()
+        .contains("\"permuted_programs\": [\"replace("));
+    // The authors' file is a reordering set everywhere one is read.
+    let o = pbebench(&[
+        "prompt",
+        "--dataset",
+        &d("authors.jsonl"),
+        "--out",
+        &d("p.jsonl"),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = pbebench(&[
+        "export",
+        "--to",
+        "authors",
+        "--original-programs",
+        "--dataset",
+        &d("reorder.jsonl"),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("apply to synthesis datasets"),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -89,6 +89,14 @@ fn inspect_text() {
 /// and in the identifiability panel, here the deterministic shortcut baselines).
 #[test]
 fn audit_text() {
+    let o = audit_of_the_flawed_set("shortcuts");
+    assert_eq!(o.status.code(), Some(1), "a gate fails: {}", stderr(&o));
+    insta::assert_snapshot!("audit", stdout(&o));
+}
+
+/// `pbebench audit --no-solver --panel PANEL` of the vet crate's flawed fixture, run where
+/// the fixture is (so that the text names it by its file name alone).
+fn audit_of_the_flawed_set(panel: &str) -> std::process::Output {
     let dir = tempfile::tempdir().unwrap();
     let fixture =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../pbebench-vet/tests/fixtures/flawed.jsonl");
@@ -99,11 +107,23 @@ fn audit_text() {
         "flawed.jsonl",
         "--no-solver",
         "--panel",
-        "shortcuts",
+        panel,
     ];
-    let o = pbebench_in(&args, dir.path());
-    assert_eq!(o.status.code(), Some(1), "a gate fails: {}", stderr(&o));
-    insta::assert_snapshot!("audit", stdout(&o));
+    pbebench_in(&args, dir.path())
+}
+
+/// The identifiability section with one attacker: its Pass@1, Recovered@1 and their gap,
+/// each with its interval (the gap's in points, as the gap).
+#[test]
+fn audit_text_of_one_attacker() {
+    let o = audit_of_the_flawed_set("single-rule");
+    let out = stdout(&o);
+    let section: String = (out.lines())
+        .skip_while(|l| !l.starts_with("identifiability"))
+        .take_while(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join("\n");
+    insta::assert_snapshot!("audit_one_attacker", section);
 }
 
 /// The report of two runs on a generated set: the gold answers and no answers at all (the

@@ -308,3 +308,19 @@ fn holdout_cross_validates_per_language() {
         "--holdout",
     );
 }
+
+/// Probing needs the hidden cascade: an instance without one is refused before any work,
+/// named by the option that asked for probing (the library names its field).
+#[test]
+fn probing_an_instance_without_a_gold_names_the_option() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let real = d.join("real.jsonl");
+    std::fs::write(
+        &real,
+        "{\"id\": \"w\", \"inputs\": [\"ab\"], \"outputs\": [\"b\"], \"max_rules\": 5, \"max_rule_len\": 3, \"alphabet\": \"ab\"}\n",
+    )
+    .unwrap();
+    let o = solve(&real, &d.join("out.jsonl"), &["--probe-budget", "4"]);
+    assert_fatal(&o, "--probe-budget: instance w has no gold");
+}

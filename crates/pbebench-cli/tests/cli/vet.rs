@@ -224,6 +224,10 @@ fn bad_input_is_one_line_and_exit_2() {
         "--max-examples 4 is smaller than the 5 visible examples of instance '0'",
     );
     assert_fatal(
+        &vet(&["--replacements", "5000"]),
+        "--replacements 5000 is more than",
+    );
+    assert_fatal(
         &vet(&["--panel", "beam@300,oracle"]),
         "unknown panel member 'oracle'",
     );

@@ -482,7 +482,7 @@ fn a_probing_run_records_its_probes_whatever_the_threads() {
     let err = solve_dataset(&real, &job, &Quiet).unwrap_err();
     assert!(
         err.to_string()
-            .contains("--probe-budget: instance q has no gold"),
+            .contains("probe_budget: instance q has no gold"),
         "{err}"
     );
     assert!(!dir.path().join("x.jsonl").exists());

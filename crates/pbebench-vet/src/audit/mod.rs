@@ -13,6 +13,7 @@ mod duplicates;
 mod gates;
 mod identifiability;
 mod labels;
+mod reorder;
 mod stated;
 mod text;
 mod verdict;
@@ -22,6 +23,7 @@ pub use duplicates::{Duplicates, Groups};
 pub use gates::{Gate, Gates};
 pub use identifiability::{identifiability, probe_all, AmbiguousInstance, Identifiability, Share};
 pub use labels::Labels;
+pub use reorder::{audit_reorder, OrderBaseline, OrderGate, ReorderAudit, ReorderAuditOptions};
 pub use stated::StatedLength;
 pub use verdict::{
     percent, percent_interval, Flag, FlaggedInstance, GateVerdict, Reason, Thresholds, Verdict,

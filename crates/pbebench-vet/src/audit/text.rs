@@ -309,7 +309,10 @@ impl AuditFindings {
                 pct(recovered, id.checked),
                 ci(recovered, id.checked),
                 pct(id.ambiguous + id.undecided, id.checked),
-                ci(id.ambiguous + id.undecided, id.checked),
+                // The gap is a difference of two rates: its interval in points too.
+                wilson(id.ambiguous + id.undecided, id.checked).map_or_else(String::new, |i| {
+                    format!(" [{:.1}, {:.1}]", 100.0 * i.lo, 100.0 * i.hi)
+                }),
             )?;
         }
         let cells = |shares: Vec<(String, super::Share)>| -> String {

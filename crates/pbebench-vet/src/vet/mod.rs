@@ -160,7 +160,28 @@ enum Slot {
     },
 }
 
-/// Why a dataset cannot be vetted.
+/// A field of [`VetOptions`] that a [`VetError`] names. A command line maps each to its
+/// option ([`VetError::message`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VetField {
+    /// `max_examples`.
+    MaxExamples,
+    /// `replacement_attempts`.
+    ReplacementAttempts,
+}
+
+impl VetField {
+    /// The field's name in [`VetOptions`].
+    pub fn path(self) -> &'static str {
+        match self {
+            VetField::MaxExamples => "max_examples",
+            VetField::ReplacementAttempts => "replacement_attempts",
+        }
+    }
+}
+
+/// Why a dataset cannot be vetted. Its text names [`VetOptions`]' fields by their names;
+/// [`VetError::message`] names them as the caller does.
 #[derive(Debug, thiserror::Error)]
 pub enum VetError {
     /// An instance without a gold cascade (real data): equivalence needs one.
@@ -171,8 +192,8 @@ pub enum VetError {
         /// 1-based position.
         index: usize,
     },
-    /// `--max-examples` below an instance's example count.
-    #[error("--max-examples {max} is smaller than the {examples} visible examples of instance '{id}': give at least {examples}")]
+    /// [`VetOptions::max_examples`] below an instance's example count.
+    #[error("{}", self.message(VetField::path))]
     MaxExamples {
         /// The instance.
         id: String,
@@ -181,8 +202,8 @@ pub enum VetError {
         /// The cap asked for.
         max: usize,
     },
-    /// `--max-examples` above [`MAX_EXAMPLES_LIMIT`].
-    #[error("--max-examples {0} is more than {MAX_EXAMPLES_LIMIT}: each added example costs a round of attacks; give at most {MAX_EXAMPLES_LIMIT}")]
+    /// [`VetOptions::max_examples`] above [`MAX_EXAMPLES_LIMIT`].
+    #[error("{}", self.message(VetField::path))]
     TooManyExamples(usize),
     /// An instance that is not sound (its gold does not reproduce its examples, …).
     #[error("instance '{id}' (instance {index} of the dataset): {problem}; fix the dataset (`pbebench audit` lists such instances) before vetting it")]
@@ -219,8 +240,8 @@ pub enum VetError {
     /// The worker threads could not start.
     #[error("cannot start the worker threads: {0}")]
     Threads(#[from] rayon::ThreadPoolBuildError),
-    /// `replacement_attempts` above [`REPLACEMENT_ATTEMPTS_LIMIT`].
-    #[error("replacement_attempts {0} is more than {REPLACEMENT_ATTEMPTS_LIMIT}: each fresh instance costs a repair of its own; give at most {REPLACEMENT_ATTEMPTS_LIMIT}")]
+    /// [`VetOptions::replacement_attempts`] above [`REPLACEMENT_ATTEMPTS_LIMIT`].
+    #[error("{}", self.message(VetField::path))]
     TooManyReplacements(usize),
     /// A shard that is none: `K ≥ N`.
     #[error("shard {k}/{n} is not a shard: need 0 <= K < N (shard 0/{n} is the first of {n})")]
@@ -233,6 +254,30 @@ pub enum VetError {
     /// The generator failed for a reason other than a stall.
     #[error("generating a replacement: {0}")]
     Generate(String),
+}
+
+impl VetError {
+    /// The error's text, with the fields of [`VetOptions`] it mentions named by `name`.
+    pub fn message(&self, name: impl Fn(VetField) -> &'static str) -> String {
+        match self {
+            VetError::MaxExamples { id, examples, max } => format!(
+                "{} {max} is smaller than the {examples} visible examples of instance '{id}': \
+                 give at least {examples}",
+                name(VetField::MaxExamples)
+            ),
+            VetError::TooManyExamples(max) => format!(
+                "{} {max} is more than {MAX_EXAMPLES_LIMIT}: each added example costs a round of \
+                 attacks; give at most {MAX_EXAMPLES_LIMIT}",
+                name(VetField::MaxExamples)
+            ),
+            VetError::TooManyReplacements(n) => format!(
+                "{} {n} is more than {REPLACEMENT_ATTEMPTS_LIMIT}: each fresh instance costs a \
+                 repair of its own; give at most {REPLACEMENT_ATTEMPTS_LIMIT}",
+                name(VetField::ReplacementAttempts)
+            ),
+            e => e.to_string(),
+        }
+    }
 }
 
 /// Where and how [`vet_dataset`] runs.
@@ -416,9 +461,9 @@ pub fn vet_dataset(
     let header = JournalHeader::of(instances, options, params.as_ref(), job.shard);
     let journal_path = pbebench_io::journal_path(job.out);
     let mut files = pbebench_io::Files::new();
-    files.output("--out", job.out);
+    files.output("out", job.out);
     if let Some(path) = &journal_path {
-        files.output("the journal of --out", path);
+        files.output("the journal of out", path);
     }
     files.check()?;
     let journal = journal::open(journal_path, &header, instances.len(), job.fresh)?;
@@ -576,6 +621,30 @@ enum End {
     Rejected(String),
 }
 
+/// Vets one instance, without replacing it: the repair loop (the panel's attacks, each
+/// answer that fits the visible examples but not the gold adding its shortest
+/// counterexample), then the instance with its repair record, or why it is not kept
+/// (ambiguous at `options.max_examples`, recovered by a shortcut baseline, beyond the
+/// bounds of comparison). `options.replacement_attempts` and `options.params` are not used.
+/// Refuses what [`vet_dataset`] refuses: no gold, a gold that fails its examples, more
+/// visible examples than the cap.
+pub fn vet_instance(
+    inst: &Instance,
+    options: &VetOptions,
+) -> Result<Result<VettedInstance, String>, VetError> {
+    check_dataset(std::slice::from_ref(inst), options)?;
+    Ok(kept_or_why(inst, options))
+}
+
+/// The repair loop on `inst`, and the instance kept, or why not.
+fn kept_or_why(inst: &Instance, options: &VetOptions) -> Result<VettedInstance, String> {
+    let (repaired, added, end) = repair(inst, options);
+    match end {
+        End::Identified => Ok(vetted(repaired, inst.inputs.len(), added, None, options)),
+        End::Rejected(why) => Err(why),
+    }
+}
+
 /// Vets slot `k`: the instance repaired, else fresh instances in turn, else dropped.
 fn vet_slot(
     k: usize,
@@ -583,18 +652,9 @@ fn vet_slot(
     options: &VetOptions,
     params: Option<&GenParams>,
 ) -> Result<Slot, VetError> {
-    let (repaired, added, end) = repair(inst, options);
-    let mut reason = match end {
-        End::Identified => {
-            return Ok(Slot::Kept(Box::new(vetted(
-                repaired,
-                inst.inputs.len(),
-                added,
-                None,
-                options,
-            ))))
-        }
-        End::Rejected(why) => why,
+    let mut reason = match kept_or_why(inst, options) {
+        Ok(kept) => return Ok(Slot::Kept(Box::new(kept))),
+        Err(why) => why,
     };
     let Some(params) = params else {
         return Ok(Slot::Dropped {

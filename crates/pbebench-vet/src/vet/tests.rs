@@ -101,6 +101,19 @@ fn line_27_gets_the_counterexample_the_issue_names() {
     let back = pbebench::dataset::read_dataset(&out).unwrap();
     assert_eq!(&back[0], vi);
     assert_eq!(summary.stats.instances, 1);
+    // One instance vetted in memory is the line the file holds.
+    let alone = vet_instance(&inst, &options("memoriser,beam@300", 12)).unwrap();
+    assert_eq!(alone.as_ref(), Ok(v));
+}
+
+#[test]
+fn one_instance_vetted_alone_says_why_it_is_not_kept() {
+    // At its own five examples the memoriser's jd→gyx still fits: ambiguous at the cap.
+    let inst = line_27();
+    let why = vet_instance(&inst, &options("memoriser", 5)).unwrap();
+    assert!(why.as_ref().unwrap_err().contains("ambiguous"), "{why:?}");
+    let e = vet_instance(&inst, &options("memoriser", 4)).unwrap_err();
+    assert!(matches!(e, VetError::MaxExamples { max: 4, .. }), "{e}");
 }
 
 #[test]
@@ -137,12 +150,12 @@ fn bad_input_is_refused_before_any_work() {
     let e = run(&[line_27()], &options("memoriser", 4), &out, 1).unwrap_err();
     assert_eq!(
         e.to_string(),
-        "--max-examples 4 is smaller than the 5 visible examples of instance '27': give at least 5"
+        "max_examples 4 is smaller than the 5 visible examples of instance '27': give at least 5"
     );
     let e = run(&[line_27()], &options("memoriser", 5000), &out, 1).unwrap_err();
     assert!(
         e.to_string()
-            .starts_with("--max-examples 5000 is more than 1000"),
+            .starts_with("max_examples 5000 is more than 1000"),
         "{e}"
     );
     let mut bad = line_27();
