@@ -382,7 +382,7 @@ class Oracle:
 
 # The rule-reordering task (docs/reorder.md).
 
-def reorder(instance: Instance, seed: int = 0) -> Dict[str, Any]:
+def reorder(instance: Instance, seed: int = 0, scramble: str = "shuffle") -> Dict[str, Any]:
     """A reordering problem made from an instance; the same dict as its line of
     `pbebench reorder --seed SEED`: the instance's fields plus "scrambled" (the gold rules in
     a seeded order that changes at least one output), "order" (the gold order, as indices
@@ -391,6 +391,8 @@ def reorder(instance: Instance, seed: int = 0) -> Dict[str, Any]:
 
     instance: a dict in pbebench's instance schema with a gold cascade.
     seed: the permutation is a function of the seed and the instance's id alone.
+    scramble: "shuffle" (a uniform permutation) or "swap-first" (the first rule exchanged
+        with another, as in the authors' published reordering records).
 
     Raises ValueError naming the reason when the instance gives no problem (no gold, a gold
     that fails its examples, every order valid, forms too long).

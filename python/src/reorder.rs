@@ -4,8 +4,8 @@
 
 use crate::convert::{self, to_py, Arg, Name, Responses};
 use pbebench::reorder::{
-    parse_order as parse, read_reorder_lines, reorder_instance, reorder_prompt as render,
-    score_order_responses, solve_order as solve, ReorderInstance, DEFAULT_ORDER_NODES,
+    parse_order as parse, read_reorder_lines, reorder_instance_with, reorder_prompt as render,
+    score_order_responses, solve_order as solve, ReorderInstance, Scramble, DEFAULT_ORDER_NODES,
 };
 use pbebench::BlockChoice;
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -50,15 +50,21 @@ fn block(v: Arg<'_>, name: Name<'_>) -> PyResult<BlockChoice> {
 ///
 /// instance: a dict in pbebench's instance schema with a gold cascade.
 /// seed: the permutation is a function of the seed and the instance's id alone.
+/// scramble: "shuffle" (a uniform permutation) or "swap-first" (the first rule exchanged
+///     with another, as in the authors' published reordering records).
 ///
 /// Raises ValueError naming the reason when the instance gives no problem (no gold, a gold
 /// that fails its examples, every order valid, forms too long).
 #[pyfunction]
-#[pyo3(signature = (instance, seed = Arg::Default), text_signature = "(instance, seed=0)")]
+#[pyo3(
+    signature = (instance, seed = Arg::Default, scramble = Arg::Default),
+    text_signature = "(instance, seed=0, scramble='shuffle')"
+)]
 fn reorder<'py>(
     py: Python<'py>,
     instance: &Bound<'py, PyAny>,
     seed: Arg<'py>,
+    scramble: Arg<'py>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let arg = |arg| Name::arg("reorder", arg);
     let instance = convert::instance(instance, arg("instance"))?;
@@ -66,7 +72,10 @@ fn reorder<'py>(
         v.extract::<u64>()
             .map_err(|_| PyValueError::new_err(format!("{}: must be an int from 0", arg("seed"))))
     })?;
-    let made = py.detach(|| reorder_instance(&instance, seed));
+    let scramble = scramble.or(Scramble::Shuffle, |v| {
+        convert::parsed(&convert::string(v, arg("scramble"))?, arg("scramble"))
+    })?;
+    let made = py.detach(|| reorder_instance_with(&instance, seed, scramble));
     match made {
         Ok(problem) => to_py(py, &problem),
         Err(skip) => Err(PyValueError::new_err(format!(

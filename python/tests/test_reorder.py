@@ -31,6 +31,19 @@ def test_reorder_matches_the_cli_line_for_line(instances, problems):
     assert len(problems) > 0
 
 
+def test_swap_first_matches_the_cli_line_for_line(cli, dataset_file, instances, tmp_path):
+    out = tmp_path / "swap.jsonl"
+    cli("reorder", "--dataset", dataset_file, "--out", out, "--seed", 4, "--scramble", "swap-first")
+    swapped = [json.loads(line) for line in out.read_text().splitlines()]
+    by_id = {i["id"]: i for i in instances}
+    for p in swapped:
+        assert pbebench.reorder(by_id[p["id"]], seed=4, scramble="swap-first") == p
+    # One exchange each: the gold order differs from the scrambled one in two places.
+    assert all(sum(k != j for j, k in enumerate(p["order"])) == 2 for p in swapped)
+    with pytest.raises(ValueError, match=r"reorder\(\): scramble: unknown scramble 'swap'.*swap-first"):
+        pbebench.reorder(instances[0], scramble="swap")
+
+
 def test_an_instance_that_gives_no_problem_says_why(instances):
     one = dict(instances[0], cascade=[["a", "b"]], cascade_len=1, inputs=["a"], outputs=["b"], heldout_inputs=[], heldout_outputs=[])
     with pytest.raises(ValueError, match="every order valid"):

@@ -171,11 +171,61 @@ fn mix(mut z: u64) -> u64 {
     z ^ (z >> 31)
 }
 
+/// How the gold rules are scrambled. Either way the scrambled order changes at least one
+/// output, and the draw is a function of the seed and the instance's id alone.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Scramble {
+    /// A uniform permutation of the rules ([`MAX_DRAWS`] draws, then enumeration).
+    #[default]
+    Shuffle,
+    /// The first rule exchanged with another, drawn uniformly among those whose exchange
+    /// changes an output (as in every record of the authors' reordering file we have
+    /// seen); when no such exchange exists, any exchange of two rules that changes one;
+    /// when none does, a uniform permutation as [`Scramble::Shuffle`] draws it.
+    SwapFirst,
+}
+
+impl Scramble {
+    /// The name the command line and the Python bindings take.
+    pub fn label(self) -> &'static str {
+        match self {
+            Scramble::Shuffle => "shuffle",
+            Scramble::SwapFirst => "swap-first",
+        }
+    }
+}
+
+impl std::str::FromStr for Scramble {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "shuffle" => Ok(Scramble::Shuffle),
+            "swap-first" => Ok(Scramble::SwapFirst),
+            _ => Err(format!(
+                "unknown scramble '{s}': give shuffle (a uniform permutation) or swap-first (the first rule exchanged with another)"
+            )),
+        }
+    }
+}
+
 /// A reordering problem made from `instance`, its permutation drawn from
 /// [`instance_seed`]`(seed, id)`: up to [`MAX_DRAWS`] uniform permutations, the first whose
 /// scrambled order (read as given) changes at least one output; when none does, the first
 /// such order in lexicographic order of the enumeration (up to [`EXACT_UP_TO`] rules).
+/// [`reorder_instance_with`] scrambles otherwise.
 pub fn reorder_instance(instance: &Instance, seed: u64) -> Result<ReorderInstance, Skip> {
+    reorder_instance_with(instance, seed, Scramble::Shuffle)
+}
+
+/// A reordering problem made from `instance` as [`reorder_instance`] makes it, its rules
+/// scrambled as `scramble` says.
+pub fn reorder_instance_with(
+    instance: &Instance,
+    seed: u64,
+    scramble: Scramble,
+) -> Result<ReorderInstance, Skip> {
     let gold = instance.cascade.as_ref().ok_or(Skip::NoGold)?;
     let rules = gold.rules();
     let n = rules.len();
@@ -191,7 +241,10 @@ pub fn reorder_instance(instance: &Instance, seed: u64) -> Result<ReorderInstanc
     };
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(instance_seed(seed, &instance.id));
     let mut chosen = None;
-    if n >= 2 {
+    if n >= 2 && scramble == Scramble::SwapFirst {
+        chosen = swap_that_changes(n, &mut rng, &changes);
+    }
+    if n >= 2 && chosen.is_none() {
         for _ in 0..MAX_DRAWS {
             let mut perm: Vec<usize> = (0..n).collect();
             for i in (1..n).rev() {
@@ -225,6 +278,34 @@ pub fn reorder_instance(instance: &Instance, seed: u64) -> Result<ReorderInstanc
         order,
         valid_orders: valid,
     })
+}
+
+/// The order of `n` rules with two of them exchanged, drawn uniformly among those for
+/// which `changes` holds: the first rule with another, else any two.
+fn swap_that_changes(
+    n: usize,
+    rng: &mut Xoshiro256PlusPlus,
+    changes: &dyn Fn(&[usize]) -> bool,
+) -> Option<Vec<usize>> {
+    let swapped = |i: usize, j: usize| {
+        let mut perm: Vec<usize> = (0..n).collect();
+        perm.swap(i, j);
+        perm
+    };
+    let first: Vec<Vec<usize>> = (1..n)
+        .map(|j| swapped(0, j))
+        .filter(|p| changes(p))
+        .collect();
+    let pool = if first.is_empty() {
+        (1..n)
+            .flat_map(|i| (i + 1..n).map(move |j| (i, j)))
+            .map(|(i, j)| swapped(i, j))
+            .filter(|p| changes(p))
+            .collect()
+    } else {
+        first
+    };
+    (!pool.is_empty()).then(|| pool[rng.random_range(0..pool.len())].clone())
 }
 
 /// How many of the `n!` orders of `rules` (by position: identical rules are distinct) map
@@ -419,9 +500,19 @@ pub fn reorder_dataset(
     instances: &[Instance],
     seed: u64,
 ) -> (Vec<ReorderInstance>, Vec<(String, Skip)>, ReorderStats) {
+    reorder_dataset_with(instances, seed, Scramble::Shuffle)
+}
+
+/// The problems made from `instances` as [`reorder_dataset`] makes them, their rules
+/// scrambled as `scramble` says.
+pub fn reorder_dataset_with(
+    instances: &[Instance],
+    seed: u64,
+    scramble: Scramble,
+) -> (Vec<ReorderInstance>, Vec<(String, Skip)>, ReorderStats) {
     let made: Vec<Result<ReorderInstance, Skip>> = instances
         .par_iter()
-        .map(|i| reorder_instance(i, seed))
+        .map(|i| reorder_instance_with(i, seed, scramble))
         .collect();
     let mut stats = ReorderStats {
         total: instances.len(),
@@ -562,6 +653,57 @@ mod tests {
         // ab->c->d->e only in gold order; every other order differs on some example.
         assert_eq!(p.valid_orders, Some(1));
         assert!(p.problems().is_empty());
+    }
+
+    /// The exchanged positions of a scramble that is one exchange of two rules.
+    fn exchanged(p: &ReorderInstance) -> Vec<usize> {
+        (0..p.order.len()).filter(|&j| p.order[j] != j).collect()
+    }
+
+    #[test]
+    fn swap_first_exchanges_the_first_rule_with_one_that_changes_an_output() {
+        // x→y touches nothing; a→b feeds b→c. Exchanging x→y with a→b changes nothing,
+        // with b→c puts b→c before a→b: "a" gives "b", not "c".
+        let i = instance("s", &[("x", "y"), ("a", "b"), ("b", "c")], &["a", "x"]);
+        for seed in 0..20 {
+            let p = reorder_instance_with(&i, seed, Scramble::SwapFirst).unwrap();
+            assert_eq!(exchanged(&p), [0, 2], "seed {seed}: {:?}", p.order);
+            assert!(!score_order(&p, &[0, 1, 2]).accurate);
+            assert_eq!(p.ordered(&p.order).unwrap(), *i.cascade.as_ref().unwrap());
+        }
+        // Shuffle is reorder_instance's draw.
+        assert_eq!(
+            reorder_instance_with(&i, 5, Scramble::Shuffle),
+            reorder_instance(&i, 5)
+        );
+        assert_eq!("swap-first".parse(), Ok(Scramble::SwapFirst));
+        assert!("swap"
+            .parse::<Scramble>()
+            .unwrap_err()
+            .contains("swap-first"));
+    }
+
+    #[test]
+    fn swap_draws_uniformly_among_the_exchanges_that_change_an_output() {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
+        // Exchanges of the first rule come first: with 0↔1 and 0↔3 changing, both are
+        // drawn, and nothing else.
+        let changes = |p: &[usize]| p == [1, 0, 2, 3] || p == [3, 1, 2, 0] || p == [0, 2, 1, 3];
+        let mut seen = std::collections::BTreeSet::new();
+        for _ in 0..64 {
+            seen.insert(swap_that_changes(4, &mut rng, &changes).unwrap());
+        }
+        assert_eq!(
+            seen.into_iter().collect::<Vec<_>>(),
+            [vec![1, 0, 2, 3], vec![3, 1, 2, 0]]
+        );
+        // No exchange of the first rule changes an output: another exchange does.
+        let changes = |p: &[usize]| p == [0, 2, 1, 3];
+        assert_eq!(
+            swap_that_changes(4, &mut rng, &changes),
+            Some(vec![0, 2, 1, 3])
+        );
+        assert_eq!(swap_that_changes(4, &mut rng, &|_: &[usize]| false), None);
     }
 
     #[test]

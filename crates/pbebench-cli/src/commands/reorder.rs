@@ -5,7 +5,9 @@ use super::args::Threads;
 use super::output::{say, Outputs};
 use crate::printer;
 use pbebench::dataset::read_dataset;
-use pbebench::reorder::{reorder_dataset, write_reorder_lines, ReorderStats, EXACT_UP_TO};
+use pbebench::reorder::{
+    reorder_dataset_with, write_reorder_lines, ReorderStats, Scramble, EXACT_UP_TO,
+};
 use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -34,6 +36,10 @@ pub struct Args {
     /// Random seed; each instance's scramble depends only on it and the instance's id.
     #[arg(long, default_value_t = 0)]
     seed: u64,
+    /// How the rules are scrambled: shuffle (a uniform permutation) or swap-first (the
+    /// first rule exchanged with another, as in the authors' published reordering records)
+    #[arg(long, default_value = "shuffle", value_name = "HOW")]
+    scramble: Scramble,
     #[command(flatten)]
     threads: Threads,
 }
@@ -50,7 +56,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let (kept, _, stats) = args
         .threads
         .pool()?
-        .install(|| reorder_dataset(&instances, args.seed));
+        .install(|| reorder_dataset_with(&instances, args.seed, args.scramble));
     out.write(|w| write_reorder_lines(w, &kept))?;
     say(&summary(&stats), stdout_taken);
     if !stdout_taken {
