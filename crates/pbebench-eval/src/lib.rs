@@ -20,6 +20,11 @@
 //! and submits one; every turn is committed as it completes and a continued run resumes
 //! each episode from its last stored turn. [`transcript`] prints one episode.
 //!
+//! On a reordering set (`pbebench reorder`'s file, recognised by its lines) the same run
+//! asks for orders of the scrambled gold rules and grades them with
+//! [`pbebench::reorder::score_order`] ([`reorder`]): [`RunOutcome::reorder`] holds the
+//! figures and `results.json` is a [`ReorderRunFile`].
+//!
 //! Inside, one module per stage: `config` (what a run is asked to do, and its checks),
 //! `run_dir` (continuing, refusing or moving aside the run in a directory), `backend`
 //! (chat or solver program), `pricing` (the worst cost a request may reserve), `worker`,
@@ -83,6 +88,7 @@ mod error;
 mod fingerprint;
 mod pricing;
 mod progress;
+pub mod reorder;
 mod rescore;
 pub mod results_file;
 pub mod retry;
@@ -105,8 +111,11 @@ pub use episode::{InteractiveSpec, ToolProtocol};
 pub use error::EvalError;
 pub use pbebench::BlockChoice;
 pub use progress::EvalProgress;
+pub use reorder::{OrderEpisodes, PublicProblem, ReorderResults};
 pub use rescore::rescore;
-pub use results_file::{ResultsFileError, RunResultsFile, PER_INSTANCE_FILE, RESULTS_FILE};
+pub use results_file::{
+    ReorderRunFile, ResultsFileError, RunResultsFile, PER_INSTANCE_FILE, REORDER_TASK, RESULTS_FILE,
+};
 pub use retry::RetryPolicy;
 pub use runner::{evaluate, evaluate_with, RunOutcome, StopReason};
 pub use sample::{Prices, Sample, Status, Usage, MAX_RESPONSE_BYTES};

@@ -1,6 +1,7 @@
 //! `--rescore`: every figure of a run recomputed from its store, without a request.
 
 use crate::fingerprint::{names_dataset, sha256_file};
+use crate::reorder::Loaded;
 use crate::sample::Prices;
 use crate::store::RunStore;
 use crate::{EvalError, RunOutcome};
@@ -28,12 +29,9 @@ pub fn rescore(
     let path = dataset.map_or_else(|| PathBuf::from(&manifest.dataset.path), Path::to_path_buf);
     // A file that is no dataset is not the one evaluated either (said before the reader's
     // complaint, unless its bytes are the very file the run read).
-    let instances = pbebench::dataset::read_dataset(&path);
-    let same = match &instances {
-        Ok(instances) => {
-            let fingerprint = pbebench_io::dataset_fingerprint(instances);
-            names_dataset(&manifest.dataset.sha256, &fingerprint, &path)?
-        }
+    let loaded = crate::reorder::load(&path);
+    let same = match &loaded {
+        Ok(loaded) => names_dataset(&manifest.dataset.sha256, &loaded.dataset.sha256, &path)?,
         Err(_) => sha256_file(&path)? == manifest.dataset.sha256,
     };
     if !same {
@@ -43,7 +41,9 @@ pub fn rescore(
             manifest.dataset.sha256
         )));
     }
-    let instances = instances?;
+    let Loaded {
+        instances, task, ..
+    } = loaded?;
     let k = manifest
         .run
         .get("samples")
@@ -65,8 +65,8 @@ pub fn rescore(
         .answer
         .get("interactive")
         .is_some_and(|v| !v.is_null());
-    let (results, interactive) =
-        crate::runner::score_run(&instances, &store, k, block, prices, interactive)?;
+    let (results, interactive, reorder) =
+        crate::runner::score_task(&task, &instances, &store, k, block, prices, interactive)?;
     RunOutcome {
         run_dir: run_dir.to_path_buf(),
         total: instances.len() * k as usize,
@@ -75,6 +75,7 @@ pub fn rescore(
         warnings: Vec::new(),
         results,
         interactive,
+        reorder,
     }
     .written()
 }

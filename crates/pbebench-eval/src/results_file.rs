@@ -8,12 +8,19 @@
 //! level, as the file has always been written (through a JSON tree), and it has no final
 //! newline. The reader also takes a results file of `pbebench score` and every older shape
 //! [`Results::from_value`] reads (format 1, an evaluation run's `{"run", "scores"}`).
+//!
+//! A run on a reordering set writes [`ReorderRunFile`] instead (`"task": "reorder"`: the
+//! summary `pbebench score` gives a reordering set, and the same `run` figures), and its
+//! `per-instance.jsonl` holds the lines `pbebench score --per-instance` writes for one.
 
 use crate::episode::grade::InteractiveResults;
 use crate::error::EvalError;
+use crate::reorder::{OrderEpisodes, ReorderResults};
 use crate::runner::RunOutcome;
-use pbebench::Results;
-use serde::Serialize;
+use crate::scoring::RunResults;
+use pbebench::reorder::{OrderInstanceScore, OrderSummary};
+use pbebench::{BlockChoice, Results, RunFigures};
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -40,6 +47,83 @@ pub(crate) fn write_per_instance(
     Ok(path)
 }
 
+/// Writes the per-instance lines of a reordering run into `run_dir` (atomically).
+pub(crate) fn write_order_per_instance(
+    run_dir: &Path,
+    scores: &[OrderInstanceScore],
+) -> Result<PathBuf, EvalError> {
+    let path = run_dir.join(PER_INSTANCE_FILE);
+    let mut text = Vec::new();
+    pbebench::reorder::write_order_score_lines(&mut text, scores).expect("writing to memory");
+    write_file(&path, &text)
+}
+
+fn write_file(path: &Path, bytes: &[u8]) -> Result<PathBuf, EvalError> {
+    pbebench_io::write_atomic(path, bytes).map_err(|source| EvalError::Write {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    Ok(path.to_path_buf())
+}
+
+/// The `task` of a reordering run's results file.
+pub const REORDER_TASK: &str = "reorder";
+
+/// What `RUN_DIR/results.json` holds for a run on a reordering set (`"task": "reorder"`):
+/// the summary of its answers, the run's own figures and, in interactive mode, the
+/// episodes'. Written as [`RunResultsFile`] is (keys sorted, no final newline).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReorderRunFile {
+    /// The file's format (that of a synthesis run's `results.json`).
+    pub format_version: u32,
+    /// Always [`REORDER_TASK`]: what tells this file from a synthesis run's.
+    pub task: String,
+    /// Which fenced block of a response was read.
+    pub block: BlockChoice,
+    /// Accuracy, exact and valid rate, overall, by length and by category.
+    pub summary: OrderSummary,
+    /// How the samples ended, tokens, cost, latency.
+    pub run: RunFigures,
+    /// The episodes' figures, in interactive mode.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interactive: Option<OrderEpisodes>,
+}
+
+impl ReorderRunFile {
+    /// The file of a reordering run's results.
+    pub fn of(results: &RunResults, reorder: &ReorderResults) -> Self {
+        ReorderRunFile {
+            format_version: results.scores.format_version,
+            task: REORDER_TASK.to_owned(),
+            block: results.scores.options.block,
+            summary: reorder.summary.clone(),
+            run: results.figures(),
+            interactive: reorder.episodes.clone(),
+        }
+    }
+
+    /// Whether `value` (a results file's JSON) is a reordering run's.
+    pub fn is_reorder(value: &Value) -> bool {
+        value.get("task").and_then(Value::as_str) == Some(REORDER_TASK)
+    }
+
+    /// The file's text: pretty-printed JSON, keys in alphabetical order, no final newline.
+    pub fn to_json(&self) -> String {
+        let tree = serde_json::to_value(self).expect("results serialise");
+        serde_json::to_string_pretty(&tree).expect("a JSON tree serialises")
+    }
+
+    /// Writes the file into `run_dir` (atomically), returning its path.
+    pub fn write(&self, run_dir: &Path) -> Result<PathBuf, EvalError> {
+        write_file(&run_dir.join(RESULTS_FILE), self.to_json().as_bytes())
+    }
+
+    /// Reads a reordering run's results file from its JSON value.
+    pub fn from_value(value: Value) -> Result<Self, ResultsFileError> {
+        serde_json::from_value(value).map_err(ResultsFileError::Reorder)
+    }
+}
+
 /// What an evaluation run's `results.json` holds.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RunResultsFile {
@@ -60,6 +144,13 @@ pub enum ResultsFileError {
     /// Its `interactive` section is not an interactive run's graded episodes.
     #[error("'interactive' is not the graded episodes of an interactive run: {0}")]
     Interactive(serde_json::Error),
+    /// A reordering run's results file ([`ReorderRunFile`]) where synthesis results are
+    /// read.
+    #[error("a reordering run's results ('task': 'reorder'), not synthesis results")]
+    ReorderRun,
+    /// A file with `"task": "reorder"` that is no reordering run's results.
+    #[error("'task' is 'reorder' but the file is no reordering run's results: {0}")]
+    Reorder(serde_json::Error),
 }
 
 impl RunResultsFile {
@@ -94,6 +185,9 @@ impl RunResultsFile {
     /// Reads a results file's JSON value ([`Results::is_results`]): the results as
     /// [`Results::from_value`] reads them, and the `interactive` section when there is one.
     pub fn from_value(mut value: Value) -> Result<Self, ResultsFileError> {
+        if ReorderRunFile::is_reorder(&value) {
+            return Err(ResultsFileError::ReorderRun);
+        }
         let interactive = value
             .as_object_mut()
             .and_then(|map| map.remove("interactive"))

@@ -11,9 +11,9 @@ use crate::backend::Backend;
 use crate::breaker::Breaker;
 use crate::control::Control;
 use crate::episode::grade::InteractiveResults;
-use crate::fingerprint::dataset_ref;
 use crate::progress::EvalProgress;
-use crate::results_file::RunResultsFile;
+use crate::reorder::{Loaded, ReorderResults, Task};
+use crate::results_file::{ReorderRunFile, RunResultsFile};
 use crate::run_dir::open_run;
 use crate::sample::Prices;
 use crate::scoring::{self, RunResults};
@@ -124,6 +124,9 @@ pub struct RunOutcome {
     pub results: RunResults,
     /// The episodes' grades, in interactive mode.
     pub interactive: Option<InteractiveResults>,
+    /// A reordering run's figures (`results` then holds the run's own figures, and no
+    /// synthesis scores).
+    pub reorder: Option<ReorderResults>,
 }
 
 impl RunOutcome {
@@ -135,9 +138,26 @@ impl RunOutcome {
     /// The outcome, once its `results.json` and `per-instance.jsonl` are written into the
     /// run directory.
     pub(crate) fn written(self) -> Result<Self, EvalError> {
-        RunResultsFile::of(&self).write(&self.run_dir)?;
-        crate::results_file::write_per_instance(&self.run_dir, &self.results.instances)?;
+        match &self.reorder {
+            None => {
+                RunResultsFile::of(&self).write(&self.run_dir)?;
+                crate::results_file::write_per_instance(&self.run_dir, &self.results.instances)?;
+            }
+            Some(reorder) => {
+                ReorderRunFile::of(&self.results, reorder).write(&self.run_dir)?;
+                crate::results_file::write_order_per_instance(&self.run_dir, &reorder.instances)?;
+            }
+        }
         Ok(self)
+    }
+
+    /// The text of the run's `results.json`: [`RunResultsFile`], or [`ReorderRunFile`] for
+    /// a reordering run.
+    pub fn results_json(&self) -> String {
+        match &self.reorder {
+            None => RunResultsFile::of(self).to_json(),
+            Some(reorder) => ReorderRunFile::of(&self.results, reorder).to_json(),
+        }
     }
 }
 
@@ -153,11 +173,17 @@ pub fn evaluate_with(
     progress: &dyn EvalProgress,
 ) -> Result<RunOutcome, EvalError> {
     config.check()?;
-    let instances = pbebench::dataset::read_dataset(&config.dataset)?;
-    let dataset = dataset_ref(&config.dataset, &instances);
+    let Loaded {
+        instances,
+        task,
+        dataset,
+    } = crate::reorder::load(&config.dataset)?;
+    task.check(config)?;
     let (backend, warnings) = Backend::build(config)?;
-    check_golds(config, &instances)?;
-    let answer = backend.answer_params(config.interactive);
+    if matches!(task, Task::Synthesis) {
+        check_golds(config, &instances)?;
+    }
+    let answer = task.answer_params(backend.answer_params(config.interactive));
     let run_params = config.run_params();
 
     let mut store = open_run(config, &dataset, &answer, progress)?;
@@ -175,15 +201,16 @@ pub fn evaluate_with(
         .map(|(i, inst)| {
             needs_request
                 .contains(&i)
-                .then(|| backend.request(inst, config.interactive))
+                .then(|| task.request(&backend, i, inst, config.interactive))
         })
         .collect();
     let resumed = resumed_turns(config, &store)?;
 
     // What earlier invocations stored: their cost counts against the budget, and their
     // passes start the progress bar's pass rate.
-    let by_id: std::collections::HashMap<&str, &Instance> =
-        instances.iter().map(|i| (i.id.as_str(), i)).collect();
+    let by_id: HashMap<&str, usize> = (instances.iter().enumerate())
+        .map(|(i, inst)| (inst.id.as_str(), i))
+        .collect();
     progress.start(total);
     let mut spent = 0.0;
     store.scan(|s| {
@@ -191,8 +218,9 @@ pub fn evaluate_with(
         if !s.status.is_answer() {
             return;
         }
-        if let Some(inst) = by_id.get(s.instance_id.as_str()).filter(|_| s.sample < k) {
-            progress.previous(scoring::passes(inst, s.response_text(), config.block));
+        if let Some(&i) = by_id.get(s.instance_id.as_str()).filter(|_| s.sample < k) {
+            let passed = task.passes(i, &instances[i], s.response_text(), config.block);
+            progress.previous(passed);
         }
     })?;
 
@@ -202,6 +230,7 @@ pub fn evaluate_with(
         store: &mut store,
         requests: &requests,
         instances: &instances,
+        task: &task,
         block: config.block,
         progress,
         ctl: &ctl,
@@ -216,6 +245,7 @@ pub fn evaluate_with(
         next: &next,
         requests: &requests,
         instances: &instances,
+        task: &task,
         backend: &backend,
         ctl: &ctl,
         prices: config.prices,
@@ -238,7 +268,8 @@ pub fn evaluate_with(
         }
     }
 
-    let (results, interactive) = score_run(
+    let (results, interactive, reorder) = score_task(
+        &task,
         &instances,
         &store,
         k,
@@ -263,8 +294,41 @@ pub fn evaluate_with(
         warnings,
         results,
         interactive,
+        reorder,
     }
     .written()
+}
+
+/// The run's results, by its task's scoring: [`score_run`], or a reordering run's
+/// ([`crate::reorder::score_run`]).
+#[allow(clippy::type_complexity)]
+pub(crate) fn score_task(
+    task: &Task,
+    instances: &[Instance],
+    store: &RunStore,
+    k: u32,
+    block: BlockChoice,
+    prices: Prices,
+    interactive: bool,
+) -> Result<
+    (
+        RunResults,
+        Option<InteractiveResults>,
+        Option<ReorderResults>,
+    ),
+    EvalError,
+> {
+    match task {
+        Task::Synthesis => {
+            let (results, episodes) = score_run(instances, store, k, block, prices, interactive)?;
+            Ok((results, episodes, None))
+        }
+        Task::Reorder(problems) => {
+            let (results, reorder) =
+                crate::reorder::score_run(problems, store, k, block, prices, interactive)?;
+            Ok((results, None, Some(reorder)))
+        }
+    }
 }
 
 /// Interactive mode probes the hidden cascade: every instance needs its gold.

@@ -141,7 +141,7 @@ pub fn run_results(
 
 /// The run's figures besides the scores, added up sample by sample.
 #[derive(Default)]
-struct Tally {
+pub(crate) struct Tally {
     answered: usize,
     counts: HashMap<Status, usize>,
     prompt: u64,
@@ -152,7 +152,7 @@ struct Tally {
 }
 
 impl Tally {
-    fn add(&mut self, s: &Sample, prices: Prices) {
+    pub(crate) fn add(&mut self, s: &Sample, prices: Prices) {
         *self.counts.entry(s.status).or_default() += 1;
         self.prompt += s.usage.prompt_tokens.unwrap_or(0);
         self.completion += s.usage.completion_tokens.unwrap_or(0);
@@ -164,7 +164,7 @@ impl Tally {
         }
     }
 
-    fn into_results(
+    pub(crate) fn into_results(
         mut self,
         expected: usize,
         scores: Results,
@@ -239,6 +239,22 @@ impl RunResults {
 /// The run's figures, then the summary table of `pbebench score`.
 impl fmt::Display for RunResults {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.figures_table())?;
+        writeln!(f)?;
+        write!(f, "{}", self.scores)
+    }
+}
+
+impl RunResults {
+    /// The run's figures (samples answered and their statuses, tokens, cost, latency), as
+    /// the text report shows them above the scores.
+    pub fn figures_table(&self) -> String {
+        let mut f = String::new();
+        self.write_figures(&mut f).expect("writing to a string");
+        f
+    }
+
+    fn write_figures(&self, f: &mut impl fmt::Write) -> fmt::Result {
         writeln!(f, "samples answered   {}/{}", self.answered, self.expected)?;
         for (status, n) in &self.statuses {
             if *n > 0 {
@@ -258,9 +274,7 @@ impl fmt::Display for RunResults {
             "latency            p50 {:.2} s · p95 {:.2} s",
             self.latency_p50_ms / 1e3,
             self.latency_p95_ms / 1e3
-        )?;
-        writeln!(f)?;
-        write!(f, "{}", self.scores)
+        )
     }
 }
 

@@ -11,6 +11,11 @@ use std::path::Path;
 /// The longest text shown of one message or result, in characters; the rest is elided.
 const SHOWN: usize = 4000;
 
+/// Whether the run is on a reordering set (its manifest says `"task": "reorder"`).
+fn is_reorder_run(store: &RunStore) -> Result<bool, EvalError> {
+    Ok((store.manifest()?).is_some_and(|m| m.answer["task"] == crate::REORDER_TASK))
+}
+
 /// The transcript of sample `sample` of instance `id` in the run at `run_dir`.
 pub fn render(run_dir: &Path, id: &str, sample: u32) -> Result<String, EvalError> {
     let store = RunStore::open_existing(run_dir)?;
@@ -45,6 +50,13 @@ pub fn render(run_dir: &Path, id: &str, sample: u32) -> Result<String, EvalError
         .into_iter()
         .find(|s| s.instance_id == id && s.sample == sample);
     match (episode, stored) {
+        (Some(e), _) if is_reorder_run(&store)? => {
+            let _ = writeln!(
+                out,
+                "── ended: {} after {} turns · {} orders tested · final order ({}) {}",
+                e.end_reason, e.turns, e.tests, e.final_source, e.final_cascade
+            );
+        }
         (Some(e), _) => {
             let _ = writeln!(
                 out,

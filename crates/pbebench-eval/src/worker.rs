@@ -6,6 +6,7 @@ use crate::backend::Backend;
 use crate::control::Control;
 use crate::episode::InteractiveSpec;
 use crate::episode::Outcome;
+use crate::reorder::Task;
 use crate::sample::{Prices, Sample};
 use crate::store::{EpisodeRow, TurnRow};
 use pbebench::Instance;
@@ -66,6 +67,7 @@ pub(crate) struct Worker<'a> {
     pub(crate) next: &'a AtomicUsize,
     pub(crate) requests: &'a [Option<String>],
     pub(crate) instances: &'a [Instance],
+    pub(crate) task: &'a Task,
     pub(crate) backend: &'a Backend,
     pub(crate) ctl: &'a Control,
     pub(crate) prices: Prices,
@@ -126,15 +128,27 @@ impl Worker<'_> {
         let mut on_turn = |turn| {
             let _ = tx.send(Event::Turn(turn));
         };
-        let outcome = self.backend.episode(
-            spec,
-            inst,
-            job.sample,
-            stored,
-            self.ctl,
-            self.prices,
-            &mut on_turn,
-        );
+        let outcome = match self.task {
+            Task::Synthesis => self.backend.episode(
+                spec,
+                inst,
+                job.sample,
+                stored,
+                self.ctl,
+                self.prices,
+                &mut on_turn,
+            ),
+            Task::Reorder(problems) => crate::reorder::episode::run(
+                self.backend,
+                spec,
+                &problems[job.instance],
+                job.sample,
+                stored,
+                self.ctl,
+                self.prices,
+                &mut on_turn,
+            ),
+        };
         let (sample, episode) = match outcome {
             Ok(Outcome::Ended(sample, record)) => (sample, Some(record)),
             Ok(Outcome::Failed(sample)) => (sample, None),

@@ -4,8 +4,8 @@
 use crate::breaker::Breaker;
 use crate::control::Control;
 use crate::progress::EvalProgress;
+use crate::reorder::Task;
 use crate::sample::Sample;
-use crate::scoring;
 use crate::store::{Batch, RunStore};
 use crate::worker::Event;
 use crate::StopReason;
@@ -19,6 +19,7 @@ pub(crate) struct Writer<'a> {
     pub(crate) store: &'a mut RunStore,
     pub(crate) requests: &'a [Option<String>],
     pub(crate) instances: &'a [Instance],
+    pub(crate) task: &'a Task,
     pub(crate) block: BlockChoice,
     pub(crate) progress: &'a dyn EvalProgress,
     pub(crate) ctl: &'a Control,
@@ -79,11 +80,8 @@ impl Writer<'_> {
     /// Updates the progress and the breaker with a stored sample.
     fn record(&mut self, instance: usize, sample: &Sample) {
         let pass = sample.status.is_answer().then(|| {
-            scoring::passes(
-                &self.instances[instance],
-                sample.response_text(),
-                self.block,
-            )
+            let inst = &self.instances[instance];
+            (self.task).passes(instance, inst, sample.response_text(), self.block)
         });
         self.progress.stored(sample, pass);
         if let Some(t) = self.breaker.record(!sample.status.is_answer()) {

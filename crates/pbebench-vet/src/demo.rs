@@ -274,6 +274,7 @@ fn run_set(
         dataset: Some((dataset_path.display().to_string(), dataset)),
         warnings: Vec::new(),
         transcripts: Vec::new(),
+        reorder: Vec::new(),
     });
     built.write(&report_dir).map_err(io_err(&report_dir))?;
     Ok(DemoSet {

@@ -44,7 +44,7 @@ pub enum ResultsError {
     Mismatch(String),
 }
 
-fn file_err(path: &Path, message: impl Into<String>) -> ResultsError {
+pub(crate) fn file_err(path: &Path, message: impl Into<String>) -> ResultsError {
     ResultsError::File {
         path: path.to_path_buf(),
         message: message.into(),
@@ -224,7 +224,7 @@ pub(crate) fn load(spec: &str) -> Result<Loaded, ResultsError> {
 /// `LABEL=a,b` → (Some(LABEL), [a, b]). A label is free text up to the first `=`
 /// (`Qwen/Qwen3-8B=runs/x`: model names hold `/`); a spec naming an existing path is a
 /// path, even with `=` or `,` in it.
-fn split_spec(spec: &str) -> (Option<String>, Vec<PathBuf>) {
+pub(crate) fn split_spec(spec: &str) -> (Option<String>, Vec<PathBuf>) {
     if Path::new(spec).exists() {
         return (None, vec![PathBuf::from(spec)]);
     }
@@ -241,7 +241,7 @@ fn split_spec(spec: &str) -> (Option<String>, Vec<PathBuf>) {
 }
 
 /// The results files of a run directory.
-fn files_in_dir(dir: &Path) -> Result<Vec<PathBuf>, ResultsError> {
+pub(crate) fn files_in_dir(dir: &Path) -> Result<Vec<PathBuf>, ResultsError> {
     let mut found = Vec::new();
     for name in [
         "results.json",
@@ -273,7 +273,7 @@ const GENERIC: [&str; 6] = [
     "summary",
 ];
 
-fn default_label(first: &Path) -> String {
+pub(crate) fn default_label(first: &Path) -> String {
     let stem = |p: &Path| {
         p.file_stem()
             .map(|s| s.to_string_lossy().into_owned())

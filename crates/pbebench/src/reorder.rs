@@ -34,8 +34,8 @@ pub use answer::{parse_order, OrderProblem};
 pub use authors::{authors_reorder_line, is_authors_record, parse_authors_record};
 pub use prompt::{reorder_prompt, REORDER_TEMPLATE};
 pub use score::{
-    score_order_response, score_order_responses, summarize_orders, OrderInstanceScore, OrderRow,
-    OrderSample, OrderSummary,
+    score_order_response, score_order_responses, summarize_orders, write_order_score_lines,
+    OrderInstanceScore, OrderRow, OrderSample, OrderSummary,
 };
 pub use solve::{greedy_order, solve_order, OrderSearch, ShortcutOrder, DEFAULT_ORDER_NODES};
 

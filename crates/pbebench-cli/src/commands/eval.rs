@@ -7,8 +7,8 @@ use crate::printer::{self, Progress};
 use anyhow::{bail, Context};
 use pbebench_eval::{
     evaluate_with, rescore, BlockChoice, ChatParams, ChatSpec, EvalConfig, EvalError, EvalProgress,
-    Field, InteractiveSpec, Prices, RetryPolicy, RunOutcome, RunResultsFile, Sample, SolverCommand,
-    SolverSpec, ToolProtocol, PER_INSTANCE_FILE, RESULTS_FILE,
+    Field, InteractiveSpec, Prices, RetryPolicy, RunOutcome, Sample, SolverCommand, SolverSpec,
+    ToolProtocol, PER_INSTANCE_FILE, RESULTS_FILE,
 };
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -25,6 +25,7 @@ Examples:
   pbebench eval --run runs/lite__Qwen_Qwen3-8B --rescore --block first
   pbebench eval --dataset lite.jsonl --model M --base-url URL --interactive --probe-budget 40 --max-turns 30
   pbebench eval --dataset lite.jsonl --solver-cmd 'python3 probe_solver.py' --interactive
+  pbebench eval --dataset reorder.jsonl --model M --base-url URL --interactive --probe-budget 5
 
 Re-running the same command continues the run: stored samples are never requested again.
 Exit status: 0 when every sample is answered, 1 when the run stopped early or samples
@@ -36,8 +37,9 @@ failed (re-run to continue), 2 on an error.",
         JSON of results.json (json)"))
 )]
 pub struct Args {
-    /// The dataset (JSONL, pbebench's or the authors' format). With --rescore: only to
-    /// point at a moved copy of the run's dataset.
+    /// The dataset (JSONL, pbebench's or the authors' format), or a reordering set
+    /// (`pbebench reorder`'s file: each answer is an order). With --rescore: only to point
+    /// at a moved copy of the run's dataset.
     #[arg(long, value_name = "FILE", required_unless_present = "rescore")]
     dataset: Option<PathBuf>,
 
@@ -141,7 +143,9 @@ pub struct Args {
     format: FormatArg,
 
     /// Interactive mode: each sample is an episode in which the solver probes the hidden
-    /// cascade (run_hidden), tests candidates (test_cascade) and submits one.
+    /// cascade (run_hidden), tests candidates (test_cascade) and submits one; on a
+    /// reordering set it tests orders (test_order, each counted against --probe-budget)
+    /// and submits one.
     #[arg(long)]
     interactive: bool,
 
@@ -469,13 +473,21 @@ fn finish(outcome: &RunOutcome, format: Format) -> anyhow::Result<ExitCode> {
         eprintln!("warning: {w}");
     }
     match format {
-        Format::Json => println!("{}", RunResultsFile::of(outcome).to_json()),
-        Format::Text => {
-            println!("{}", outcome.results);
-            if let Some(episodes) = &outcome.interactive {
-                println!("\n{episodes}");
+        Format::Json => println!("{}", outcome.results_json()),
+        Format::Text => match &outcome.reorder {
+            None => {
+                println!("{}", outcome.results);
+                if let Some(episodes) = &outcome.interactive {
+                    println!("\n{episodes}");
+                }
             }
-        }
+            Some(reorder) => {
+                println!("{}\n{}", outcome.results.figures_table(), reorder.summary);
+                if let Some(episodes) = &reorder.episodes {
+                    println!("\n{episodes}");
+                }
+            }
+        },
     }
     if let Some(reason) = &outcome.stopped {
         eprintln!("{reason}");

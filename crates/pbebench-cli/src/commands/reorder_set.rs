@@ -8,10 +8,10 @@ use crate::printer;
 use anyhow::{bail, Context};
 use pbebench::reorder::{
     is_reorder_line, read_reorder_lines, reorder_prompt, score_order_responses, summarize_orders,
-    ReorderInstance,
+    write_order_score_lines, ReorderInstance,
 };
 use pbebench::{read_responses, BlockChoice, PromptLine};
-use std::io::{BufRead, Write};
+use std::io::BufRead;
 use std::path::Path;
 
 /// Whether `dataset` is a reordering set: its first non-blank line has `scrambled` and
@@ -106,13 +106,7 @@ pub fn run(
         out.write_all(json.as_bytes())?;
     }
     if let Some(out) = per_instance {
-        out.write(|w| {
-            for score in &scores {
-                serde_json::to_writer(&mut *w, score)?;
-                w.write_all(b"\n")?;
-            }
-            Ok(())
-        })?;
+        out.write(|w| write_order_score_lines(w, &scores))?;
     }
     Ok(())
 }

@@ -7,7 +7,9 @@ use anyhow::{bail, Context};
 use pbebench::dataset::read_dataset;
 use pbebench_vet::audit::AuditFindings;
 use pbebench_vet::report::{build, ReportInput, Transcript};
-use pbebench_vet::{load_results, GenerationStats, ResultSet};
+use pbebench_vet::{
+    is_reorder_spec, load_reorder_results, load_results, GenerationStats, ResultSet,
+};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -19,7 +21,8 @@ pbebench report --results a.per.jsonl b.per.jsonl --generation-stats gen.stats.j
 pub struct Args {
     /// Scored results, one per solver or model: [LABEL=]FILE[,FILE] with the per-instance
     /// JSONL of `pbebench score --per-instance` and/or its --out summary (or an eval run's
-    /// results.json), or a directory holding them.
+    /// results.json), or a directory holding them. Results on a reordering set get the
+    /// page's reordering section.
     #[arg(long = "results", value_name = "R", required = true, num_args = 1..)]
     results: Vec<String>,
     /// Generation statistics (`pbebench generate --stats-json`, or the authors'
@@ -53,8 +56,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
         None => None,
     };
+    // Reordering results get their own section; the others are synthesis results.
+    let (reorder_specs, specs): (Vec<String>, Vec<String>) =
+        (args.results.iter().cloned()).partition(|spec| is_reorder_spec(spec));
+    let reorder = load_reorder_results(&reorder_specs)?;
+    // With reordering results alone, there is no synthesis leaderboard to print.
+    let synthesis_given = !specs.is_empty();
     let (results, mut warnings) = load_results(
-        &args.results,
+        &specs,
         dataset.as_ref().map(|(n, d)| (d.as_slice(), n.as_str())),
     )?;
     let generation = args
@@ -81,7 +90,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     // Every file read, for the check that no output is one of them.
     let mut files = Outputs::new();
-    let results_read: Vec<PathBuf> = results.iter().flat_map(|r| r.sources.clone()).collect();
+    let results_read: Vec<PathBuf> = (results.iter().flat_map(|r| r.sources.clone()))
+        .chain(reorder.iter().flat_map(|r| r.sources.clone()))
+        .collect();
     let title = args.title.clone().unwrap_or_else(|| match &dataset {
         Some((name, _)) => format!("pbebench report — {name}"),
         None => "pbebench report".to_owned(),
@@ -95,6 +106,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         dataset,
         warnings,
         transcripts,
+        reorder,
     });
     for (option, path) in results_read
         .iter()
@@ -118,7 +130,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     report
         .write(&args.out)
         .with_context(|| format!("{}: cannot write the report", args.out.display()))?;
-    print!("{}", report.leaderboard_markdown());
+    if synthesis_given {
+        print!("{}", report.leaderboard_markdown());
+    }
     let index = args.out.join("index.html");
     printer::note(format_args!(
         "report: {} figure(s), {} regression(s); open {}",

@@ -173,6 +173,287 @@ fn generate_task_reorder_is_generate_then_reorder() {
     );
 }
 
+/// What `pbebench eval` shows, latencies (which depend on the clock) replaced by a marker.
+fn shown_eval(o: &std::process::Output, dir: &Path) -> String {
+    let text = snapshot(o, &[(&s(dir), "[DIR]")]);
+    let lines: Vec<&str> = (text.lines())
+        .map(|l| {
+            if l.starts_with("latency ") {
+                "latency            [TIME]"
+            } else {
+                l
+            }
+        })
+        .collect();
+    lines.join("\n") + "\n"
+}
+
+/// A solver program that answers each problem from a table by id (nothing when absent).
+const TABLE_SOLVER: &str = "import json, sys\nprint(json.load(open(sys.argv[1])).get(json.load(sys.stdin)[\"id\"], \"\"))\n";
+
+/// `eval` on a reordering set: a solver program gives the scripted answers; the table is
+/// the run's figures and the score table of a reordering set, with the same rates as
+/// `score` gives on the same answers (problems without one are failures either way), and
+/// `results.json` says so.
+#[test]
+fn eval_on_a_reordering_set_shows_the_reordering_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    set_and_responses(d);
+    let mut table = serde_json::Map::new();
+    for line in std::fs::read_to_string(d.join("responses.jsonl"))
+        .unwrap()
+        .lines()
+    {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        table.insert(v["id"].as_str().unwrap().to_owned(), v["response"].clone());
+    }
+    write(
+        d,
+        "answers.json",
+        &serde_json::Value::Object(table).to_string(),
+    );
+    write(d, "solver.py", TABLE_SOLVER);
+    let args = [
+        "eval",
+        "--dataset",
+        "reorder.jsonl",
+        "--solver-cmd",
+        "python3 solver.py answers.json",
+        "--run",
+        "run",
+        "--no-progress",
+    ];
+    let o = pbebench_in(&args, d);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    insta::assert_snapshot!("eval_reorder_table", shown_eval(&o, d));
+
+    let o = pbebench_in(
+        &[
+            "score",
+            "--dataset",
+            "reorder.jsonl",
+            "--responses",
+            "responses.jsonl",
+            "--out",
+            "score.json",
+        ],
+        d,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let read = |name: &str| -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(d.join(name)).unwrap()).unwrap()
+    };
+    let (score, run) = (read("score.json"), read("run/results.json"));
+    assert_eq!(run["task"], "reorder");
+    for (a, b) in score["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(run["summary"]["rows"].as_array().unwrap())
+    {
+        for rate in ["group", "n", "accuracy", "exact", "valid"] {
+            assert_eq!(a[rate], b[rate], "{rate}");
+        }
+    }
+    // --format json prints results.json; --rescore gives the same file.
+    let o = pbebench_in(&[&args[..], &["--format", "json"]].concat(), d);
+    assert_eq!(
+        stdout(&o).trim_end(),
+        std::fs::read_to_string(d.join("run/results.json")).unwrap()
+    );
+    let o = pbebench_in(
+        &["eval", "--run", "run", "--rescore", "--format", "json"],
+        d,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o).trim_end(),
+        std::fs::read_to_string(d.join("run/results.json")).unwrap()
+    );
+}
+
+/// `eval --interactive` on a reordering set: a solver program tests an order with a
+/// repeated index (refused, free), tests the given order, and submits it reversed.
+#[test]
+fn interactive_eval_on_a_reordering_set() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    set_and_responses(d);
+    write(
+        d,
+        "solver.py",
+        "import json, sys\n\
+         task = json.loads(sys.stdin.readline())[\"task\"]\n\
+         n = len(task[\"scrambled\"])\n\
+         for ask in ({\"test\": [0] * n}, {\"test\": list(range(n))}, {\"submit\": list(range(n))[::-1]}):\n\
+         \x20   print(json.dumps(ask), flush=True)\n\
+         \x20   sys.stdin.readline()\n",
+    );
+    let args = [
+        "eval",
+        "--dataset",
+        "reorder.jsonl",
+        "--solver-cmd",
+        "python3 solver.py",
+        "--interactive",
+        "--probe-budget",
+        "3",
+        "--run",
+        "run",
+        "--no-progress",
+    ];
+    let o = pbebench_in(&args, d);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    insta::assert_snapshot!("eval_reorder_interactive", shown_eval(&o, d));
+    let text = std::fs::read_to_string(d.join("reorder.jsonl")).unwrap();
+    let first = read_reorder_lines(&text).unwrap().remove(0);
+    let o = pbebench_in(&["show", "run", "--id", &first.instance.id], d);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    insta::assert_snapshot!("show_reorder_episode", shown_eval(&o, d));
+}
+
+/// The `<h2>Rule reordering</h2>` section of a report page, up to the next section.
+fn reordering_section(html: &str) -> &str {
+    let start = html
+        .find("<h2>Rule reordering</h2>")
+        .expect("a reordering section");
+    let end = html[start..]
+        .find("</p>\n")
+        .and_then(|k| {
+            html[start + k + 5..]
+                .find("</p>\n")
+                .map(|j| start + k + 5 + j + 5)
+        })
+        .unwrap();
+    &html[start..end]
+}
+
+/// `pbebench report` gives reordering results (score's files, or an eval run) their own
+/// section, with the 95% intervals; the rest of the page is byte for byte the page without
+/// them.
+#[test]
+fn the_report_gives_reordering_results_their_own_section() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    set_and_responses(d);
+    write(d, "empty.jsonl", &empty_answers(&d.join("data.jsonl")));
+    let ok = |args: &[&str]| {
+        let o = pbebench_in(args, d);
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {}", stderr(&o));
+        o
+    };
+    ok(&[
+        "score",
+        "--dataset",
+        "data.jsonl",
+        "--responses",
+        "empty.jsonl",
+        "--out",
+        "syn.json",
+        "--per-instance",
+        "syn.per.jsonl",
+    ]);
+    ok(&[
+        "score",
+        "--dataset",
+        "reorder.jsonl",
+        "--responses",
+        "responses.jsonl",
+        "--out",
+        "ro.json",
+        "--per-instance",
+        "ro.per.jsonl",
+    ]);
+    ok(&[
+        "eval",
+        "--dataset",
+        "reorder.jsonl",
+        "--solver-cmd",
+        "cat > /dev/null; echo '[1, 0]'",
+        "--run",
+        "run",
+        "--no-progress",
+    ]);
+    ok(&[
+        "report",
+        "--results",
+        "syn=syn.json,syn.per.jsonl",
+        "--out",
+        "plain",
+    ]);
+    ok(&[
+        "report",
+        "--results",
+        "syn=syn.json,syn.per.jsonl",
+        "orders=ro.json,ro.per.jsonl",
+        "swap=run",
+        "--out",
+        "both",
+    ]);
+    let read = |p: &str| std::fs::read_to_string(d.join(p)).unwrap();
+    let (plain, both) = (read("plain/index.html"), read("both/index.html"));
+    let section = reordering_section(&both);
+    insta::assert_snapshot!("report_reordering_section", section);
+    // Without the section, the two inputs it names in the footer and its two results
+    // sets in the count at the top, the page is the synthesis page.
+    assert!(both.contains("· 3 result set(s) ·"));
+    let mut rest =
+        (both.replacen(section, "", 1)).replacen("· 3 result set(s) ·", "· 1 result set(s) ·", 1);
+    for source in [
+        "<li><code>orders (reordering): ro.json,ro.per.jsonl</code></li>",
+        "<li><code>swap (reordering): run/results.json,run/per-instance.jsonl</code></li>",
+    ] {
+        assert!(rest.contains(source), "{source}");
+        rest = rest.replacen(source, "", 1);
+    }
+    assert_eq!(rest, plain);
+    assert_eq!(read("both/leaderboard.md"), read("plain/leaderboard.md"));
+    let json: serde_json::Value = serde_json::from_str(&read("both/report.json")).unwrap();
+    let labels: Vec<&str> = (json["reordering"].as_array().unwrap().iter())
+        .map(|r| r["label"].as_str().unwrap())
+        .collect();
+    assert_eq!(labels, ["orders", "swap"]);
+    let plain_json: serde_json::Value = serde_json::from_str(&read("plain/report.json")).unwrap();
+    assert!(plain_json.get("reordering").is_none());
+    // A summary and per-instance lines of different runs are refused.
+    let o = pbebench_in(
+        &[
+            "report",
+            "--results",
+            "x=ro.json,run/per-instance.jsonl",
+            "--out",
+            "bad",
+        ],
+        d,
+    );
+    assert_fatal(&o, "not from the same run");
+}
+
+/// A report of reordering results alone has their section and no empty leaderboard.
+#[test]
+fn a_report_of_reordering_results_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    set_and_responses(d);
+    let args = [
+        "score",
+        "--dataset",
+        "reorder.jsonl",
+        "--responses",
+        "responses.jsonl",
+    ];
+    let o = pbebench_in(&[&args[..], &["--out", "ro.json"]].concat(), d);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = pbebench_in(&["report", "--results", "ro.json", "--out", "rep"], d);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "");
+    let html = std::fs::read_to_string(d.join("rep/index.html")).unwrap();
+    assert!(!html.contains("<h2>Leaderboard</h2>"));
+    assert!(html.contains("· 1 result set(s) ·"));
+    assert!(reordering_section(&html).contains("<td class=\"l\">ro</td>"));
+}
+
 #[test]
 fn a_reordering_set_is_audited_by_its_shortcut_orders() {
     let dir = tempfile::tempdir().unwrap();

@@ -153,6 +153,11 @@ fn cascade_of_text(text: &str) -> Result<Cascade, String> {
 
 /// The fenced blocks of `text` tagged with a tool name, as (tag, body), in order.
 pub(crate) fn tool_blocks(text: &str) -> Vec<(&str, &str)> {
+    blocks_tagged(text, &[RUN_HIDDEN, TEST_CASCADE, SUBMIT])
+}
+
+/// The fenced blocks of `text` tagged with one of `tags`, as (tag, body), in order.
+pub(crate) fn blocks_tagged<'t>(text: &'t str, tags: &[&str]) -> Vec<(&'t str, &'t str)> {
     const FENCE: &str = "```";
     let mut out = Vec::new();
     let mut rest = text;
@@ -164,7 +169,7 @@ pub(crate) fn tool_blocks(text: &str) -> Vec<(&str, &str)> {
         let tag = &after[..tag_len];
         let body = &after[tag_len..];
         let Some(close) = body.find(FENCE) else { break };
-        if [RUN_HIDDEN, TEST_CASCADE, SUBMIT].contains(&tag) {
+        if tags.contains(&tag) {
             out.push((tag, &body[..close]));
         }
         rest = &body[close + FENCE.len()..];

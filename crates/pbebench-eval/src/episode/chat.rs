@@ -3,8 +3,7 @@
 //! completes, and a resumed episode replays its stored turns (sending nothing) before it
 //! asks for the next one.
 
-use super::actions::{self, Action};
-use super::{prompt, EndReason, Episode, InteractiveSpec, Outcome, ToolProtocol, Totals};
+use super::{prompt, EndReason, Episode, Game, InteractiveSpec, Outcome, ToolProtocol, Totals};
 use crate::client::{ChatClient, ChatParams, SampleReply, ToolCall};
 use crate::control::Control;
 use crate::pricing::worst_cost;
@@ -52,18 +51,45 @@ impl ChatEpisodes<'_> {
         prices: Prices,
         on_turn: &mut dyn FnMut(TurnRow),
     ) -> Result<Outcome, String> {
-        let mut episode = Episode::new(instance, self.spec).map_err(|e| e.to_string())?;
-        let mut messages = first_messages(instance, &self.spec);
-        let tools = self.tools();
+        let episode = Episode::new(instance, self.spec).map_err(|e| e.to_string())?;
+        let first = first_messages(instance, &self.spec);
+        let at = (instance.id.as_str(), sample);
+        self.play(
+            episode,
+            first,
+            self.tools(),
+            at,
+            stored,
+            ctl,
+            prices,
+            on_turn,
+        )
+    }
+
+    /// Runs (or resumes, after `stored`) the episode `game` of (`instance id`, `sample`)
+    /// from the conversation's `messages`, with `tools` sent in every request: one turn
+    /// per reply, each handed to `on_turn`, until the game ends.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn play<G: Game>(
+        &self,
+        mut episode: G,
+        mut messages: Vec<Value>,
+        tools: Option<Value>,
+        (instance_id, sample): (&str, u32),
+        stored: &[TurnRow],
+        ctl: &Control,
+        prices: Prices,
+        on_turn: &mut dyn FnMut(TurnRow),
+    ) -> Result<Outcome, String> {
         let mut totals = Totals::default();
         for t in stored {
             respond(&mut episode, &t.assistant, self.spec.tool_protocol);
             messages.push(t.assistant.clone());
             messages.extend(t.results.iter().cloned());
             totals.add(t.latency_ms, t.attempts, t.endpoint.clone());
-            episode.close_turn(t.usage);
+            episode.clock_mut().close_turn(t.usage);
         }
-        while episode.ended().is_none() {
+        while episode.clock().ended().is_none() {
             let body = self.params.conversation_body(&messages, tools.as_ref());
             let worst = worst_cost(&body, self.params.max_output_tokens(), prices);
             let Some(reservation) = ctl.reserve(worst) else {
@@ -78,15 +104,15 @@ impl ChatEpisodes<'_> {
                 return Ok(Outcome::Stopped);
             };
             if !reply.status.is_answer() {
-                return Ok(Outcome::Failed(reply.into_sample(&instance.id, sample)));
+                return Ok(Outcome::Failed(reply.into_sample(instance_id, sample)));
             }
-            let turn = episode.turns();
+            let turn = episode.clock().turns();
             let assistant = assistant_message(&reply, turn);
             let results = respond(&mut episode, &assistant, self.spec.tool_protocol);
             let latency_ms = reply.latency.as_secs_f64() * 1e3;
             totals.add(latency_ms, reply.attempts, Some(reply.endpoint.clone()));
             on_turn(TurnRow {
-                instance_id: instance.id.clone(),
+                instance_id: instance_id.to_owned(),
                 sample,
                 turn,
                 assistant: assistant.clone(),
@@ -100,11 +126,11 @@ impl ChatEpisodes<'_> {
             });
             messages.push(assistant);
             messages.extend(results);
-            episode.close_turn(reply.usage);
+            episode.clock_mut().close_turn(reply.usage);
         }
         Ok(Outcome::Ended(
-            totals.sample(&episode, &instance.id, sample),
-            episode.record(&instance.id, sample),
+            totals.sample(&episode, instance_id, sample),
+            episode.record(instance_id, sample),
         ))
     }
 }
@@ -135,7 +161,7 @@ fn assistant_message(reply: &SampleReply, turn: u32) -> Value {
 
 /// Executes what an assistant message asks for and returns the messages that answer it
 /// (none when it asks for nothing: its text is the answer, and the episode ends).
-fn respond(episode: &mut Episode, assistant: &Value, protocol: ToolProtocol) -> Vec<Value> {
+fn respond(episode: &mut impl Game, assistant: &Value, protocol: ToolProtocol) -> Vec<Value> {
     let text = assistant
         .get("content")
         .and_then(Value::as_str)
@@ -145,12 +171,12 @@ fn respond(episode: &mut Episode, assistant: &Value, protocol: ToolProtocol) -> 
         ToolProtocol::Tools => {
             let calls = ToolCall::all_of(assistant);
             if calls.is_empty() {
-                episode.end(EndReason::Answer);
+                episode.clock_mut().end(EndReason::Answer);
             }
             calls
                 .iter()
                 .map(|c| {
-                    let result = episode.act(actions::from_tool_call(&c.name, &c.arguments));
+                    let result = episode.tool_call(&c.name, &c.arguments);
                     json!({
                         "role": "tool",
                         "tool_call_id": c.id.clone().unwrap_or_default(),
@@ -160,17 +186,14 @@ fn respond(episode: &mut Episode, assistant: &Value, protocol: ToolProtocol) -> 
                 .collect()
         }
         ToolProtocol::Text => {
-            let blocks = actions::tool_blocks(text);
+            let blocks = episode.tool_blocks(text);
             if blocks.is_empty() {
-                episode.end(EndReason::Answer);
+                episode.clock_mut().end(EndReason::Answer);
                 return Vec::new();
             }
             let results: Vec<String> = blocks
                 .iter()
-                .map(|(tag, body)| {
-                    let action: Action = actions::from_block(tag, body);
-                    format!("```result\n{}\n```", episode.act(action))
-                })
+                .map(|(tag, body)| format!("```result\n{}\n```", episode.block(tag, body)))
                 .collect();
             vec![json!({"role": "user", "content": results.join("\n")})]
         }

@@ -113,31 +113,47 @@ impl EndReason {
     }
 }
 
-/// The state of one episode: the oracle, the candidates seen, the turns and tokens.
-pub(crate) struct Episode {
-    oracle: Oracle,
+/// What a solver plays against in an episode: the synthesis tools ([`Episode`]) or the
+/// reordering tools (`crate::reorder::episode`). The drivers (`chat`, `program`) run
+/// either, so every task meets the same turns, limits, storage and resume.
+pub(crate) trait Game {
+    /// The turns, tokens and end of the episode.
+    fn clock(&self) -> &Clock;
+    /// [`Game::clock`], to change.
+    fn clock_mut(&mut self) -> &mut Clock;
+    /// Notes the solver's text (where a fallback answer may be).
+    fn note_text(&mut self, text: &str);
+    /// Executes a chat-completions tool call; returns what the solver is told.
+    fn tool_call(&mut self, name: &str, arguments: &str) -> Value;
+    /// The fenced blocks of `text` tagged with a tool's name, as (tag, body), in order.
+    fn tool_blocks<'t>(&self, text: &'t str) -> Vec<(&'t str, &'t str)>;
+    /// Executes a fenced block of the text protocol.
+    fn block(&mut self, tag: &str, body: &str) -> Value;
+    /// Executes a line of a solver program.
+    fn program_line(&mut self, line: &str) -> Value;
+    /// The answer text stored as the episode's sample.
+    fn answer_text(&self) -> String;
+    /// The record of the ended episode.
+    fn record(&self, instance_id: &str, sample: u32) -> EpisodeRow;
+}
+
+/// The turns and tokens of an episode, and why it ended, under its limits.
+pub(crate) struct Clock {
     spec: InteractiveSpec,
     turns: u32,
     usage: Usage,
-    submitted: Option<Cascade>,
-    tested: Option<Cascade>,
-    code_block: Option<Cascade>,
     ended: Option<EndReason>,
 }
 
-impl Episode {
-    /// A new episode on `instance`.
-    pub(crate) fn new(instance: &Instance, spec: InteractiveSpec) -> Result<Self, OracleError> {
-        Ok(Episode {
-            oracle: spec.oracle(instance)?,
+impl Clock {
+    /// A new episode's clock.
+    pub(crate) fn new(spec: InteractiveSpec) -> Self {
+        Clock {
             spec,
             turns: 0,
             usage: Usage::default(),
-            submitted: None,
-            tested: None,
-            code_block: None,
             ended: None,
-        })
+        }
     }
 
     /// Turns taken so far.
@@ -155,10 +171,106 @@ impl Episode {
         self.ended.get_or_insert(reason);
     }
 
+    /// Tokens over the turns so far.
+    pub(crate) fn usage(&self) -> Usage {
+        self.usage
+    }
+
+    /// What the solver is told when it acts after the end.
+    pub(crate) fn after_end(&self) -> Option<Value> {
+        self.ended.map(|reason| {
+            json!({"error": format!("ignored: the episode has ended ({})", reason.as_str())})
+        })
+    }
+
+    /// Closes a turn that used `usage`; ends the episode at the turn or token limit.
+    pub(crate) fn close_turn(&mut self, usage: Usage) {
+        self.turns += 1;
+        let add = |a: Option<u64>, b: Option<u64>| match (a, b) {
+            (None, None) => None,
+            (a, b) => Some(a.unwrap_or(0) + b.unwrap_or(0)),
+        };
+        self.usage = Usage {
+            prompt_tokens: add(self.usage.prompt_tokens, usage.prompt_tokens),
+            completion_tokens: add(self.usage.completion_tokens, usage.completion_tokens),
+            reasoning_tokens: add(self.usage.reasoning_tokens, usage.reasoning_tokens),
+        };
+        if self.turns >= self.spec.max_turns {
+            self.end(EndReason::Turns);
+        }
+        if let Some(max) = self.spec.max_episode_tokens {
+            if self.usage.completion_tokens.unwrap_or(0) >= max {
+                self.end(EndReason::Tokens);
+            }
+        }
+    }
+}
+
+/// The state of one episode: the oracle, the candidates seen, the turns and tokens.
+pub(crate) struct Episode {
+    oracle: Oracle,
+    clock: Clock,
+    submitted: Option<Cascade>,
+    tested: Option<Cascade>,
+    code_block: Option<Cascade>,
+}
+
+impl Game for Episode {
+    fn clock(&self) -> &Clock {
+        &self.clock
+    }
+    fn clock_mut(&mut self) -> &mut Clock {
+        &mut self.clock
+    }
+    fn note_text(&mut self, text: &str) {
+        Episode::note_text(self, text);
+    }
+    fn tool_call(&mut self, name: &str, arguments: &str) -> Value {
+        self.act(actions::from_tool_call(name, arguments))
+    }
+    fn tool_blocks<'t>(&self, text: &'t str) -> Vec<(&'t str, &'t str)> {
+        actions::tool_blocks(text)
+    }
+    fn block(&mut self, tag: &str, body: &str) -> Value {
+        self.act(actions::from_block(tag, body))
+    }
+    fn program_line(&mut self, line: &str) -> Value {
+        self.act(actions::from_program_line(line))
+    }
+    fn answer_text(&self) -> String {
+        Episode::answer_text(self)
+    }
+    fn record(&self, instance_id: &str, sample: u32) -> EpisodeRow {
+        Episode::record(self, instance_id, sample)
+    }
+}
+
+impl Episode {
+    /// A new episode on `instance`.
+    pub(crate) fn new(instance: &Instance, spec: InteractiveSpec) -> Result<Self, OracleError> {
+        Ok(Episode {
+            oracle: spec.oracle(instance)?,
+            clock: Clock::new(spec),
+            submitted: None,
+            tested: None,
+            code_block: None,
+        })
+    }
+
+    /// Why the episode ended, once it has.
+    pub(crate) fn ended(&self) -> Option<EndReason> {
+        self.clock.ended()
+    }
+
+    /// Ends the episode (the first reason stays).
+    pub(crate) fn end(&mut self, reason: EndReason) {
+        self.clock.end(reason);
+    }
+
     /// Executes one action; returns what the solver is told, as JSON.
     pub(crate) fn act(&mut self, action: Action) -> Value {
-        if let Some(reason) = self.ended {
-            return json!({"error": format!("ignored: the episode has ended ({})", reason.as_str())});
+        if let Some(ignored) = self.clock.after_end() {
+            return ignored;
         }
         match action {
             Action::Probe(inputs) => match self.oracle.run_hidden(&inputs) {
@@ -195,33 +307,6 @@ impl Episode {
         }
     }
 
-    /// Closes a turn that used `usage`; ends the episode at the turn or token limit.
-    pub(crate) fn close_turn(&mut self, usage: Usage) {
-        self.turns += 1;
-        let add = |a: Option<u64>, b: Option<u64>| match (a, b) {
-            (None, None) => None,
-            (a, b) => Some(a.unwrap_or(0) + b.unwrap_or(0)),
-        };
-        self.usage = Usage {
-            prompt_tokens: add(self.usage.prompt_tokens, usage.prompt_tokens),
-            completion_tokens: add(self.usage.completion_tokens, usage.completion_tokens),
-            reasoning_tokens: add(self.usage.reasoning_tokens, usage.reasoning_tokens),
-        };
-        if self.turns >= self.spec.max_turns {
-            self.end(EndReason::Turns);
-        }
-        if let Some(max) = self.spec.max_episode_tokens {
-            if self.usage.completion_tokens.unwrap_or(0) >= max {
-                self.end(EndReason::Tokens);
-            }
-        }
-    }
-
-    /// Tokens over the turns so far.
-    pub(crate) fn usage(&self) -> Usage {
-        self.usage
-    }
-
     /// The cascade that counts, and where it came from.
     pub(crate) fn final_cascade(&self) -> (Cascade, &'static str) {
         if let Some(c) = &self.submitted {
@@ -241,14 +326,14 @@ impl Episode {
         EpisodeRow {
             instance_id: instance_id.to_owned(),
             sample,
-            end_reason: self.ended.unwrap_or(EndReason::Exit).as_str().to_owned(),
+            end_reason: self.ended().unwrap_or(EndReason::Exit).as_str().to_owned(),
             final_source: source.to_owned(),
             final_cascade: serde_json::to_value(&cascade).expect("a cascade serialises"),
             probes: serde_json::to_value(self.oracle.probes()).expect("probes serialise"),
             probes_used: self.oracle.probes_used(),
             tests: self.oracle.tests_run(),
-            turns: self.turns,
-            usage: self.usage,
+            turns: self.clock.turns(),
+            usage: self.clock.usage(),
         }
     }
 
@@ -290,15 +375,15 @@ impl Totals {
     }
 
     /// The stored sample of an ended episode: its final answer, scored by the shared path.
-    pub(crate) fn sample(&self, episode: &Episode, instance_id: &str, sample: u32) -> Sample {
+    pub(crate) fn sample(&self, episode: &impl Game, instance_id: &str, sample: u32) -> Sample {
         Sample {
             instance_id: instance_id.to_owned(),
             sample,
             status: Status::Ok,
             content: Some(episode.answer_text()),
             reasoning_content: None,
-            finish_reason: episode.ended().map(|r| r.as_str().to_owned()),
-            usage: episode.usage(),
+            finish_reason: episode.clock().ended().map(|r| r.as_str().to_owned()),
+            usage: episode.clock().usage(),
             latency_ms: self.latency_ms,
             elapsed_ms: self.latency_ms,
             attempts: self.attempts,
@@ -386,14 +471,14 @@ mod tests {
         assert!(bad["error"].as_str().unwrap().contains("alphabet"));
         assert_eq!(e.ended(), None, "a bad input is only an error");
         for _ in 0..3 {
-            e.close_turn(Usage::default());
+            e.clock.close_turn(Usage::default());
         }
         assert_eq!(e.ended(), None);
-        e.close_turn(Usage::default());
+        e.clock.close_turn(Usage::default());
         assert_eq!(e.ended(), Some(EndReason::Turns));
 
         let mut e = Episode::new(&instance(), spec()).unwrap();
-        e.close_turn(Usage {
+        e.clock.close_turn(Usage {
             prompt_tokens: Some(10),
             completion_tokens: Some(100),
             reasoning_tokens: None,

@@ -14,8 +14,7 @@
 //! program's state cannot be stored, so an episode interrupted by a killed runner starts
 //! over when the run is continued.
 
-use super::actions;
-use super::{EndReason, Episode, InteractiveSpec, Outcome, Totals};
+use super::{EndReason, Episode, Game, InteractiveSpec, Outcome, Totals};
 use crate::sample::{Status, Usage, MAX_RESPONSE_BYTES};
 use crate::solver_cmd::{read_stderr_tail, tail, SolverCommand};
 use crate::store::TurnRow;
@@ -52,9 +51,22 @@ pub(crate) fn run(
     sample: u32,
     on_turn: &mut dyn FnMut(TurnRow),
 ) -> Result<Outcome, String> {
-    let mut episode = Episode::new(instance, spec).map_err(|e| e.to_string())?;
+    let episode = Episode::new(instance, spec).map_err(|e| e.to_string())?;
+    let first = first_line(instance, &spec);
+    play(cmd, episode, &first, (&instance.id, sample), on_turn)
+}
+
+/// Runs the episode `game` of (`instance id`, `sample`) with `cmd`, whose first line is
+/// `first`: one turn per line the program writes, each handed to `on_turn`.
+pub(crate) fn play<G: Game>(
+    cmd: &SolverCommand,
+    mut episode: G,
+    first: &str,
+    (instance_id, sample): (&str, u32),
+    on_turn: &mut dyn FnMut(TurnRow),
+) -> Result<Outcome, String> {
     let start = Instant::now();
-    let mut child = cmd.spawn(&instance.id, sample).map_err(|e| e.to_string())?;
+    let mut child = cmd.spawn(instance_id, sample).map_err(|e| e.to_string())?;
     let pid = rustix::process::Pid::from_child(&child);
     let mut stdin = child.stdin.take();
     let lines = read_lines(child.stdout.take().expect("stdout is piped"));
@@ -66,18 +78,18 @@ pub(crate) fn run(
             }
         }
     };
-    send(&mut stdin, &first_line(instance, &spec));
+    send(&mut stdin, first);
 
     let deadline = pbebench::deadline(start, cmd.timeout);
     let mut totals = Totals::default();
     let mut timed_out = false;
     let mut too_long = false;
-    while episode.ended().is_none() {
+    while episode.clock().ended().is_none() {
         let t0 = Instant::now();
         let line = match lines.recv_timeout(deadline.saturating_duration_since(t0)) {
             Ok(Line::Text(line)) => line,
             Ok(Line::End) | Err(mpsc::RecvTimeoutError::Disconnected) => {
-                episode.end(EndReason::Exit);
+                episode.clock_mut().end(EndReason::Exit);
                 break;
             }
             Ok(Line::TooLong) => {
@@ -89,15 +101,15 @@ pub(crate) fn run(
                 break;
             }
         };
-        let turn = episode.turns();
+        let turn = episode.clock().turns();
         let assistant =
             serde_json::from_str::<Value>(&line).unwrap_or_else(|_| json!({"raw": line}));
-        let result = episode.act(actions::from_program_line(&line));
+        let result = episode.program_line(&line);
         send(&mut stdin, &result.to_string());
         let latency_ms = t0.elapsed().as_secs_f64() * 1e3;
         totals.add(latency_ms, 1, Some(cmd.command.clone()));
         on_turn(TurnRow {
-            instance_id: instance.id.clone(),
+            instance_id: instance_id.to_owned(),
             sample,
             turn,
             assistant,
@@ -109,7 +121,7 @@ pub(crate) fn run(
             attempts: 1,
             endpoint: Some(cmd.command.clone()),
         });
-        episode.close_turn(Usage::default());
+        episode.clock_mut().close_turn(Usage::default());
     }
     // The episode is over: the program gets end of input and a moment to exit (none when
     // it is writing a line too long: it is stopped at once).
@@ -128,7 +140,7 @@ pub(crate) fn run(
         exit,
         stderr: String::from_utf8_lossy(&err_reader.join().unwrap_or_default()).into_owned(),
     };
-    outcome(cmd, &episode, &totals, instance, sample, ending)
+    outcome(cmd, &episode, &totals, (instance_id, sample), ending)
 }
 
 /// How a program's episode ended, besides the episode itself.
@@ -147,10 +159,9 @@ struct Ending {
 /// record, a failed sample, or `Err` when the program cannot run at all.
 fn outcome(
     cmd: &SolverCommand,
-    episode: &Episode,
+    episode: &impl Game,
     totals: &Totals,
-    instance: &Instance,
-    sample: u32,
+    (instance_id, sample): (&str, u32),
     ending: Ending,
 ) -> Result<Outcome, String> {
     let Ending {
@@ -160,7 +171,7 @@ fn outcome(
         stderr,
     } = ending;
     let failure = |status: Status, error: String| {
-        let mut s = totals.sample(episode, &instance.id, sample);
+        let mut s = totals.sample(episode, instance_id, sample);
         s.status = status;
         s.content = None;
         s.error = Some(error);
@@ -178,13 +189,13 @@ fn outcome(
             format!(
                 "message {}: the program wrote a line longer than {} KiB, more than a message \
                  may have; it was stopped and the line was not kept",
-                episode.turns() + 1,
+                episode.clock().turns() + 1,
                 MAX_RESPONSE_BYTES >> 10
             ),
         )));
     }
     // A program that failed before it submitted gave no answer (as in the static mode).
-    if episode.ended() != Some(EndReason::Submit) {
+    if episode.clock().ended() != Some(EndReason::Submit) {
         if let Some(code) = exit.filter(|c| !c.success()) {
             if matches!(code.code(), Some(126 | 127)) {
                 return Err(format!(
@@ -200,8 +211,8 @@ fn outcome(
         }
     }
     Ok(Outcome::Ended(
-        totals.sample(episode, &instance.id, sample),
-        episode.record(&instance.id, sample),
+        totals.sample(episode, instance_id, sample),
+        episode.record(instance_id, sample),
     ))
 }
 

@@ -48,7 +48,7 @@ pub(super) fn page(r: &Report) -> String {
         t = escape(&r.title),
         dstyle = pbebench::derivation::HTML_STYLE,
         v = env!("CARGO_PKG_VERSION"),
-        n = r.leaderboard.len(),
+        n = r.leaderboard.len() + r.input.reorder.len(),
         f = r.figures.len(),
     );
     if !r.warnings.is_empty() {
@@ -58,9 +58,13 @@ pub(super) fn page(r: &Report) -> String {
         }
         h.push_str("</ul></div>\n");
     }
-    h.push_str("<h2>Leaderboard</h2>\n");
-    leaderboard(&mut h, &r.leaderboard);
-    by_length_table(&mut h, r);
+    // Reordering results alone have no leaderboard of synthesis figures to show.
+    if !r.leaderboard.is_empty() || r.input.reorder.is_empty() {
+        h.push_str("<h2>Leaderboard</h2>\n");
+        leaderboard(&mut h, &r.leaderboard);
+        by_length_table(&mut h, r);
+    }
+    reordering(&mut h, &r.input.reorder);
     if !r.figures.is_empty() {
         h.push_str("<h2>Figures</h2>\n<div class=\"figures\">\n");
         for fig in &r.figures {
@@ -334,6 +338,53 @@ fn by_length_table(h: &mut String, r: &Report) {
         h.push_str("</tr>\n");
     }
     h.push_str("</table>\n");
+}
+
+/// The reordering section (nothing without reordering results): per results set, its
+/// rates overall and by gold cascade length, each with its 95% interval.
+fn reordering(h: &mut String, sets: &[crate::ReorderSet]) {
+    if sets.is_empty() {
+        return;
+    }
+    h.push_str("<h2>Rule reordering</h2>\n<p>The solver is given the gold rules in a scrambled order and returns an order. Accuracy: the order reproduces every example; exact: it is the gold order; valid: it is a permutation of the rules' numbers. A problem without an answer counts as a failure.</p>\n<table id=\"reordering\">\n<tr><th class=\"l\">results</th><th class=\"l\">group</th><th>problems</th><th>answered</th><th>accuracy</th><th>exact</th><th>valid</th><th>cost</th></tr>\n");
+    for set in sets {
+        let rows = (set.summary.rows.iter())
+            .filter(|row| row.group == "all" || row.group.starts_with("length "));
+        for (k, row) in rows.enumerate() {
+            let _ = write!(
+                h,
+                "<tr><td class=\"l\">{}</td><td class=\"l\">{}</td><td>{}</td><td>{}</td>",
+                if k == 0 {
+                    escape(&set.label)
+                } else {
+                    String::new()
+                },
+                escape(&row.group),
+                row.n,
+                row.answered
+            );
+            for rate in [&row.accuracy, &row.exact, &row.valid] {
+                h.push_str(&match rate {
+                    Some(i) => format!(
+                        "<td>{}<span class=\"ci\">{}</span></td>",
+                        figure(Some(i.mean)),
+                        i.bounds()
+                    ),
+                    None => "<td>–</td>".to_owned(),
+                });
+            }
+            let _ = writeln!(
+                h,
+                "<td>{}</td></tr>",
+                if k == 0 {
+                    cost(set.cost)
+                } else {
+                    String::new()
+                }
+            );
+        }
+    }
+    h.push_str("</table>\n<p>[lo, hi]: the 95% interval (Wilson's where each problem gives one 0/1 outcome, else the mean ± 1.96 standard errors of the per-problem means).</p>\n");
 }
 
 fn regression(h: &mut String, reg: &Regression) {

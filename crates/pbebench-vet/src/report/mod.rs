@@ -38,6 +38,8 @@ pub struct ReportInput {
     /// caller renders them, as `pbebench show` prints them; see
     /// [`ResultSet::episodes_to_show`]).
     pub transcripts: Vec<Transcript>,
+    /// Results of the rule-reordering task, each in the page's reordering section.
+    pub reorder: Vec<crate::ReorderSet>,
 }
 
 /// One episode's transcript, written beside the page as a text file and linked from it.
@@ -172,6 +174,9 @@ pub fn build(mut input: ReportInput) -> Report {
             .generation
             .iter()
             .map(|g| format!("generation: {}", g.path.display())),
+    );
+    sources.extend(
+        (input.reorder.iter()).map(|r| format!("{} (reordering): {}", r.label, r.sources_text())),
     );
     if let Some((name, _)) = &input.dataset {
         sources.push(format!("dataset: {name}"));
@@ -317,6 +322,17 @@ impl Report {
             "warnings": self.warnings,
             "sources": self.sources,
         });
+        let mut json = json;
+        if !self.input.reorder.is_empty() {
+            json["reordering"] = serde_json::json!(self
+                .input
+                .reorder
+                .iter()
+                .map(|r| serde_json::json!({
+                    "label": r.label, "cost": r.cost, "summary": r.summary,
+                }))
+                .collect::<Vec<_>>());
+        }
         let contents: Vec<Vec<u8>> = self
             .figures
             .iter()

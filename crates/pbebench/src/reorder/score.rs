@@ -113,6 +113,19 @@ pub fn score_order_responses(
         .collect()
 }
 
+/// Writes `scores` as JSON lines, one problem a line: the per-instance file of a reordering
+/// run (`pbebench score --per-instance`, an eval run's `per-instance.jsonl`).
+pub fn write_order_score_lines(
+    mut w: impl std::io::Write,
+    scores: &[OrderInstanceScore],
+) -> std::io::Result<()> {
+    for score in scores {
+        serde_json::to_writer(&mut w, score)?;
+        w.write_all(b"\n")?;
+    }
+    Ok(())
+}
+
 /// The figures of a group of problems.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct OrderRow {
