@@ -20,6 +20,10 @@
 //! and submits one; every turn is committed as it completes and a continued run resumes
 //! each episode from its last stored turn. [`transcript`] prints one episode.
 //!
+//! In a step-wise search ([`StepwiseSpec`], `--strategy stepwise`) each instance's cascade
+//! is built in chunks, the best of K samples kept at each step; every step sample is
+//! committed as a turn as it completes, and a continued run replays them.
+//!
 //! Inside, one module per stage: `config` (what a run is asked to do, and its checks),
 //! `run_dir` (continuing, refusing or moving aside the run in a directory), `backend`
 //! (chat or solver program), `pricing` (the worst cost a request may reserve), `worker`,
@@ -57,6 +61,7 @@
 //!     force_new: false,
 //!     block: BlockChoice::Last,
 //!     interactive: None,
+//!     stepwise: None,
 //! };
 //! let outcome = evaluate(&config)?;
 //! assert!(outcome.complete());
@@ -91,6 +96,7 @@ mod runner;
 pub mod sample;
 pub mod scoring;
 pub mod solver_cmd;
+mod stepwise;
 pub mod store;
 pub mod template;
 pub mod transcript;
@@ -108,7 +114,8 @@ pub use progress::EvalProgress;
 pub use rescore::rescore;
 pub use results_file::{ResultsFileError, RunResultsFile, PER_INSTANCE_FILE, RESULTS_FILE};
 pub use retry::RetryPolicy;
-pub use runner::{evaluate, evaluate_with, RunOutcome, StopReason};
+pub use runner::{evaluate, evaluate_with, RunOutcome, StopReason, Strategy};
 pub use sample::{Prices, Sample, Status, Usage, MAX_RESPONSE_BYTES};
 pub use scoring::RunResults;
 pub use solver_cmd::SolverCommand;
+pub use stepwise::{Select, StepwiseSpec};

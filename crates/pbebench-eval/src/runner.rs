@@ -124,6 +124,19 @@ pub struct RunOutcome {
     pub results: RunResults,
     /// The episodes' grades, in interactive mode.
     pub interactive: Option<InteractiveResults>,
+    /// The run's strategy, when it has a name of its own (`stepwise`, `feedback`).
+    pub strategy: Option<Strategy>,
+}
+
+/// A run's strategy, as its `results.json` records it (`strategy`, and for a step-wise
+/// search its parameters under `stepwise`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Strategy {
+    /// `stepwise` or `feedback`.
+    pub name: String,
+    /// A step-wise search's parameters: `step_rules`, `steps`, `samples` (per step),
+    /// `select`.
+    pub stepwise: Option<Value>,
 }
 
 impl RunOutcome {
@@ -154,14 +167,23 @@ pub fn evaluate_with(
 ) -> Result<RunOutcome, EvalError> {
     config.check()?;
     let instances = pbebench::dataset::read_dataset(&config.dataset)?;
+    if let Some(spec) = &config.stepwise {
+        spec.check_cap(&instances)?;
+    }
     let dataset = dataset_ref(&config.dataset, &instances);
     let (backend, warnings) = Backend::build(config)?;
     check_golds(config, &instances)?;
-    let answer = backend.answer_params(config.interactive);
+    let mut answer = backend.answer_params(config.interactive);
+    if let Some(spec) = &config.stepwise {
+        answer["stepwise"] = crate::stepwise::describe(spec, config.samples);
+        if let Value::Object(m) = &mut answer {
+            m.remove("prompt_template"); // the step prompt is built in
+        }
+    }
     let run_params = config.run_params();
 
     let mut store = open_run(config, &dataset, &answer, progress)?;
-    let k = config.samples;
+    let k = config.answers_per_instance();
     let total = instances.len() * k as usize;
     let jobs = pending_jobs(&instances, &store.answered()?, k);
 
@@ -175,7 +197,10 @@ pub fn evaluate_with(
         .map(|(i, inst)| {
             needs_request
                 .contains(&i)
-                .then(|| backend.request(inst, config.interactive))
+                .then(|| match &config.stepwise {
+                    Some(spec) => crate::stepwise::first_request(&backend, inst, spec),
+                    None => backend.request(inst, config.interactive),
+                })
         })
         .collect();
     let resumed = resumed_turns(config, &store)?;
@@ -221,6 +246,7 @@ pub fn evaluate_with(
         prices: config.prices,
         interactive: config.interactive,
         resumed: &resumed,
+        stepwise: config.stepwise.map(|spec| (spec, config.samples)),
     };
     std::thread::scope(|scope| {
         for _ in 0..config.concurrency.min(jobs.len().max(1)) {
@@ -263,6 +289,12 @@ pub fn evaluate_with(
         warnings,
         results,
         interactive,
+        strategy: config.strategy().map(|name| Strategy {
+            name: name.to_owned(),
+            stepwise: config
+                .stepwise
+                .map(|spec| crate::stepwise::describe(&spec, config.samples)),
+        }),
     }
     .written()
 }
@@ -308,18 +340,19 @@ fn manifest(
     })
 }
 
-/// Where the unfinished episodes of an interactive run resume: their stored turns. A
-/// solver program's episode starts over instead (its state died with the runner), so
-/// its stored turns are forgotten.
+/// Where the unfinished episodes of an interactive run (or the unfinished searches of a
+/// step-wise one) resume: their stored turns. A solver program's episode starts over
+/// instead (its state died with the runner), so its stored turns are forgotten.
 fn resumed_turns(
     config: &EvalConfig,
     store: &RunStore,
 ) -> Result<HashMap<(String, u32), Vec<TurnRow>>, EvalError> {
-    if config.interactive.is_none() {
+    if config.interactive.is_none() && config.stepwise.is_none() {
         return Ok(HashMap::new());
     }
     let turns = store.unfinished_turns()?;
-    if matches!(config.solver, SolverSpec::Command(_)) {
+    // A search's step samples do not depend on a program's state: they are kept.
+    if config.interactive.is_some() && matches!(config.solver, SolverSpec::Command(_)) {
         for (id, sample) in turns.keys() {
             store.forget_turns(id, *sample)?;
         }

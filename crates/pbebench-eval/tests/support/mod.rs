@@ -148,6 +148,7 @@ pub fn chat_config(dataset: &Path, run_dir: &Path, base_urls: &[String]) -> Eval
         force_new: false,
         block: BlockChoice::Last,
         interactive: None,
+        stepwise: None,
     }
 }
 
