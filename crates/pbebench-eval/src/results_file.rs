@@ -198,7 +198,8 @@ mod tests {
             cost: 0.5,
             ..RunFigures::default()
         });
-        let stepwise = serde_json::json!({"samples": 4, "select": "edit-sim", "step_rules": 2, "steps": 3});
+        let stepwise =
+            serde_json::json!({"samples": 4, "select": "edit-sim", "step_rules": 2, "steps": 3});
         for (interactive, strategy) in [
             (None, None),
             (Some(episodes()), None),

@@ -195,12 +195,10 @@ pub fn evaluate_with(
         .iter()
         .enumerate()
         .map(|(i, inst)| {
-            needs_request
-                .contains(&i)
-                .then(|| match &config.stepwise {
-                    Some(spec) => crate::stepwise::first_request(&backend, inst, spec),
-                    None => backend.request(inst, config.interactive),
-                })
+            needs_request.contains(&i).then(|| match &config.stepwise {
+                Some(spec) => crate::stepwise::first_request(&backend, inst, spec),
+                None => backend.request(inst, config.interactive),
+            })
         })
         .collect();
     let resumed = resumed_turns(config, &store)?;

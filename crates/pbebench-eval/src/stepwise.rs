@@ -345,8 +345,9 @@ impl Search<'_> {
                 let text = match stored.iter().find(|t| t.turn == turn) {
                     Some(t) => t.assistant["content"].as_str().unwrap_or("").to_owned(),
                     None => {
-                        let Some(reservation) =
-                            self.ctl.reserve(self.backend.worst_cost(&request, self.prices))
+                        let Some(reservation) = self
+                            .ctl
+                            .reserve(self.backend.worst_cost(&request, self.prices))
                         else {
                             return Ok(Outcome::Stopped);
                         };
@@ -378,7 +379,13 @@ impl Search<'_> {
                 candidates.push(Candidate::read(instance, &self.spec, &state.forms, &text));
             }
             let chosen = candidates.swap_remove(best(&candidates, self.spec.select));
-            state.chosen = state.chosen.rules().iter().chain(chosen.chunk.rules()).cloned().collect();
+            state.chosen = state
+                .chosen
+                .rules()
+                .iter()
+                .chain(chosen.chunk.rules())
+                .cloned()
+                .collect();
             state.forms = chosen.forms;
             state.step += 1;
         }
@@ -484,7 +491,12 @@ mod tests {
     #[test]
     fn a_chunk_is_read_applied_and_scored() {
         let inst = instance();
-        let c = Candidate::read(&inst, &spec(Select::SoftPass), &inst.inputs, &answer(&[("a", "b")]));
+        let c = Candidate::read(
+            &inst,
+            &spec(Select::SoftPass),
+            &inst.inputs,
+            &answer(&[("a", "b")]),
+        );
         assert_eq!(c.forms, vec!["bb", "cb", "bbc", "c"]);
         // outputs: "c", "cb", "cc", "c": two right of four.
         assert_eq!(c.soft_pass, 0.5);
@@ -499,7 +511,12 @@ mod tests {
         let bad = Candidate::read(&inst, &s, &inst.inputs, "no code here, sorry");
         assert!(bad.chunk.is_empty());
         assert_eq!(bad.forms, inst.inputs);
-        let long = Candidate::read(&inst, &s, &inst.inputs, &answer(&[("a", "b"), ("bb", "c"), ("c", "")]));
+        let long = Candidate::read(
+            &inst,
+            &s,
+            &inst.inputs,
+            &answer(&[("a", "b"), ("bb", "c"), ("c", "")]),
+        );
         assert_eq!(long.chunk.len(), 2, "rules past --step-rules are left out");
         assert_eq!(long.soft_pass, 1.0);
         let outside = Candidate::read(&inst, &s, &inst.inputs, &answer(&[("z", "b")]));
@@ -510,7 +527,8 @@ mod tests {
     fn the_best_sample_wins_and_ties_go_to_the_other_criterion_then_the_shorter_then_the_first() {
         let inst = instance();
         let s = spec(Select::SoftPass);
-        let read = |rules: &[(&str, &str)]| Candidate::read(&inst, &s, &inst.inputs, &answer(rules));
+        let read =
+            |rules: &[(&str, &str)]| Candidate::read(&inst, &s, &inst.inputs, &answer(rules));
         let none = read(&[]); // soft pass 1/4, Edit_Sim (0 + 0 + 0 + 1) / 4
         let half = read(&[("a", "b")]); // 2/4
         assert_eq!(best(&[none.clone(), half.clone()], Select::SoftPass), 1);
@@ -525,8 +543,16 @@ mod tests {
             (padded.soft_pass, padded.edit_sim),
             (half.soft_pass, half.edit_sim)
         );
-        assert_eq!(best(&[padded.clone(), half.clone()], Select::SoftPass), 1, "shorter");
-        assert_eq!(best(&[half.clone(), half.clone()], Select::EditSim), 0, "first");
+        assert_eq!(
+            best(&[padded.clone(), half.clone()], Select::SoftPass),
+            1,
+            "shorter"
+        );
+        assert_eq!(
+            best(&[half.clone(), half.clone()], Select::EditSim),
+            0,
+            "first"
+        );
     }
 
     #[test]
@@ -561,8 +587,14 @@ mod tests {
         state.chosen = Cascade::from_pairs(&[("a", "b")]).unwrap();
         state.forms = state.chosen.apply_all(&inst.inputs);
         let second = prompt(&inst, &s, &state);
-        assert!(second.contains("Rules chosen so far:\n[\"replace('a', 'b')\"]"), "{second}");
-        assert!(second.contains("Current forms:\n['bb', 'cb', 'bbc', 'c']"), "{second}");
+        assert!(
+            second.contains("Rules chosen so far:\n[\"replace('a', 'b')\"]"),
+            "{second}"
+        );
+        assert!(
+            second.contains("Current forms:\n['bb', 'cb', 'bbc', 'c']"),
+            "{second}"
+        );
     }
 
     #[test]
