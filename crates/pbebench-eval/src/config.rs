@@ -179,13 +179,13 @@ impl EvalConfig {
         }
     }
 
-    /// The run's strategy, when it has a name of its own: `stepwise`, or `feedback` (an
-    /// interactive run without probes, where the solver's only tool is the feedback on
-    /// its candidates). `None` for sampling and probing runs.
+    /// The run's strategy, when it has a name of its own: `stepwise`, or `feedback`
+    /// (feedback rounds: [`InteractiveSpec::feedback`]). `None` for sampling and probing
+    /// runs.
     pub(crate) fn strategy(&self) -> Option<&'static str> {
         if self.stepwise.is_some() {
             Some("stepwise")
-        } else if self.interactive.is_some_and(|i| i.probe_budget == 0) {
+        } else if self.interactive.is_some_and(|i| i.feedback) {
             Some("feedback")
         } else {
             None

@@ -75,11 +75,9 @@ pub fn rescore(
             name: "stepwise".to_owned(),
             stepwise: Some(params.clone()),
         }),
-        None => (manifest.answer["interactive"]["probe_budget"].as_u64() == Some(0)).then(|| {
-            crate::Strategy {
-                name: "feedback".to_owned(),
-                stepwise: None,
-            }
+        None => (manifest.answer["interactive"]["feedback"] == true).then(|| crate::Strategy {
+            name: "feedback".to_owned(),
+            stepwise: None,
         }),
     };
     let (results, interactive) =

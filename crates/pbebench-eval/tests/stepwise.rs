@@ -414,6 +414,8 @@ const WORKERS: usize = 3;
 fn resume_config(dataset: &Path, run: &Path, url: &str) -> EvalConfig {
     let mut config = stepwise_config(dataset, run, url, SHAPE, Select::SoftPass);
     config.concurrency = WORKERS;
+    // A request waits at the gate as long as the test makes it: never retried for that.
+    chat(&mut config).timeout = Duration::from_secs(600);
     config
 }
 
@@ -477,11 +479,23 @@ impl Gate {
     }
 
     /// Lets the first `n` requests through, waits until each worker of `child` waits at
-    /// the gate (every answered sample is then handed to the writer), and kills it.
+    /// the gate (every answered sample is then handed to the writer), and kills it. Near
+    /// the end of the run fewer searches than workers are left: then it waits until no
+    /// request has arrived for a while.
     fn run_until_blocked(&self, n: usize, mut child: Child) {
         self.open.store(n, SeqCst);
         let t0 = Instant::now();
-        while self.tickets.load(SeqCst) < n + WORKERS && child.try_wait().unwrap().is_none() {
+        let (mut seen, mut since) = (self.tickets.load(SeqCst), Instant::now());
+        loop {
+            let tickets = self.tickets.load(SeqCst);
+            if tickets >= n + WORKERS || child.try_wait().unwrap().is_some() {
+                break;
+            }
+            if tickets != seen {
+                (seen, since) = (tickets, Instant::now());
+            } else if tickets > n && since.elapsed() > Duration::from_millis(500) {
+                break;
+            }
             assert!(t0.elapsed() < Duration::from_secs(60), "no progress");
             std::thread::sleep(Duration::from_millis(2));
         }

@@ -32,7 +32,8 @@ fn first_messages(instance: &Instance, spec: &InteractiveSpec) -> Vec<Value> {
 
 impl ChatEpisodes<'_> {
     fn tools(&self) -> Option<Value> {
-        (self.spec.tool_protocol == ToolProtocol::Tools).then(prompt::tool_definitions)
+        (self.spec.tool_protocol == ToolProtocol::Tools)
+            .then(|| prompt::tool_definitions(&self.spec))
     }
 
     /// The first request of an episode on `instance` (stored in the `requests` table).
@@ -134,18 +135,26 @@ fn assistant_message(reply: &SampleReply, turn: u32) -> Value {
 }
 
 /// Executes what an assistant message asks for and returns the messages that answer it
-/// (none when it asks for nothing: its text is the answer, and the episode ends).
+/// (none when it asks for nothing: its text is the answer, and the episode ends; in
+/// feedback rounds, unless that answer gets examples wrong: then what it gets wrong).
 fn respond(episode: &mut Episode, assistant: &Value, protocol: ToolProtocol) -> Vec<Value> {
     let text = assistant
         .get("content")
         .and_then(Value::as_str)
         .unwrap_or_default();
-    episode.note_text(text);
+    let answer = episode.note_text(text);
+    let answered = |episode: &mut Episode| match episode.feedback_round(answer.clone()) {
+        Some(message) => vec![json!({"role": "user", "content": message})],
+        None => {
+            episode.end(EndReason::Answer);
+            Vec::new()
+        }
+    };
     match protocol {
         ToolProtocol::Tools => {
             let calls = ToolCall::all_of(assistant);
             if calls.is_empty() {
-                episode.end(EndReason::Answer);
+                return answered(episode);
             }
             calls
                 .iter()
@@ -162,8 +171,7 @@ fn respond(episode: &mut Episode, assistant: &Value, protocol: ToolProtocol) -> 
         ToolProtocol::Text => {
             let blocks = actions::tool_blocks(text);
             if blocks.is_empty() {
-                episode.end(EndReason::Answer);
-                return Vec::new();
+                return answered(episode);
             }
             let results: Vec<String> = blocks
                 .iter()
