@@ -228,6 +228,39 @@ fn stepwise_eval() {
     let results = std::fs::read_to_string(d.join("run/results.json")).unwrap();
     let results: serde_json::Value = serde_json::from_str(&results).unwrap();
     assert_eq!(results["strategy"], "stepwise");
+    // The report names the strategy and compares the runs by tokens per instance.
+    write(d, "answers.json", &answers(d));
+    write(d, "solver.py", SOLVER);
+    let sampled = [
+        "eval",
+        "--dataset",
+        "e.jsonl",
+        "--solver-cmd",
+        "python3 solver.py answers.json",
+    ];
+    ok(
+        &[&sampled[..], &["--run", "sampled", "--no-progress"]].concat(),
+        d,
+    );
+    ok(
+        &[
+            "report",
+            "--results",
+            "run",
+            "--results",
+            "sampled",
+            "--out",
+            "rep",
+        ],
+        d,
+    );
+    let report = std::fs::read_to_string(d.join("rep/report.json")).unwrap();
+    let report: serde_json::Value = serde_json::from_str(&report).unwrap();
+    let strategies: Vec<&str> = (report["strategies"].as_array().unwrap().iter())
+        .map(|r| r["strategy"].as_str().unwrap())
+        .collect();
+    assert_eq!(strategies.len(), 2);
+    assert!(strategies.contains(&"stepwise") && strategies.contains(&"sampling"));
     // A cascade past the tightest rule cap is refused before the run starts.
     let mut over = args.to_vec();
     over[8] = "9";
