@@ -173,13 +173,7 @@ pub fn evaluate_with(
     let dataset = dataset_ref(&config.dataset, &instances);
     let (backend, warnings) = Backend::build(config)?;
     check_golds(config, &instances)?;
-    let mut answer = backend.answer_params(config.interactive);
-    if let Some(spec) = &config.stepwise {
-        answer["stepwise"] = crate::stepwise::describe(spec, config.samples);
-        if let Value::Object(m) = &mut answer {
-            m.remove("prompt_template"); // the step prompt is built in
-        }
-    }
+    let answer = answer_params(config, &backend);
     let run_params = config.run_params();
 
     let mut store = open_run(config, &dataset, &answer, progress)?;
@@ -195,10 +189,9 @@ pub fn evaluate_with(
         .iter()
         .enumerate()
         .map(|(i, inst)| {
-            needs_request.contains(&i).then(|| match &config.stepwise {
-                Some(spec) => crate::stepwise::first_request(&backend, inst, spec),
-                None => backend.request(inst, config.interactive),
-            })
+            needs_request
+                .contains(&i)
+                .then(|| first_request(config, &backend, inst))
         })
         .collect();
     let resumed = resumed_turns(config, &store)?;
@@ -287,14 +280,38 @@ pub fn evaluate_with(
         warnings,
         results,
         interactive,
-        strategy: config.strategy().map(|name| Strategy {
-            name: name.to_owned(),
-            stepwise: config
-                .stepwise
-                .map(|spec| crate::stepwise::describe(&spec, config.samples)),
-        }),
+        strategy: strategy(config),
     }
     .written()
+}
+
+/// The parameters that change answers: the backend's, and a step-wise search's (whose
+/// step prompt is built in, so no template is named).
+fn answer_params(config: &EvalConfig, backend: &Backend) -> Value {
+    let mut answer = backend.answer_params(config.interactive);
+    if let Some(spec) = &config.stepwise {
+        answer["stepwise"] = crate::stepwise::describe(spec, config.samples);
+        if let Value::Object(m) = &mut answer {
+            m.remove("prompt_template");
+        }
+    }
+    answer
+}
+
+/// The stored request of an instance: its first (step's) request.
+fn first_request(config: &EvalConfig, backend: &Backend, instance: &Instance) -> String {
+    match &config.stepwise {
+        Some(spec) => crate::stepwise::first_request(backend, instance, spec),
+        None => backend.request(instance, config.interactive),
+    }
+}
+
+/// The run's strategy, when it has a name of its own.
+fn strategy(config: &EvalConfig) -> Option<Strategy> {
+    config.strategy().map(|name| Strategy {
+        name: name.to_owned(),
+        stepwise: (config.stepwise).map(|spec| crate::stepwise::describe(&spec, config.samples)),
+    })
 }
 
 /// Interactive mode probes the hidden cascade: every instance needs its gold.

@@ -363,7 +363,7 @@ fn a_search_runs_with_a_changed_spec_only_with_force_new() {
     // Every step fails: the searches stay unfinished, with their first step samples stored.
     let calls = AtomicUsize::new(0);
     let server = MockServer::start(move |_| {
-        if calls.fetch_add(1, SeqCst) % 2 == 0 {
+        if calls.fetch_add(1, SeqCst).is_multiple_of(2) {
             Reply::answer("```python\n[]\n```")
         } else {
             Reply::json(400, json!({"error": {"message": "no"}}))
