@@ -165,9 +165,7 @@ pub fn build(mut input: ReportInput) -> Report {
     let (mut figures, figure_warnings) = figures::all(&input, mode);
     warnings.extend(figure_warnings);
     let strategies = strategies::rows(&input.results);
-    if !strategies.is_empty() {
-        figures.push(strategies::figure(&strategies));
-    }
+    figures.extend(strategies::figure(&strategies));
     let regressions = input
         .results
         .iter()

@@ -25,10 +25,11 @@ pub struct StrategyRow {
     pub pass_at_1: Option<f64>,
     /// Best-of-K.
     pub best_of_k: f64,
-    /// Prompt and completion tokens per instance (every sample, step or turn of it).
-    pub tokens_per_instance: f64,
-    /// Completion tokens per instance (reasoning included).
-    pub completion_tokens_per_instance: f64,
+    /// Prompt and completion tokens per instance (every sample, step or turn of it);
+    /// `None` when the run counted none (a solver program reports no tokens).
+    pub tokens_per_instance: Option<f64>,
+    /// Completion tokens per instance (reasoning included), when counted.
+    pub completion_tokens_per_instance: Option<f64>,
 }
 
 /// The rows, fewest tokens per instance first; none unless some run names its strategy.
@@ -45,6 +46,7 @@ pub(super) fn rows(results: &[ResultSet]) -> Vec<StrategyRow> {
             let tokens = r.tokens?;
             let o = &r.summary.overall;
             let n = o.instances.max(1) as f64;
+            let counted = tokens.prompt + tokens.completion > 0;
             Some(StrategyRow {
                 label: r.label.clone(),
                 strategy: r.strategy_name().to_owned(),
@@ -52,31 +54,39 @@ pub(super) fn rows(results: &[ResultSet]) -> Vec<StrategyRow> {
                 samples: o.samples,
                 pass_at_1: o.pass_at_1,
                 best_of_k: o.best_of_k,
-                tokens_per_instance: (tokens.prompt + tokens.completion) as f64 / n,
-                completion_tokens_per_instance: tokens.completion as f64 / n,
+                tokens_per_instance: counted
+                    .then(|| (tokens.prompt + tokens.completion) as f64 / n),
+                completion_tokens_per_instance: counted.then(|| tokens.completion as f64 / n),
             })
         })
         .collect();
-    rows.sort_by(|a, b| a.tokens_per_instance.total_cmp(&b.tokens_per_instance));
+    // Fewest tokens first, runs that counted none last.
+    let key = |r: &StrategyRow| r.tokens_per_instance.unwrap_or(f64::INFINITY);
+    rows.sort_by(|a, b| key(a).total_cmp(&key(b)));
     rows
 }
 
-/// Pass@1 against tokens per instance, one point per results set.
-pub(super) fn figure(rows: &[StrategyRow]) -> Figure {
-    let most = rows
+/// Pass@1 against tokens per instance, one point per results set that counted tokens;
+/// `None` when none did.
+pub(super) fn figure(rows: &[StrategyRow]) -> Option<Figure> {
+    let points: Vec<(&StrategyRow, f64)> = rows
         .iter()
-        .map(|r| r.tokens_per_instance)
-        .fold(0.0, f64::max);
-    let series = rows
+        .filter_map(|r| Some((r, r.tokens_per_instance?)))
+        .collect();
+    if points.is_empty() {
+        return None;
+    }
+    let most = points.iter().map(|(_, t)| *t).fold(0.0, f64::max);
+    let series = points
         .iter()
-        .map(|r| {
+        .map(|(r, t)| {
             Series::new(
                 format!("{} ({})", r.label, r.strategy),
-                vec![(r.tokens_per_instance, r.pass_at_1)],
+                vec![(*t, r.pass_at_1)],
             )
         })
         .collect();
-    Figure {
+    Some(Figure {
         file: "strategies_by_tokens".into(),
         title: "Pass@1 against tokens per instance".into(),
         caption: "Each evaluation run that counts its tokens, named by its strategy: Pass@1 \
@@ -98,7 +108,12 @@ pub(super) fn figure(rows: &[StrategyRow]) -> Figure {
             annotate: true,
         }
         .render(),
-    }
+    })
+}
+
+/// Tokens per instance for the table: `–` when not counted.
+fn tokens(v: Option<f64>) -> String {
+    v.map_or_else(|| "–".to_owned(), |t| format!("{t:.0}"))
 }
 
 /// The section of the page (nothing without rows).
@@ -106,19 +121,19 @@ pub(super) fn html(h: &mut String, rows: &[StrategyRow]) {
     if rows.is_empty() {
         return;
     }
-    h.push_str("<h2>Strategies at equal token cost</h2>\n<p>Every evaluation run that counts its tokens, by strategy (sampling: K independent answers; probing: interactive mode; stepwise: the chunked search; feedback: feedback rounds), fewest tokens per instance first. Tokens count every sample, step and turn.</p>\n<table id=\"strategies\">\n<tr><th class=\"l\">results</th><th class=\"l\">strategy</th><th>instances</th><th>samples</th><th>Pass@1</th><th>best-of-K</th><th>tokens per instance</th><th>completion tokens per instance</th></tr>\n");
+    h.push_str("<h2>Strategies at equal token cost</h2>\n<p>Every evaluation run that counts its tokens, by strategy (sampling: K independent answers; probing: interactive mode; stepwise: the chunked search; feedback: feedback rounds), fewest tokens per instance first. Tokens count every sample, step and turn; a solver program reports none (–).</p>\n<table id=\"strategies\">\n<tr><th class=\"l\">results</th><th class=\"l\">strategy</th><th>instances</th><th>samples</th><th>Pass@1</th><th>best-of-K</th><th>tokens per instance</th><th>completion tokens per instance</th></tr>\n");
     for r in rows {
         let _ = writeln!(
             h,
-            "<tr><td class=\"l\">{}</td><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.3}</td><td>{:.0}</td><td>{:.0}</td></tr>",
+            "<tr><td class=\"l\">{}</td><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.3}</td><td>{}</td><td>{}</td></tr>",
             escape(&r.label),
             escape(&r.strategy),
             r.instances,
             r.samples,
             r.pass_at_1.map_or("–".to_owned(), |p| format!("{p:.3}")),
             r.best_of_k,
-            r.tokens_per_instance,
-            r.completion_tokens_per_instance,
+            tokens(r.tokens_per_instance),
+            tokens(r.completion_tokens_per_instance),
         );
     }
     h.push_str("</table>\n");
@@ -188,7 +203,7 @@ mod tests {
             "no named strategy"
         );
         let rows = rows(&[sampling.clone(), stepwise.clone(), scored.clone()]);
-        let shown: Vec<(&str, &str, f64, Option<f64>)> = rows
+        let shown: Vec<(&str, &str, Option<f64>, Option<f64>)> = rows
             .iter()
             .map(|r| {
                 (
@@ -202,10 +217,14 @@ mod tests {
         assert_eq!(
             shown,
             [
-                ("steps", "stepwise", 1000.0, Some(0.75)),
-                ("k8", "sampling", 2000.0, Some(0.5))
+                ("steps", "stepwise", Some(1000.0), Some(0.75)),
+                ("k8", "sampling", Some(2000.0), Some(0.5))
             ]
         );
+        let program = run("program", Some("feedback"), 4, 0); // reports no tokens
+        let with_program = super::rows(&[program, stepwise.clone()]);
+        assert_eq!(with_program[1].tokens_per_instance, None, "last");
+        assert_eq!(figure(&with_program[1..]), None);
 
         let report = build(ReportInput {
             title: "t".into(),
