@@ -146,6 +146,11 @@ fn scripted_chunks_build_the_cascade_step_by_step_and_stop_when_every_example_is
     let turns = store.turns(&insts[0].id, 0).unwrap();
     assert_eq!(turns.len(), 2);
     assert_eq!(turns[1].results[0]["step"], 1);
+    // `pbebench show` prints the step samples, then the answer.
+    let shown = pbebench_eval::transcript::render(&run, &insts[0].id, 0).unwrap();
+    assert!(shown.contains("── turn 2"), "{shown}");
+    assert!(shown.contains("answer (ok)"), "{shown}");
+    assert!(!shown.contains("unfinished"), "{shown}");
 
     // A rescore reads the same figures from the store alone.
     let again = pbebench_eval::rescore(&run, None, pbebench_eval::BlockChoice::Last, None).unwrap();
