@@ -124,6 +124,9 @@ impl Backend {
             if spec.probe_len != pbebench::probe::DEFAULT_PROBE_LEN {
                 params["interactive"]["max_probe_len"] = json!(spec.probe_len);
             }
+            if spec.feedback {
+                params["interactive"]["feedback"] = json!(true);
+            }
             if let Value::Object(m) = &mut params {
                 m.remove("prompt_template"); // the interactive prompt is built in
             }

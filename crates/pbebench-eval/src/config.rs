@@ -6,6 +6,7 @@ use crate::episode::InteractiveSpec;
 use crate::retry::RetryPolicy;
 use crate::sample::Prices;
 use crate::solver_cmd::SolverCommand;
+use crate::stepwise::StepwiseSpec;
 use pbebench::BlockChoice;
 use serde_json::{json, Value};
 use std::path::PathBuf;
@@ -38,6 +39,9 @@ pub struct EvalConfig {
     pub block: BlockChoice,
     /// Interactive mode: each sample is an episode that probes the hidden cascade.
     pub interactive: Option<InteractiveSpec>,
+    /// Step-wise search: each instance's cascade is built in chunks, `samples` samples per
+    /// step ([`StepwiseSpec`]).
+    pub stepwise: Option<StepwiseSpec>,
 }
 
 /// Who answers the instances.
@@ -111,6 +115,9 @@ impl EvalConfig {
                 }
             }
         }
+        if let Some(spec) = &self.stepwise {
+            self.check_stepwise(spec)?;
+        }
         match &self.solver {
             SolverSpec::Chat(chat) => {
                 if chat.base_urls.is_empty() {
@@ -139,6 +146,50 @@ impl EvalConfig {
             }
         }
         Ok(())
+    }
+
+    /// A step-wise search takes at least one rule and one step, and neither interactive
+    /// mode nor a prompt template (its step prompt is built in).
+    fn check_stepwise(&self, spec: &StepwiseSpec) -> Result<(), ConfigError> {
+        let bad = |field, problem| Err(ConfigError { field, problem });
+        if spec.step_rules == 0 {
+            return bad(Field::StepRules, Problem::AtLeastOne);
+        }
+        if spec.steps == 0 {
+            return bad(Field::Steps, Problem::AtLeastOne);
+        }
+        if self.interactive.is_some() {
+            return bad(Field::Interactive, Problem::NotStepwise);
+        }
+        if let SolverSpec::Chat(chat) = &self.solver {
+            if chat.template.is_some() {
+                return bad(Field::Template, Problem::NotStepwise);
+            }
+        }
+        Ok(())
+    }
+
+    /// The answers the run stores per instance: K, or one (the search's final cascade)
+    /// for a step-wise search, whose K samples are per step.
+    pub(crate) fn answers_per_instance(&self) -> u32 {
+        if self.stepwise.is_some() {
+            1
+        } else {
+            self.samples
+        }
+    }
+
+    /// The run's strategy, when it has a name of its own: `stepwise`, or `feedback`
+    /// (feedback rounds: [`InteractiveSpec::feedback`]). `None` for sampling and probing
+    /// runs.
+    pub(crate) fn strategy(&self) -> Option<&'static str> {
+        if self.stepwise.is_some() {
+            Some("stepwise")
+        } else if self.interactive.is_some_and(|i| i.feedback) {
+            Some("feedback")
+        } else {
+            None
+        }
     }
 
     /// The parameters of this invocation that do not change answers.
@@ -208,6 +259,12 @@ pub enum Field {
     RunDir,
     /// `force_new`.
     ForceNew,
+    /// `stepwise`: the strategy.
+    Strategy,
+    /// `stepwise.step_rules`.
+    StepRules,
+    /// `stepwise.steps`.
+    Steps,
 }
 
 impl Field {
@@ -234,6 +291,9 @@ impl Field {
             Field::ApiKey => "solver.api_key",
             Field::RunDir => "run_dir",
             Field::ForceNew => "force_new",
+            Field::Strategy => "stepwise",
+            Field::StepRules => "stepwise.step_rules",
+            Field::Steps => "stepwise.steps",
         }
     }
 }
@@ -265,6 +325,20 @@ pub enum Problem {
     Empty,
     /// A file it names cannot be used: why.
     Unusable(String),
+    /// Given, but a step-wise search does not use it.
+    NotStepwise,
+    /// A step-wise search whose whole cascade (steps × rules per step) could pass the
+    /// rule cap of an instance.
+    OverRuleCap {
+        /// Rules per step.
+        step_rules: usize,
+        /// Steps.
+        steps: u32,
+        /// The smallest `max_rules` of the dataset.
+        cap: usize,
+        /// An instance with that cap.
+        instance: String,
+    },
 }
 
 /// Why [`EvalConfig::check`] refused a configuration: the field, and what is wrong with it.
@@ -308,6 +382,22 @@ impl ConfigError {
             Problem::Outside(v, range) => format!("{f} {v} is outside {range}"),
             Problem::Empty => format!("{f} is empty"),
             Problem::Unusable(why) => format!("{f} {why}"),
+            Problem::NotStepwise => format!(
+                "{f} does not apply to {} stepwise, whose step prompt is built in",
+                name(Field::Strategy)
+            ),
+            Problem::OverRuleCap {
+                step_rules,
+                steps,
+                cap,
+                instance,
+            } => format!(
+                "{f} {step_rules} × {s} {steps} = {rules} rules passes the rule cap: instance \
+                 {instance} allows {cap} rules (max_rules); lower {f} or {s} so that their \
+                 product is at most {cap}",
+                s = name(Field::Steps),
+                rules = step_rules.saturating_mul(*steps as usize),
+            ),
         }
     }
 }

@@ -80,6 +80,7 @@ mod tests {
             force_new: false,
             block: BlockChoice::Last,
             interactive: None,
+            stepwise: None,
         };
         let continued = evaluate(&config).unwrap();
         assert_eq!((continued.added, continued.total), (0, 32));

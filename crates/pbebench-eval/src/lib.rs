@@ -24,6 +24,9 @@
 //! asks for orders of the scrambled gold rules and grades them with
 //! [`pbebench::reorder::score_order`] ([`reorder`]): [`RunOutcome::reorder`] holds the
 //! figures and `results.json` is a [`ReorderRunFile`].
+//! In a step-wise search ([`StepwiseSpec`], `--strategy stepwise`) each instance's cascade
+//! is built in chunks, the best of K samples kept at each step; every step sample is
+//! committed as a turn as it completes, and a continued run replays them.
 //!
 //! Inside, one module per stage: `config` (what a run is asked to do, and its checks),
 //! `run_dir` (continuing, refusing or moving aside the run in a directory), `backend`
@@ -62,6 +65,7 @@
 //!     force_new: false,
 //!     block: BlockChoice::Last,
 //!     interactive: None,
+//!     stepwise: None,
 //! };
 //! let outcome = evaluate(&config)?;
 //! assert!(outcome.complete());
@@ -97,6 +101,7 @@ mod runner;
 pub mod sample;
 pub mod scoring;
 pub mod solver_cmd;
+mod stepwise;
 pub mod store;
 pub mod template;
 pub mod transcript;
@@ -117,7 +122,8 @@ pub use results_file::{
     ReorderRunFile, ResultsFileError, RunResultsFile, PER_INSTANCE_FILE, REORDER_TASK, RESULTS_FILE,
 };
 pub use retry::RetryPolicy;
-pub use runner::{evaluate, evaluate_with, RunOutcome, StopReason};
+pub use runner::{evaluate, evaluate_with, RunOutcome, StopReason, Strategy};
 pub use sample::{Prices, Sample, Status, Usage, MAX_RESPONSE_BYTES};
 pub use scoring::RunResults;
 pub use solver_cmd::SolverCommand;
+pub use stepwise::{Select, StepwiseSpec};

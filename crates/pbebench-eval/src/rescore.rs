@@ -44,11 +44,16 @@ pub fn rescore(
     let Loaded {
         instances, task, ..
     } = loaded?;
-    let k = manifest
-        .run
-        .get("samples")
-        .and_then(Value::as_u64)
-        .unwrap_or(1) as u32;
+    let stepwise = manifest.answer.get("stepwise").filter(|v| !v.is_null());
+    // A step-wise search stores one answer per instance; its samples are per step.
+    let k = match stepwise {
+        Some(_) => 1,
+        None => manifest
+            .run
+            .get("samples")
+            .and_then(Value::as_u64)
+            .unwrap_or(1) as u32,
+    };
     let prices = prices.unwrap_or_else(|| Prices {
         input: manifest
             .run
@@ -65,6 +70,16 @@ pub fn rescore(
         .answer
         .get("interactive")
         .is_some_and(|v| !v.is_null());
+    let strategy = match stepwise {
+        Some(params) => Some(crate::Strategy {
+            name: "stepwise".to_owned(),
+            stepwise: Some(params.clone()),
+        }),
+        None => (manifest.answer["interactive"]["feedback"] == true).then(|| crate::Strategy {
+            name: "feedback".to_owned(),
+            stepwise: None,
+        }),
+    };
     let (results, interactive, reorder) =
         crate::runner::score_task(&task, &instances, &store, k, block, prices, interactive)?;
     RunOutcome {
@@ -76,6 +91,7 @@ pub fn rescore(
         results,
         interactive,
         reorder,
+        strategy,
     }
     .written()
 }

@@ -133,6 +133,14 @@ pub struct RunResultsFile {
     /// The episodes' grades, for an interactive run.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub interactive: Option<InteractiveResults>,
+    /// The run's strategy when it has a name of its own (`stepwise`, `feedback`); absent
+    /// for sampling and probing runs (and in files written before strategies were named).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub strategy: Option<String>,
+    /// A step-wise search's parameters: `step_rules`, `steps`, `samples` (per step) and
+    /// `select`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stepwise: Option<Value>,
 }
 
 /// A results file that cannot be read, and why.
@@ -156,9 +164,12 @@ pub enum ResultsFileError {
 impl RunResultsFile {
     /// The file of a finished (or stopped) run or rescore.
     pub fn of(outcome: &RunOutcome) -> Self {
+        let strategy = outcome.strategy.as_ref();
         RunResultsFile {
             results: outcome.results.results(),
             interactive: outcome.interactive.clone(),
+            strategy: strategy.map(|s| s.name.clone()),
+            stepwise: strategy.and_then(|s| s.stepwise.clone()),
         }
     }
 
@@ -188,6 +199,9 @@ impl RunResultsFile {
         if ReorderRunFile::is_reorder(&value) {
             return Err(ResultsFileError::ReorderRun);
         }
+        let mut take = |key| value.as_object_mut().and_then(|map| map.remove(key));
+        let strategy = take("strategy").and_then(|v| v.as_str().map(str::to_owned));
+        let stepwise = take("stepwise");
         let interactive = value
             .as_object_mut()
             .and_then(|map| map.remove("interactive"))
@@ -198,6 +212,8 @@ impl RunResultsFile {
         Ok(RunResultsFile {
             results,
             interactive,
+            strategy,
+            stepwise,
         })
     }
 
@@ -276,10 +292,19 @@ mod tests {
             cost: 0.5,
             ..RunFigures::default()
         });
-        for interactive in [None, Some(episodes())] {
+        let stepwise =
+            serde_json::json!({"samples": 4, "select": "edit-sim", "step_rules": 2, "steps": 3});
+        for (interactive, strategy) in [
+            (None, None),
+            (Some(episodes()), None),
+            (Some(episodes()), Some("feedback")),
+            (None, Some("stepwise")),
+        ] {
             let file = RunResultsFile {
                 results: results.clone(),
                 interactive,
+                strategy: strategy.map(str::to_owned),
+                stepwise: (strategy == Some("stepwise")).then(|| stepwise.clone()),
             };
             let text = file.to_json();
             assert!(
@@ -295,6 +320,8 @@ mod tests {
             sorted.sort_unstable();
             assert_eq!(keys, sorted);
             assert_eq!(keys.contains(&"interactive"), file.interactive.is_some());
+            assert_eq!(keys.contains(&"strategy"), file.strategy.is_some());
+            assert_eq!(keys.contains(&"stepwise"), file.stepwise.is_some());
             assert_eq!(RunResultsFile::from_json(&text).unwrap(), file);
         }
     }
@@ -309,6 +336,8 @@ mod tests {
         let mut value = serde_json::to_value(RunResultsFile {
             results,
             interactive: Some(episodes()),
+            strategy: None,
+            stepwise: None,
         })
         .unwrap();
         value["interactive"]["episodes"][0]["probes_used"] = "many".into();

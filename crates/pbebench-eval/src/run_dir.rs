@@ -33,7 +33,9 @@ pub(crate) fn open_run(
         ));
     }
     differences.extend(value_differences(&old.answer, answer));
-    if differences.is_empty() || store.samples()?.is_empty() {
+    // Stored turns (of episodes, or a search's step samples) were answered under the old
+    // parameters too.
+    if differences.is_empty() || (store.samples()?.is_empty() && !store.has_turns()?) {
         return Ok(store);
     }
     if !config.force_new {

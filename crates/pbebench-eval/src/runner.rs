@@ -127,6 +127,19 @@ pub struct RunOutcome {
     /// A reordering run's figures (`results` then holds the run's own figures, and no
     /// synthesis scores).
     pub reorder: Option<ReorderResults>,
+    /// The run's strategy, when it has a name of its own (`stepwise`, `feedback`).
+    pub strategy: Option<Strategy>,
+}
+
+/// A run's strategy, as its `results.json` records it (`strategy`, and for a step-wise
+/// search its parameters under `stepwise`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Strategy {
+    /// `stepwise` or `feedback`.
+    pub name: String,
+    /// A step-wise search's parameters: `step_rules`, `steps`, `samples` (per step),
+    /// `select`.
+    pub stepwise: Option<Value>,
 }
 
 impl RunOutcome {
@@ -179,15 +192,18 @@ pub fn evaluate_with(
         dataset,
     } = crate::reorder::load(&config.dataset)?;
     task.check(config)?;
+    if let Some(spec) = &config.stepwise {
+        spec.check_cap(&instances)?;
+    }
     let (backend, warnings) = Backend::build(config)?;
     if matches!(task, Task::Synthesis) {
         check_golds(config, &instances)?;
     }
-    let answer = task.answer_params(backend.answer_params(config.interactive));
+    let answer = answer_params(config, &task, &backend);
     let run_params = config.run_params();
 
     let mut store = open_run(config, &dataset, &answer, progress)?;
-    let k = config.samples;
+    let k = config.answers_per_instance();
     let total = instances.len() * k as usize;
     let jobs = pending_jobs(&instances, &store.answered()?, k);
 
@@ -201,7 +217,7 @@ pub fn evaluate_with(
         .map(|(i, inst)| {
             needs_request
                 .contains(&i)
-                .then(|| task.request(&backend, i, inst, config.interactive))
+                .then(|| first_request(config, &task, &backend, i, inst))
         })
         .collect();
     let resumed = resumed_turns(config, &store)?;
@@ -251,6 +267,7 @@ pub fn evaluate_with(
         prices: config.prices,
         interactive: config.interactive,
         resumed: &resumed,
+        stepwise: config.stepwise.map(|spec| (spec, config.samples)),
     };
     std::thread::scope(|scope| {
         for _ in 0..config.concurrency.min(jobs.len().max(1)) {
@@ -295,6 +312,7 @@ pub fn evaluate_with(
         results,
         interactive,
         reorder,
+        strategy: strategy(config),
     }
     .written()
 }
@@ -329,6 +347,41 @@ pub(crate) fn score_task(
             Ok((results, None, Some(reorder)))
         }
     }
+}
+
+/// The parameters that change answers: the backend's, and a step-wise search's (whose
+/// step prompt is built in, so no template is named).
+fn answer_params(config: &EvalConfig, task: &Task, backend: &Backend) -> Value {
+    let mut answer = task.answer_params(backend.answer_params(config.interactive));
+    if let Some(spec) = &config.stepwise {
+        answer["stepwise"] = crate::stepwise::describe(spec, config.samples);
+        if let Value::Object(m) = &mut answer {
+            m.remove("prompt_template");
+        }
+    }
+    answer
+}
+
+/// The stored request of instance `i`: its first (step's) request.
+fn first_request(
+    config: &EvalConfig,
+    task: &Task,
+    backend: &Backend,
+    i: usize,
+    instance: &Instance,
+) -> String {
+    match &config.stepwise {
+        Some(spec) => crate::stepwise::first_request(backend, instance, spec),
+        None => task.request(backend, i, instance, config.interactive),
+    }
+}
+
+/// The run's strategy, when it has a name of its own.
+fn strategy(config: &EvalConfig) -> Option<Strategy> {
+    config.strategy().map(|name| Strategy {
+        name: name.to_owned(),
+        stepwise: (config.stepwise).map(|spec| crate::stepwise::describe(&spec, config.samples)),
+    })
 }
 
 /// Interactive mode probes the hidden cascade: every instance needs its gold.
@@ -372,18 +425,19 @@ fn manifest(
     })
 }
 
-/// Where the unfinished episodes of an interactive run resume: their stored turns. A
-/// solver program's episode starts over instead (its state died with the runner), so
-/// its stored turns are forgotten.
+/// Where the unfinished episodes of an interactive run (or the unfinished searches of a
+/// step-wise one) resume: their stored turns. A solver program's episode starts over
+/// instead (its state died with the runner), so its stored turns are forgotten.
 fn resumed_turns(
     config: &EvalConfig,
     store: &RunStore,
 ) -> Result<HashMap<(String, u32), Vec<TurnRow>>, EvalError> {
-    if config.interactive.is_none() {
+    if config.interactive.is_none() && config.stepwise.is_none() {
         return Ok(HashMap::new());
     }
     let turns = store.unfinished_turns()?;
-    if matches!(config.solver, SolverSpec::Command(_)) {
+    // A search's step samples do not depend on a program's state: they are kept.
+    if config.interactive.is_some() && matches!(config.solver, SolverSpec::Command(_)) {
         for (id, sample) in turns.keys() {
             store.forget_turns(id, *sample)?;
         }

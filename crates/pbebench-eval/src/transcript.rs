@@ -64,7 +64,8 @@ pub fn render(run_dir: &Path, id: &str, sample: u32) -> Result<String, EvalError
                 e.end_reason, e.turns, e.probes_used, e.tests, e.final_source, e.final_cascade
             );
         }
-        (None, Some(s)) if turns.is_empty() => {
+        // A static sample, or a step-wise search's answer (after its step samples).
+        (None, Some(s)) if turns.is_empty() || s.status.is_answer() => {
             section(
                 &mut out,
                 &format!("answer ({})", s.status),

@@ -8,6 +8,7 @@ use crate::episode::InteractiveSpec;
 use crate::episode::Outcome;
 use crate::reorder::Task;
 use crate::sample::{Prices, Sample};
+use crate::stepwise::{self, StepwiseSpec};
 use crate::store::{EpisodeRow, TurnRow};
 use pbebench::Instance;
 use std::collections::{HashMap, HashSet};
@@ -72,8 +73,10 @@ pub(crate) struct Worker<'a> {
     pub(crate) ctl: &'a Control,
     pub(crate) prices: Prices,
     pub(crate) interactive: Option<InteractiveSpec>,
-    /// The stored turns of unfinished episodes, where they resume.
+    /// The stored turns of unfinished episodes (or searches), where they resume.
     pub(crate) resumed: &'a HashMap<(String, u32), Vec<TurnRow>>,
+    /// A step-wise search, with its samples per step.
+    pub(crate) stepwise: Option<(StepwiseSpec, u32)>,
 }
 
 impl Worker<'_> {
@@ -82,9 +85,10 @@ impl Worker<'_> {
             let Some(job) = self.jobs.get(self.next.fetch_add(1, Ordering::Relaxed)) else {
                 break;
             };
-            let event = match self.interactive {
-                None => self.sample(job),
-                Some(spec) => self.episode(job, spec, &tx),
+            let event = match (self.stepwise, self.interactive) {
+                (Some((spec, k)), _) => self.search(job, spec, k, &tx),
+                (None, None) => self.sample(job),
+                (None, Some(spec)) => self.episode(job, spec, &tx),
             };
             if let Some(event) = event {
                 if tx.send(event).is_err() {
@@ -115,6 +119,39 @@ impl Worker<'_> {
                 episode: None,
             }),
             Ok(None) => None,
+            Err(e) => Some(Event::Fatal(e)),
+        }
+    }
+
+    fn search(
+        &self,
+        job: &Job,
+        spec: StepwiseSpec,
+        samples: u32,
+        tx: &mpsc::Sender<Event>,
+    ) -> Option<Event> {
+        let inst = &self.instances[job.instance];
+        let stored = self
+            .resumed
+            .get(&(inst.id.clone(), job.sample))
+            .map_or(&[][..], Vec::as_slice);
+        let search = stepwise::Search {
+            backend: self.backend,
+            spec,
+            samples,
+            ctl: self.ctl,
+            prices: self.prices,
+        };
+        let mut on_turn = |turn| {
+            let _ = tx.send(Event::Turn(turn));
+        };
+        match search.run(inst, stored, &mut on_turn) {
+            Ok(stepwise::Outcome::Sample(sample)) => Some(Event::Sample {
+                instance: job.instance,
+                sample,
+                episode: None,
+            }),
+            Ok(stepwise::Outcome::Stopped) => None,
             Err(e) => Some(Event::Fatal(e)),
         }
     }

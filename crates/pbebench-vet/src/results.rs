@@ -69,6 +69,11 @@ pub struct ResultSet {
     /// The graded episodes of an interactive evaluation run (its `results.json`'s
     /// `interactive.episodes`), when the results are one.
     pub episodes: Option<Vec<EpisodeGrade>>,
+    /// The strategy an evaluation run's `results.json` names (`stepwise`, `feedback`);
+    /// `None` for sampling and probing runs and for other results.
+    pub strategy: Option<String>,
+    /// The tokens an evaluation run's `results.json` counts, when it has run figures.
+    pub tokens: Option<pbebench::Tokens>,
 }
 
 impl ResultSet {
@@ -140,6 +145,18 @@ impl ResultSet {
             cost: None,
             dataset: None,
             episodes: None,
+            strategy: None,
+            tokens: None,
+        }
+    }
+
+    /// The strategy's name for tables: the one the run names, else `probing` for an
+    /// interactive run and `sampling` for the others.
+    pub fn strategy_name(&self) -> &str {
+        match (&self.strategy, &self.episodes) {
+            (Some(name), _) => name,
+            (None, Some(_)) => "probing",
+            (None, None) => "sampling",
         }
     }
 }
@@ -171,15 +188,18 @@ pub(crate) fn load(spec: &str) -> Result<Loaded, ResultsError> {
     }
     let mut summary: Option<(Summary, Option<f64>, Option<PathBuf>, PathBuf)> = None;
     let mut episodes: Option<Vec<EpisodeGrade>> = None;
+    let (mut strategy, mut tokens) = (None, None);
     let mut instances: Option<(Vec<InstanceScore>, PathBuf)> = None;
     let mut warnings = Vec::new();
     for file in &files {
         match read_file(file)? {
-            Content::Summary(results, interactive) => {
+            Content::Summary(results, interactive, named) => {
                 if summary.is_some() {
                     return Err(file_err(file, "a second summary for the same results; give one summary and one per-instance file"));
                 }
                 episodes = interactive;
+                strategy = named;
+                tokens = results.run.as_ref().map(|r| r.tokens);
                 let cost = results.run.as_ref().map(|r| r.cost).filter(|c| *c > 0.0);
                 summary = Some((results.summary, cost, results.dataset, file.clone()));
             }
@@ -216,6 +236,8 @@ pub(crate) fn load(spec: &str) -> Result<Loaded, ResultsError> {
             cost,
             dataset,
             episodes,
+            strategy,
+            tokens,
         },
         warnings,
     })
@@ -294,7 +316,8 @@ pub(crate) fn default_label(first: &Path) -> String {
 }
 
 enum Content {
-    Summary(Box<Results>, Option<Vec<EpisodeGrade>>),
+    /// The results, the graded episodes and the strategy of a results file.
+    Summary(Box<Results>, Option<Vec<EpisodeGrade>>, Option<String>),
     Instances(Vec<InstanceScore>, Vec<String>),
 }
 
@@ -315,7 +338,11 @@ fn read_file(path: &Path) -> Result<Content, ResultsError> {
             let file =
                 RunResultsFile::from_value(value).map_err(|e| file_err(path, e.to_string()))?;
             let episodes = file.interactive.map(|i| i.episodes);
-            return Ok(Content::Summary(Box::new(file.results), episodes));
+            return Ok(Content::Summary(
+                Box::new(file.results),
+                episodes,
+                file.strategy,
+            ));
         }
         if value.get("id").is_none() {
             return Err(file_err(

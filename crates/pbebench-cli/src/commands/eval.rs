@@ -26,15 +26,19 @@ Examples:
   pbebench eval --dataset lite.jsonl --model M --base-url URL --interactive --probe-budget 40 --max-turns 30
   pbebench eval --dataset lite.jsonl --solver-cmd 'python3 probe_solver.py' --interactive
   pbebench eval --dataset reorder.jsonl --model M --base-url URL --interactive --probe-budget 5
+  pbebench eval --dataset lite.jsonl --model M --base-url URL --strategy stepwise --step-rules 2 --steps 5 --samples 4
+  pbebench eval --dataset lite.jsonl --model M --base-url URL --strategy feedback --max-turns 5
 
 Re-running the same command continues the run: stored samples are never requested again.
 Exit status: 0 when every sample is answered, 1 when the run stopped early or samples
 failed (re-run to continue), 2 on an error.",
-    mut_arg("max_probe_len", |a| a.requires("interactive")
+    mut_arg("max_probe_len", |a| a.requires("episodes")
         .help("With --interactive: the longest probe input accepted, in letters (or twice \
                the longest visible input, when longer)")),
     mut_arg("format", |a| a.help("The report on standard output: the table (text), or the \
-        JSON of results.json (json)"))
+        JSON of results.json (json)")),
+    // Episodes: --interactive, or --strategy feedback (interactive mode without probes).
+    group(clap::ArgGroup::new("episodes").args(["interactive", "strategy"]).multiple(true))
 )]
 pub struct Args {
     /// The dataset (JSONL, pbebench's or the authors' format), or a reordering set
@@ -146,22 +150,29 @@ pub struct Args {
     /// cascade (run_hidden), tests candidates (test_cascade) and submits one; on a
     /// reordering set it tests orders (test_order, each counted against --probe-budget)
     /// and submits one.
-    #[arg(long)]
+    #[arg(long, default_value_if("strategy", "feedback", "true"))]
     interactive: bool,
 
-    /// Probe inputs per episode (with --interactive).
-    #[arg(long, default_value_t = 40, value_name = "N", requires = "interactive")]
+    /// Probe inputs per episode (with --interactive) [default: 40; 0 with --strategy feedback]
+    #[arg(
+        long,
+        default_value_t = 40,
+        value_name = "N",
+        requires = "interactive",
+        default_value_if("strategy", "feedback", "0"),
+        hide_default_value = true
+    )]
     probe_budget: usize,
 
     #[command(flatten)]
     max_probe_len: ProbeLen,
 
     /// Turns per episode: model replies, or program messages (with --interactive).
-    #[arg(long, default_value_t = 30, value_name = "N", requires = "interactive")]
+    #[arg(long, default_value_t = 30, value_name = "N", requires = "episodes")]
     max_turns: u32,
 
     /// Completion tokens per episode, reasoning included (with --interactive) [default: no limit]
-    #[arg(long, value_name = "N", requires = "interactive")]
+    #[arg(long, value_name = "N", requires = "episodes")]
     max_episode_tokens: Option<u64>,
 
     /// How a model calls the tools: chat-completions tool calls, or fenced blocks for
@@ -170,9 +181,12 @@ pub struct Args {
         long,
         value_name = "tools|text",
         default_value = "tools",
-        requires = "interactive"
+        requires = "episodes"
     )]
     tool_protocol: ToolProtocol,
+
+    #[command(flatten)]
+    strategy: super::strategy::StrategyArgs,
 }
 
 /// Runs `pbebench eval`.
@@ -238,6 +252,9 @@ fn flag(field: Field) -> &'static str {
         Field::ApiKey => "--api-key-env",
         Field::RunDir => "--run",
         Field::ForceNew => "--force-new",
+        Field::Strategy => "--strategy",
+        Field::StepRules => "--step-rules",
+        Field::Steps => "--steps",
     }
 }
 
@@ -397,7 +414,25 @@ fn config(args: Args) -> anyhow::Result<EvalConfig> {
     let run_dir = args
         .run
         .unwrap_or_else(|| default_run_dir(&dataset, &solver));
-    Ok(EvalConfig {
+    if args.strategy.strategy == Some(super::strategy::Name::Stepwise) {
+        for (given, flag) in [
+            (args.max_turns != 30, "--max-turns"),
+            (args.max_episode_tokens.is_some(), "--max-episode-tokens"),
+            (
+                args.tool_protocol != ToolProtocol::default(),
+                "--tool-protocol",
+            ),
+            (
+                args.max_probe_len.get() != pbebench::probe::DEFAULT_PROBE_LEN,
+                "--max-probe-len",
+            ),
+        ] {
+            if given {
+                bail!("{flag} applies to episodes (--interactive, --strategy feedback), not to --strategy stepwise");
+            }
+        }
+    }
+    let mut config = EvalConfig {
         dataset,
         run_dir,
         solver,
@@ -416,8 +451,12 @@ fn config(args: Args) -> anyhow::Result<EvalConfig> {
             max_episode_tokens: args.max_episode_tokens,
             tool_protocol: args.tool_protocol,
             probe_len: args.max_probe_len.get(),
+            feedback: false,
         }),
-    })
+        stepwise: None,
+    };
+    args.strategy.apply(&mut config)?;
+    Ok(config)
 }
 
 /// Refuses a run directory whose files (`results.json`, the store) would overwrite the
@@ -479,6 +518,9 @@ fn finish(outcome: &RunOutcome, format: Format) -> anyhow::Result<ExitCode> {
                 println!("{}", outcome.results);
                 if let Some(episodes) = &outcome.interactive {
                     println!("\n{episodes}");
+                }
+                if let Some(strategy) = &outcome.strategy {
+                    println!("\n{}", super::strategy::describe(strategy));
                 }
             }
             Some(reorder) => {
@@ -632,6 +674,130 @@ mod tests {
         assert!(parse(&["--dataset", "d", "--solver-cmd", "s", "--format", "json"]).is_ok());
     }
 
+    #[test]
+    fn strategies() {
+        let base = [
+            "--dataset",
+            "d.jsonl",
+            "--model",
+            "m",
+            "--base-url",
+            "http://h/v1",
+        ];
+        let with = |extra: &[&str]| {
+            let argv: Vec<&str> = base.iter().chain(extra).copied().collect();
+            parse(&argv).map(config)
+        };
+        let c = with(&[
+            "--strategy",
+            "stepwise",
+            "--step-rules",
+            "2",
+            "--steps",
+            "4",
+        ])
+        .unwrap()
+        .unwrap();
+        let spec = c.stepwise.unwrap();
+        assert_eq!((spec.step_rules, spec.steps), (2, 4));
+        assert_eq!(spec.select, pbebench_eval::Select::SoftPass);
+        assert!(c.interactive.is_none());
+        let c = with(&[
+            "--strategy",
+            "stepwise",
+            "--step-rules",
+            "1",
+            "--steps",
+            "2",
+            "--select",
+            "edit-sim",
+        ])
+        .unwrap()
+        .unwrap();
+        assert_eq!(c.stepwise.unwrap().select, pbebench_eval::Select::EditSim);
+        // Feedback is interactive mode without probes; its turn options need no --interactive.
+        let c = with(&["--strategy", "feedback", "--max-turns", "5"])
+            .unwrap()
+            .unwrap();
+        let spec = c.interactive.unwrap();
+        assert_eq!(
+            (spec.probe_budget, spec.max_turns, spec.feedback),
+            (0, 5, true)
+        );
+        assert!(c.stepwise.is_none());
+        // Probing with no probes is not feedback rounds: an answer ends the episode.
+        let none = with(&["--interactive", "--probe-budget", "0", "--max-turns", "5"]);
+        let none = none.unwrap().unwrap().interactive.unwrap();
+        assert_eq!(
+            none,
+            pbebench_eval::InteractiveSpec {
+                feedback: false,
+                ..spec
+            }
+        );
+        assert!(with(&["--strategy", "sampling"])
+            .unwrap()
+            .unwrap()
+            .interactive
+            .is_none());
+
+        let refused_by_us = |extra: &[&str], says: &str| {
+            let e = with(extra).unwrap().unwrap_err().to_string();
+            assert!(e.contains(says), "{extra:?}: {e}");
+        };
+        refused_by_us(
+            &[
+                "--strategy",
+                "feedback",
+                "--interactive",
+                "--probe-budget",
+                "3",
+            ],
+            "drop --probe-budget 3",
+        );
+        refused_by_us(
+            &["--steps", "3"],
+            "--steps applies to --strategy stepwise only",
+        );
+        refused_by_us(
+            &["--strategy", "feedback", "--select", "edit-sim"],
+            "--select applies",
+        );
+        refused_by_us(
+            &[
+                "--strategy",
+                "stepwise",
+                "--step-rules",
+                "1",
+                "--steps",
+                "2",
+                "--max-turns",
+                "4",
+            ],
+            "--max-turns applies to episodes",
+        );
+        use clap::error::ErrorKind::{InvalidValue, MissingRequiredArgument};
+        let argv = |extra: &[&'static str]| -> Vec<&'static str> {
+            base.iter().chain(extra).copied().collect()
+        };
+        refused(
+            &argv(&["--strategy", "stepwise", "--steps", "2"]),
+            MissingRequiredArgument,
+            "--step-rules",
+        );
+        refused(&argv(&["--strategy", "best"]), InvalidValue, "--strategy");
+        refused(
+            &argv(&["--strategy", "feedback", "--probe-budget", "3"]),
+            MissingRequiredArgument,
+            "--interactive",
+        );
+        refused(
+            &argv(&["--max-turns", "3"]),
+            MissingRequiredArgument,
+            "--interactive",
+        );
+    }
+
     /// Every field the library may refuse is named by an option `eval` takes.
     #[test]
     fn every_field_is_named_by_an_option() {
@@ -662,6 +828,9 @@ mod tests {
             Field::ApiKey,
             Field::RunDir,
             Field::ForceNew,
+            Field::Strategy,
+            Field::StepRules,
+            Field::Steps,
         ] {
             assert!(
                 longs.contains(&flag(field).to_owned()),

@@ -25,4 +25,5 @@ pub mod score;
 pub mod show;
 pub mod solve;
 mod solve_budget;
+mod strategy;
 pub mod vet;

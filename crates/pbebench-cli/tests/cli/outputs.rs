@@ -189,6 +189,85 @@ fn interactive_eval_and_show() {
     insta::assert_snapshot!("show_episode", shown(&o, d, &[]));
 }
 
+/// A step-wise search by a solver program that answers, at each step, the next
+/// rule of the gold cascade (prose for the third instance): the table with its strategy line.
+#[test]
+fn stepwise_eval() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    four(d);
+    write(
+        d,
+        "step.py",
+        "import json, sys\n\
+         step = json.load(sys.stdin)\n\
+         insts = [json.loads(l) for l in open(sys.argv[1])]\n\
+         k, inst = next((k, i) for k, i in enumerate(insts) if i['id'] == step['id'])\n\
+         s, n = step['max_rules'], step['step']\n\
+         rules = [\"replace(%r, %r)\" % tuple(r) for r in inst['cascade'][s * n:s * (n + 1)]]\n\
+         print('I cannot tell.' if k == 2 else '```python\\n%s\\n```' % json.dumps(rules))\n",
+    );
+    let args = [
+        "eval",
+        "--dataset",
+        "e.jsonl",
+        "--solver-cmd",
+        "python3 step.py e.jsonl",
+        "--strategy",
+        "stepwise",
+        "--step-rules",
+        "1",
+        "--steps",
+        "5",
+        "--run",
+        "run",
+        "--no-progress",
+    ];
+    let o = ok(&args, d);
+    insta::assert_snapshot!("eval_stepwise", shown(&o, d, &[("latency ", "")]));
+    let results = std::fs::read_to_string(d.join("run/results.json")).unwrap();
+    let results: serde_json::Value = serde_json::from_str(&results).unwrap();
+    assert_eq!(results["strategy"], "stepwise");
+    // The report names the strategy and compares the runs by tokens per instance.
+    write(d, "answers.json", &answers(d));
+    write(d, "solver.py", SOLVER);
+    let sampled = [
+        "eval",
+        "--dataset",
+        "e.jsonl",
+        "--solver-cmd",
+        "python3 solver.py answers.json",
+    ];
+    ok(
+        &[&sampled[..], &["--run", "sampled", "--no-progress"]].concat(),
+        d,
+    );
+    ok(
+        &[
+            "report",
+            "--results",
+            "run",
+            "--results",
+            "sampled",
+            "--out",
+            "rep",
+        ],
+        d,
+    );
+    let report = std::fs::read_to_string(d.join("rep/report.json")).unwrap();
+    let report: serde_json::Value = serde_json::from_str(&report).unwrap();
+    let strategies: Vec<&str> = (report["strategies"].as_array().unwrap().iter())
+        .map(|r| r["strategy"].as_str().unwrap())
+        .collect();
+    assert_eq!(strategies.len(), 2);
+    assert!(strategies.contains(&"stepwise") && strategies.contains(&"sampling"));
+    // A cascade past the tightest rule cap is refused before the run starts.
+    let mut over = args.to_vec();
+    over[8] = "9";
+    let o = pbebench_in(&over, d);
+    insta::assert_snapshot!("eval_stepwise_over_cap", shown(&o, d, &[]));
+}
+
 /// The vet summary of [`four`] with a panel of the deterministic attackers only (the
 /// solver members make a debug build slow; their summary is the same form).
 #[test]

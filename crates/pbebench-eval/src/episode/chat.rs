@@ -31,7 +31,8 @@ fn first_messages(instance: &Instance, spec: &InteractiveSpec) -> Vec<Value> {
 
 impl ChatEpisodes<'_> {
     fn tools(&self) -> Option<Value> {
-        (self.spec.tool_protocol == ToolProtocol::Tools).then(prompt::tool_definitions)
+        (self.spec.tool_protocol == ToolProtocol::Tools)
+            .then(|| prompt::tool_definitions(&self.spec))
     }
 
     /// The first request of an episode on `instance` (stored in the `requests` table).
@@ -160,7 +161,8 @@ fn assistant_message(reply: &SampleReply, turn: u32) -> Value {
 }
 
 /// Executes what an assistant message asks for and returns the messages that answer it
-/// (none when it asks for nothing: its text is the answer, and the episode ends).
+/// (none when it asks for nothing: its text is the answer, and the episode ends; in
+/// feedback rounds, unless that answer gets examples wrong: then what it gets wrong).
 fn respond(episode: &mut impl Game, assistant: &Value, protocol: ToolProtocol) -> Vec<Value> {
     let text = assistant
         .get("content")
@@ -171,7 +173,7 @@ fn respond(episode: &mut impl Game, assistant: &Value, protocol: ToolProtocol) -
         ToolProtocol::Tools => {
             let calls = ToolCall::all_of(assistant);
             if calls.is_empty() {
-                episode.clock_mut().end(EndReason::Answer);
+                return answered(episode, text);
             }
             calls
                 .iter()
@@ -188,14 +190,25 @@ fn respond(episode: &mut impl Game, assistant: &Value, protocol: ToolProtocol) -
         ToolProtocol::Text => {
             let blocks = episode.tool_blocks(text);
             if blocks.is_empty() {
-                episode.clock_mut().end(EndReason::Answer);
-                return Vec::new();
+                return answered(episode, text);
             }
             let results: Vec<String> = blocks
                 .iter()
                 .map(|(tag, body)| format!("```result\n{}\n```", episode.block(tag, body)))
                 .collect();
             vec![json!({"role": "user", "content": results.join("\n")})]
+        }
+    }
+}
+
+/// The episode's answer to a text that asks for no tool: a feedback round's message when
+/// the game holds one ([`Game::feedback_on`]), else none, and the episode ends.
+fn answered(episode: &mut impl Game, text: &str) -> Vec<Value> {
+    match episode.feedback_on(text) {
+        Some(message) => vec![json!({"role": "user", "content": message})],
+        None => {
+            episode.clock_mut().end(EndReason::Answer);
+            Vec::new()
         }
     }
 }

@@ -42,6 +42,10 @@ pub struct InteractiveSpec {
     /// The longest probe input (`--max-probe-len`, [`Oracle::with_probe_len`]), by
     /// default [`pbebench::probe::DEFAULT_PROBE_LEN`].
     pub probe_len: usize,
+    /// Feedback rounds (`--strategy feedback`): a model's answer given without a tool
+    /// call is tested, and while it gets examples wrong the model is told which and asked
+    /// again, within the turn limit (instead of the answer ending the episode).
+    pub feedback: bool,
 }
 
 impl InteractiveSpec {
@@ -123,6 +127,12 @@ pub(crate) trait Game {
     fn clock_mut(&mut self) -> &mut Clock;
     /// Notes the solver's text (where a fallback answer may be).
     fn note_text(&mut self, text: &str);
+    /// A feedback round on a text that calls no tool (`--strategy feedback`): what the
+    /// solver is told its answer gets wrong, or `None` when the episode ends on it (no
+    /// feedback rounds in this game, or an answer that is right or absent).
+    fn feedback_on(&mut self, _text: &str) -> Option<String> {
+        None
+    }
     /// Executes a chat-completions tool call; returns what the solver is told.
     fn tool_call(&mut self, name: &str, arguments: &str) -> Value;
     /// The fenced blocks of `text` tagged with a tool's name, as (tag, body), in order.
@@ -225,6 +235,10 @@ impl Game for Episode {
     fn note_text(&mut self, text: &str) {
         Episode::note_text(self, text);
     }
+    fn feedback_on(&mut self, text: &str) -> Option<String> {
+        let answer = Episode::note_text(self, text);
+        self.feedback_round(answer)
+    }
     fn tool_call(&mut self, name: &str, arguments: &str) -> Value {
         self.act(actions::from_tool_call(name, arguments))
     }
@@ -300,11 +314,30 @@ impl Episode {
     }
 
     /// Notes the solver's text: its last ```` ```python ```` block is the fallback answer.
-    pub(crate) fn note_text(&mut self, text: &str) {
+    /// Returns the block's cascade, when the text holds one.
+    pub(crate) fn note_text(&mut self, text: &str) -> Option<Cascade> {
         let parsed = parse_response(text, &RuleLimits::unlimited(), BlockChoice::Last);
         if parsed.is_parsed() {
             self.code_block = Some(parsed.cascade());
         }
+        parsed.is_parsed().then(|| parsed.cascade())
+    }
+
+    /// A feedback round (`--strategy feedback`) on an answer given without a tool call:
+    /// the answer's cascade is tested; when it reproduces every example the episode ends,
+    /// otherwise the message that tells the solver what it got wrong and asks again.
+    /// `None` (the episode ends with the answer) outside feedback rounds, or when the
+    /// answer holds no cascade.
+    pub(crate) fn feedback_round(&mut self, answer: Option<Cascade>) -> Option<String> {
+        let cascade = answer.filter(|_| self.clock.spec.feedback)?;
+        let feedback = self.act(Action::Test(cascade));
+        if feedback["wrong"].as_array().is_none_or(Vec::is_empty) {
+            return None;
+        }
+        Some(format!(
+            "Your cascade does not reproduce every example; what it gets wrong:\n{feedback}\n\
+             Try again: write the corrected cascade in a ```python block."
+        ))
     }
 
     /// The cascade that counts, and where it came from.
@@ -427,6 +460,7 @@ mod tests {
             max_episode_tokens: Some(100),
             tool_protocol: ToolProtocol::Tools,
             probe_len: pbebench::probe::DEFAULT_PROBE_LEN,
+            feedback: false,
         }
     }
 

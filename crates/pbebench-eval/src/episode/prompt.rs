@@ -7,9 +7,31 @@ use pbebench::probe::Task;
 use pbebench::pylit::repr_list;
 use serde_json::{json, Value};
 
+/// Feedback rounds without probes (`--strategy feedback`): the tools but `run_hidden`,
+/// and how an answer is checked.
+fn feedback_how(spec: &InteractiveSpec) -> String {
+    let tools = match spec.tool_protocol {
+        ToolProtocol::Tools => format!(
+            "You have two tools:\n\
+             - {TEST_CASCADE}(cascade): tells you which of the examples above a candidate gets wrong. It is free.\n\
+             - {SUBMIT}(cascade): your final answer; it ends the task.\n\
+             A cascade is a list of rule strings in the order they apply, such as [\"replace('ab', 'c')\", \"replace('c', '')\"]."
+        ),
+        ToolProtocol::Text => format!(
+            "You can use two tools by writing a fenced block whose language is the tool's name; the results come back in the next message, one ```result block per tool block, in order.\n\
+             - ```{TEST_CASCADE}\n[\"replace('ab', 'c')\", \"replace('c', '')\"]\n```\n  tells you which of the examples above a candidate gets wrong. It is free.\n\
+             - ```{SUBMIT}\n[\"replace('ab', 'c')\", \"replace('c', '')\"]\n```\n  your final answer; it ends the task."
+        ),
+    };
+    format!(
+        "{tools}\nYou may also answer with a cascade in a ```python block and no tool: it is checked against the examples, and if it gets any wrong you are told which and may try again."
+    )
+}
+
 /// The prompt of an episode on `task`.
 pub(crate) fn render(task: &Task, spec: &InteractiveSpec) -> String {
     let how = match spec.tool_protocol {
+        _ if spec.feedback && spec.probe_budget == 0 => feedback_how(spec),
         ToolProtocol::Tools => format!(
             "You have three tools:\n\
              - {RUN_HIDDEN}(inputs): runs the hidden program on strings of your choice and returns its outputs. Every input counts against your probe budget of {budget} inputs in all; inputs may only use the letters {alphabet} and have at most {max_len} characters.\n\
@@ -46,8 +68,9 @@ pub(crate) fn render(task: &Task, spec: &InteractiveSpec) -> String {
     )
 }
 
-/// The chat-completions tool definitions of the tools protocol.
-pub(crate) fn tool_definitions() -> Value {
+/// The chat-completions tool definitions of the tools protocol (without `run_hidden` in
+/// feedback rounds without probes).
+pub(crate) fn tool_definitions(spec: &InteractiveSpec) -> Value {
     let cascade = json!({
         "type": "array",
         "items": {"type": "string"},
@@ -58,7 +81,7 @@ pub(crate) fn tool_definitions() -> Value {
             "name": name, "description": description, "parameters": parameters,
         }})
     };
-    json!([
+    let mut tools = json!([
         function(
             RUN_HIDDEN,
             "Run the hidden program on inputs of your choice; returns its outputs. Every input counts against the probe budget.",
@@ -74,5 +97,9 @@ pub(crate) fn tool_definitions() -> Value {
             "Submit your final cascade; this ends the task.",
             json!({"type": "object", "properties": {"cascade": cascade}, "required": ["cascade"]}),
         ),
-    ])
+    ]);
+    if spec.feedback && spec.probe_budget == 0 {
+        tools.as_array_mut().expect("a list").remove(0);
+    }
+    tools
 }

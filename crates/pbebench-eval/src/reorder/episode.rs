@@ -435,6 +435,7 @@ mod tests {
             max_episode_tokens: None,
             tool_protocol: ToolProtocol::Tools,
             probe_len: pbebench::probe::DEFAULT_PROBE_LEN,
+            feedback: false,
         }
     }
 

@@ -161,6 +161,16 @@ impl Task {
                 .into());
             }
         }
+        if let (Task::Reorder(_), Some(name)) = (self, config.strategy()) {
+            return Err(ConfigError {
+                field: Field::Strategy,
+                problem: Problem::Unusable(format!(
+                    "{name} is for synthesis sets: a reordering set is asked for whole orders \
+                     (with --interactive, test_order gives its feedback)"
+                )),
+            }
+            .into());
+        }
         Ok(())
     }
 

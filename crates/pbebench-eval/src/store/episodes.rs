@@ -254,6 +254,13 @@ impl RunStore {
         Ok(by_episode)
     }
 
+    /// True when any turn is stored.
+    pub fn has_turns(&self) -> Result<bool, StoreError> {
+        self.conn
+            .query_row("SELECT EXISTS (SELECT 1 FROM turns)", [], |r| r.get(0))
+            .map_err(|e| self.err(e))
+    }
+
     /// Forgets the stored turns of an unfinished episode, which then starts over (a
     /// solver program's episode: the program's state died with it).
     pub fn forget_turns(&self, instance_id: &str, sample: u32) -> Result<(), StoreError> {

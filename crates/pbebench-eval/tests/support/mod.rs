@@ -148,6 +148,7 @@ pub fn chat_config(dataset: &Path, run_dir: &Path, base_urls: &[String]) -> Eval
         force_new: false,
         block: BlockChoice::Last,
         interactive: None,
+        stepwise: None,
     }
 }
 
@@ -160,6 +161,7 @@ pub fn interactive_config(dataset: &Path, run_dir: &Path, base_urls: &[String]) 
         max_episode_tokens: None,
         tool_protocol: pbebench_eval::ToolProtocol::Tools,
         probe_len: pbebench::probe::DEFAULT_PROBE_LEN,
+        feedback: false,
     });
     config
 }

@@ -62,6 +62,7 @@ pub(super) fn page(r: &Report) -> String {
     if !r.leaderboard.is_empty() || r.input.reorder.is_empty() {
         h.push_str("<h2>Leaderboard</h2>\n");
         leaderboard(&mut h, &r.leaderboard);
+        super::strategies::html(&mut h, &r.strategies);
         by_length_table(&mut h, r);
     }
     reordering(&mut h, &r.input.reorder);
@@ -157,11 +158,14 @@ fn headers() -> Vec<&'static str> {
 
 /// The results' label, marked `≈` when tied with the row above.
 fn label(row: &LeaderRow) -> String {
-    if row.tied_with_above {
-        format!("{} ≈", row.label)
-    } else {
-        row.label.clone()
+    let mut label = row.label.clone();
+    if let Some(strategy) = &row.strategy {
+        label.push_str(&format!(" · {strategy}"));
     }
+    if row.tied_with_above {
+        label.push_str(" ≈");
+    }
+    label
 }
 
 fn cells(row: &LeaderRow) -> Vec<String> {

@@ -5,9 +5,11 @@
 mod derivations;
 mod figures;
 mod html;
+mod strategies;
 
 pub use derivations::{ShownDerivation, Verdict, MAX_SHOWN};
 pub use figures::Figure;
+pub use strategies::StrategyRow;
 
 use crate::audit::AuditFindings;
 use crate::genstats::GenerationStats;
@@ -73,6 +75,9 @@ pub struct LeaderRow {
     pub overall: Aggregate,
     /// Cost of the run, when known.
     pub cost: Option<f64>,
+    /// The strategy the run names (`stepwise`, `feedback`), shown beside its label.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub strategy: Option<String>,
     /// The row above it on the leaderboard has a best-of-K it cannot be told apart from:
     /// the 95% interval of their difference holds 0 (paired by instance when both have
     /// per-instance lines, [`crate::compare()`]; else their independent intervals).
@@ -104,6 +109,8 @@ pub struct Report {
     pub figures: Vec<Figure>,
     /// One regression per results set with per-instance scores.
     pub regressions: Vec<Regression>,
+    /// Strategies at equal token cost (empty unless some run names its strategy).
+    pub strategies: Vec<StrategyRow>,
     /// Warnings shown at the top.
     pub warnings: Vec<String>,
     /// A few instances' derivations by the gold and by an answer (needs the dataset and
@@ -157,8 +164,10 @@ pub fn build(mut input: ReportInput) -> Report {
             summary_only.join(", ")
         ));
     }
-    let (figures, figure_warnings) = figures::all(&input, mode);
+    let (mut figures, figure_warnings) = figures::all(&input, mode);
     warnings.extend(figure_warnings);
+    let strategies = strategies::rows(&input.results);
+    figures.extend(strategies::figure(&strategies));
     let regressions = input
         .results
         .iter()
@@ -187,6 +196,7 @@ pub fn build(mut input: ReportInput) -> Report {
         leaderboard,
         figures,
         regressions,
+        strategies,
         warnings,
         derivations,
         sources,
@@ -199,6 +209,7 @@ fn leader_row(r: &ResultSet) -> LeaderRow {
         label: r.label.clone(),
         overall: r.summary.overall.clone(),
         cost: r.cost,
+        strategy: r.strategy.clone(),
         tied_with_above: false,
     }
 }
@@ -309,7 +320,7 @@ impl Report {
     /// atomically; returns the paths written.
     pub fn write(&self, dir: &Path) -> io::Result<Vec<PathBuf>> {
         std::fs::create_dir_all(dir)?;
-        let json = serde_json::json!({
+        let mut json = serde_json::json!({
             "title": self.title,
             "leaderboard": self.leaderboard,
             "regressions": self.regressions,
@@ -322,7 +333,6 @@ impl Report {
             "warnings": self.warnings,
             "sources": self.sources,
         });
-        let mut json = json;
         if !self.input.reorder.is_empty() {
             json["reordering"] = serde_json::json!(self
                 .input
@@ -332,6 +342,9 @@ impl Report {
                     "label": r.label, "cost": r.cost, "summary": r.summary,
                 }))
                 .collect::<Vec<_>>());
+        }
+        if !self.strategies.is_empty() {
+            json["strategies"] = serde_json::json!(self.strategies);
         }
         let contents: Vec<Vec<u8>> = self
             .figures
