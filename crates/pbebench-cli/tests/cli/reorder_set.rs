@@ -557,3 +557,42 @@ fn a_reordering_set_exports_to_the_authors_format_and_back() {
         stderr(&o)
     );
 }
+
+/// Step-wise search and feedback rounds are synthesis strategies: on a reordering set
+/// they are refused before anything runs, naming the option.
+#[test]
+fn synthesis_strategies_are_refused_on_a_reordering_set() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    set_and_responses(d);
+    for strategy in [
+        &[
+            "--strategy",
+            "stepwise",
+            "--step-rules",
+            "1",
+            "--steps",
+            "2",
+        ][..],
+        &["--strategy", "feedback"][..],
+    ] {
+        let mut args = vec![
+            "eval",
+            "--dataset",
+            "reorder.jsonl",
+            "--solver-cmd",
+            "cat",
+            "--run",
+            "run",
+        ];
+        args.extend_from_slice(strategy);
+        let o = pbebench_in(&args, d);
+        assert_fatal(&o, "--strategy");
+        assert!(
+            stderr(&o).contains("is for synthesis sets"),
+            "{}",
+            stderr(&o)
+        );
+        assert!(!d.join("run").join("run.sqlite").exists());
+    }
+}
