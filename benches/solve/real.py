@@ -9,6 +9,7 @@ Usage: real.py OFF_ROWS.jsonl ... -- ON_ROWS.jsonl ...
 """
 import json
 import math
+import os
 import sys
 from collections import defaultdict
 
@@ -18,6 +19,8 @@ KEYS = ("held", "held_identity_exact", "held_answer_exact", "held_won", "held_lo
 def load(paths):
     sums = defaultdict(lambda: dict.fromkeys(KEYS, 0))
     for path in paths:
+        if not os.path.exists(path):
+            continue
         for line in open(path):
             d = json.loads(line)
             for lang in (d["language"], "all"):
@@ -69,14 +72,22 @@ def main():
             print(f"| {b} | {lang} | {n['held']} | {ident} | {cell(o) if o else '–'} | {paired(o) if o else '–'} | {cell(n)} | {paired(n)} |")
         for name, runs in (("off", off), ("on", on)):
             rows = [runs[(b, l)] for l in langs[:-1] if (b, l) in runs]
+            if not rows:
+                better[(b, name)] = "–"
+                continue
             wins = sum(r["held_answer_exact"] > r["held_identity_exact"] for r in rows)
             sig = sum(r["held_won"] > r["held_lost"] and sign_p(r["held_won"], r["held_lost"]) < 0.05 for r in rows)
             better[(b, name)] = f"{wins}/{len(rows)} (significant: {sig})"
     print()
-    print("| rules allowed | languages better than the identity, off | on |")
-    print("|---|---|---|")
+    print("| rules allowed | languages better than the identity (pooled), off | on | on, in each file |")
+    print("|---|---|---|---|")
     for b in budgets:
-        print(f"| {b} | {better[(b, 'off')]} | {better[(b, 'on')]} |")
+        each = []
+        for path in args[cut + 1 :]:
+            one = load([path])
+            rows = [v for (bb, l), v in one.items() if bb == b and l != "all"]
+            each.append(f"{sum(r['held_answer_exact'] > r['held_identity_exact'] for r in rows)}/{len(rows)}")
+        print(f"| {b} | {better[(b, 'off')]} | {better[(b, 'on')]} | {', '.join(each)} |")
 
 
 if __name__ == "__main__":
