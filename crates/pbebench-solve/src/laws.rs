@@ -74,6 +74,9 @@ impl LawSolver {
     }
 }
 
+/// How a candidate rule ranks: (words helped, edits saved, −|pattern|, −|replacement|).
+type Rank = (usize, u64, i64, i64);
+
 /// What makes a rule a law: at least `support` words helped, plus one per
 /// `letters_per_word` letters beyond two (none when 0).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -181,11 +184,7 @@ impl LawSolver {
             .collect();
         // The most demanding first: a tie keeps it (the fewest rules).
         priors.sort_by_key(|p| {
-            let price = if p.letters_per_word == 0 {
-                0
-            } else {
-                100 / p.letters_per_word
-            };
+            let price = 100usize.checked_div(p.letters_per_word).unwrap_or(0);
             std::cmp::Reverse((p.support, price))
         });
         priors.dedup();
@@ -250,7 +249,7 @@ impl LawSolver {
                 .collect();
             // (words helped, edits saved, −|a|, −|b|); on ties the first candidate in the
             // set's order, at the latest place.
-            let mut best: Option<((usize, u64, i64, i64), SymRule, usize)> = None;
+            let mut best: Option<(Rank, SymRule, usize)> = None;
             for rule in self.candidates(words, current, &dist) {
                 for at in (0..=rules.len()).rev() {
                     stats.candidates_scored += 1;
