@@ -49,6 +49,10 @@ pub struct HoldoutRow {
     pub held_identity_exact: usize,
     /// Held-out words the answer maps exactly to their output.
     pub held_answer_exact: usize,
+    /// Held-out words the answer gets exactly and the identity does not (a paired win).
+    pub held_won: usize,
+    /// Held-out words the identity gets exactly and the answer does not (a paired loss).
+    pub held_lost: usize,
 }
 
 /// Why a cross-validation could not run.
@@ -130,23 +134,34 @@ fn grade(inst: &Instance, mask: &[bool], answer: &Cascade, solved: bool) -> Hold
         let (inputs, outputs) = pick(inst, mask, held);
         let mut identity = 0;
         let mut dist = 0;
-        let (mut identity_exact, mut exact) = (0, 0);
+        let (mut identity_exact, mut exact, mut won, mut lost) = (0, 0, 0, 0);
         for (i, o) in inputs.iter().zip(&outputs) {
             identity += char_distance(i, o);
             identity_exact += usize::from(i == o);
-            match answer.apply_bounded(i, bound) {
+            let hit = match answer.apply_bounded(i, bound) {
                 Ok(got) => {
                     dist += char_distance(&got, o);
-                    exact += usize::from(&got == o);
+                    &got == o
                 }
-                Err(_) => dist += o.chars().count().max(1),
-            }
+                Err(_) => {
+                    dist += o.chars().count().max(1);
+                    false
+                }
+            };
+            exact += usize::from(hit);
+            won += usize::from(hit && i != o);
+            lost += usize::from(!hit && i == o);
         }
-        (inputs.len(), identity, dist, identity_exact, exact)
+        (
+            inputs.len(),
+            identity,
+            dist,
+            [identity_exact, exact, won, lost],
+        )
     };
-    let (train, train_identity_dist, train_answer_dist, _, _) = dists(false);
-    let (held, held_identity_dist, held_answer_dist, held_identity_exact, held_answer_exact) =
-        dists(true);
+    let (train, train_identity_dist, train_answer_dist, _) = dists(false);
+    let (held, held_identity_dist, held_answer_dist, exact) = dists(true);
+    let [held_identity_exact, held_answer_exact, held_won, held_lost] = exact;
     let language = match inst.id.rsplit_once('-') {
         Some((lang, k)) if k.chars().all(|c| c.is_ascii_digit()) => lang.to_owned(),
         _ => inst.id.clone(),
@@ -164,6 +179,8 @@ fn grade(inst: &Instance, mask: &[bool], answer: &Cascade, solved: bool) -> Hold
         held_answer_dist,
         held_identity_exact,
         held_answer_exact,
+        held_won,
+        held_lost,
     }
 }
 
@@ -247,6 +264,7 @@ mod tests {
         assert_eq!((row.train, row.held, row.language.as_str()), (8, 2, "lang"));
         assert!(row.solved);
         assert_eq!((row.held_identity_exact, row.held_answer_exact), (0, 2));
+        assert_eq!((row.held_won, row.held_lost), (2, 0));
         assert_eq!(row.held_answer_dist, 0);
         // Rote: one rule per seen word, e.g. ba -> be, learns nothing of ga and ma.
         let rote: Cascade = ["ba", "ca", "da", "fa"]

@@ -90,6 +90,8 @@ mod tests {
             held_answer_dist: held - exact,
             held_identity_exact: identity,
             held_answer_exact: exact,
+            held_won: exact.saturating_sub(identity),
+            held_lost: identity.saturating_sub(exact),
         }
     }
 

@@ -313,7 +313,9 @@ impl PromptTemplate {
     }
 
     /// The prompt for `instance`. Only the visible examples are shown; held-out examples and
-    /// the gold cascade never are.
+    /// the gold cascade never are. An instance whose words stand for segments (a dataset read
+    /// from CLDF: [`Instance::symbols`]) gets a last paragraph saying which symbol stands for
+    /// which segment, so that the words read as the sounds they are.
     pub fn render(&self, instance: &Instance) -> String {
         let mut out = String::new();
         for part in &self.parts {
@@ -321,6 +323,9 @@ impl PromptTemplate {
                 Part::Text(t) => out.push_str(t),
                 Part::Slot(p) => out.push_str(&p.value(instance)),
             }
+        }
+        if !instance.symbols.is_empty() {
+            out.push_str(&symbols_note(&instance.symbols));
         }
         out
     }
@@ -416,6 +421,15 @@ impl<'a> PromptLine<'a> {
     }
 }
 
+/// The paragraph a prompt ends with when its words are written in stand-in symbols.
+fn symbols_note(symbols: &crate::symbols::Symbols) -> String {
+    format!(
+        "\nThe strings are words written in IPA, where each segment of several IPA characters \
+         is one stand-in letter: {symbols}. Rules read and write the stand-ins, one letter a \
+         segment.\n"
+    )
+}
+
 /// The prompt for `instance` with the default template.
 pub fn default_prompt(instance: &Instance) -> String {
     PromptTemplate::default().render(instance)
@@ -443,6 +457,18 @@ mod tests {
             interactions: Vec::new(),
             symbols: Default::default(),
         }
+    }
+
+    #[test]
+    fn stand_in_symbols_are_explained_only_where_there_are_some() {
+        let plain = instance();
+        let t = PromptTemplate::parse("{inputs}").unwrap();
+        assert_eq!(t.render(&plain), "['ab', \"it's\"]");
+        let mut segmented = instance();
+        segmented.symbols = crate::symbols::Symbols::for_segments(["t͡ʃ", "a", "aː"], &[]).unwrap();
+        let prompt = t.render(&segmented);
+        assert!(prompt.starts_with("['ab', \"it's\"]\n"), "{prompt}");
+        assert!(prompt.contains(": A = aː, B = t͡ʃ. "), "{prompt}");
     }
 
     #[test]

@@ -10,8 +10,8 @@ use crate::printer::{self, Progress};
 use anyhow::{bail, Context};
 use pbebench::dataset::read_dataset;
 use pbebench_solve::{
-    solve_dataset, solver_by_name, Budget, SolveJob, SolveProgress, SolveRunError, DEFAULT_SOLVER,
-    SOLVER_NAMES,
+    solve_dataset, solver_by_name, Budget, LawSolver, SolveJob, SolveProgress, SolveRunError,
+    DEFAULT_SOLVER, SOLVER_NAMES,
 };
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -74,13 +74,25 @@ pub struct Args {
     /// the seen words, per language; --out gets one JSON line per instance.
     #[arg(long, value_name = "SHARE", conflicts_with = "probe_budget")]
     holdout: Option<f64>,
+    /// Real-data mode (word lists): sound laws that generalise instead of a fit of every
+    /// word. A rule is taken only when it brings several words closer to their reflex and
+    /// takes none further (how many, chosen by a cross-validation inside the words the
+    /// solver sees); the words no law reaches are left as they are. Deterministic: the
+    /// answer depends on the words alone, not on the time limit or threads.
+    #[arg(long, conflicts_with_all = ["solver", "probe_budget"])]
+    real: bool,
     #[command(flatten)]
     budget: super::solve_budget::BudgetArgs,
 }
 
 /// Runs `pbebench solve`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let Some(solver) = solver_by_name(&args.solver) else {
+    let solver = if args.real {
+        Some(Box::new(LawSolver::default()) as Box<dyn pbebench_solve::Solver>)
+    } else {
+        solver_by_name(&args.solver)
+    };
+    let Some(solver) = solver else {
         bail!(
             "unknown solver '{}' (--solver); available: {}",
             args.solver,
@@ -254,6 +266,7 @@ mod tests {
             probe_budget: None,
             max_probe_len: ProbeLen::default(),
             holdout: None,
+            real: false,
             budget: Default::default(),
         }
     }

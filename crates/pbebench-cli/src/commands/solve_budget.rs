@@ -203,7 +203,7 @@ pub fn sweep(
 /// held-out Edit_Sim, and the rules the answers used.
 fn sweep_table(runs: &[(Allowed, Vec<HoldoutRow>)]) -> String {
     let mut t = String::from(
-        "| rules allowed | language | words held out | exact: identity | exact: answer | Edit_Sim held out | rules used (mean) |\n|---|---|---|---|---|---|---|\n",
+        "| rules allowed | language | words held out | exact: identity | exact: answer | words won / lost | Edit_Sim held out | rules used (mean) |\n|---|---|---|---|---|---|---|---|\n",
     );
     for (allowed, rows) in runs {
         let mut groups: BTreeMap<&str, Vec<&HoldoutRow>> = BTreeMap::new();
@@ -217,9 +217,11 @@ fn sweep_table(runs: &[(Allowed, Vec<HoldoutRow>)]) -> String {
             let pct = |k: usize| 100.0 * k as f64 / held.max(1) as f64;
             let _ = writeln!(
                 t,
-                "| {allowed} | {name} | {held} | {:.1}% | {:.1}% | {:.3} | {:.1} |",
+                "| {allowed} | {name} | {held} | {:.1}% | {:.1}% | {} / {} | {:.3} | {:.1} |",
                 pct(sum(|r| r.held_identity_exact)),
                 pct(sum(|r| r.held_answer_exact)),
+                sum(|r| r.held_won),
+                sum(|r| r.held_lost),
                 pbebench::metrics::edit_sim_ratio(
                     sum(|r| r.held_answer_dist),
                     sum(|r| r.held_identity_dist)

@@ -240,6 +240,46 @@ fn solve_prints_laws_and_irregular_words() {
     );
 }
 
+/// `solve --real`: sound laws that hurt no word, the same answer whatever the threads and
+/// the time limit; the mode takes the place of a solver.
+#[test]
+fn real_mode_finds_the_laws_deterministically() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = toy_dataset(dir.path());
+    let out = s(&dir.path().join("r.jsonl"));
+    let solve = |threads: &str, limit: &str| {
+        let o = pbebench(&[
+            "solve",
+            "--dataset",
+            &s(&data),
+            "--out",
+            &out,
+            "--laws",
+            "--real",
+            "--fresh",
+            "--threads",
+            threads,
+            "--time-limit",
+            limit,
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        stdout(&o)
+    };
+    let laws = solve("1", "5");
+    insta::assert_snapshot!("solve_real_laws", laws);
+    assert_eq!(solve("2", "60"), laws);
+    let both = pbebench(&[
+        "solve",
+        "--dataset",
+        &s(&data),
+        "--real",
+        "--solver",
+        "beam",
+    ]);
+    assert_eq!(both.status.code(), Some(2), "{}", stderr(&both));
+    assert!(stderr(&both).contains("--solver"), "{}", stderr(&both));
+}
+
 /// `--holdout --sweep`: one cross-validation per budget, a row per budget and language,
 /// every row written with its budget, and the sweep drawn with --plot.
 #[test]
@@ -330,4 +370,16 @@ fn holdout_sweeps_the_rule_budget() {
         ]),
         "--sweep: 'x' is no number of rules",
     );
+}
+
+/// `prompt` on a dataset read from CLDF ends by saying which stand-in symbol is which IPA
+/// segment (A = aː, …); a dataset without symbols gets no such paragraph.
+#[test]
+fn prompts_explain_the_stand_in_symbols() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = toy_dataset(dir.path());
+    let o = pbebench(&["prompt", "--dataset", &s(&data)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let line: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+    insta::assert_snapshot!("prompt_cldf", line["prompt"].as_str().unwrap());
 }
