@@ -185,20 +185,15 @@ pub fn evaluate_with(
     config: &EvalConfig,
     progress: &dyn EvalProgress,
 ) -> Result<RunOutcome, EvalError> {
-    config.check()?;
-    let Loaded {
-        instances,
-        task,
-        dataset,
-    } = crate::reorder::load(&config.dataset)?;
-    task.check(config)?;
-    if let Some(spec) = &config.stepwise {
-        spec.check_cap(&instances)?;
-    }
-    let (backend, warnings) = Backend::build(config)?;
-    if matches!(task, Task::Synthesis) {
-        check_golds(config, &instances)?;
-    }
+    let (
+        Loaded {
+            instances,
+            task,
+            dataset,
+        },
+        backend,
+        warnings,
+    ) = prepare(config)?;
     let answer = answer_params(config, &task, &backend);
     let run_params = config.run_params();
 
@@ -347,6 +342,23 @@ pub(crate) fn score_task(
             Ok((results, None, Some(reorder)))
         }
     }
+}
+
+/// What a run needs before its store is opened, each refusal said before any request:
+/// the configuration checked, the dataset read (and its task recognised), the step-wise
+/// cap and the golds checked, the backend built (with its warnings).
+fn prepare(config: &EvalConfig) -> Result<(Loaded, Backend, Vec<String>), EvalError> {
+    config.check()?;
+    let loaded = crate::reorder::load(&config.dataset)?;
+    loaded.task.check(config)?;
+    if let Some(spec) = &config.stepwise {
+        spec.check_cap(&loaded.instances)?;
+    }
+    let (backend, warnings) = Backend::build(config)?;
+    if matches!(loaded.task, Task::Synthesis) {
+        check_golds(config, &loaded.instances)?;
+    }
+    Ok((loaded, backend, warnings))
 }
 
 /// The parameters that change answers: the backend's, and a step-wise search's (whose

@@ -182,18 +182,33 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut findings = pool.install(|| audit(&dataset, &name, &panel, &options, &progress));
     progress.finish();
     findings.warnings = warnings;
+    let failed = findings.verdict.iter().flat_map(|v| v.failed());
+    let failed: Vec<String> = failed.map(|gate| gate.line.clone()).collect();
+    finish(&findings, findings.passed, &failed, out, &args.out, started)
+}
+
+/// Shows the findings, writes their JSON to `--out`, says which gates failed, and picks
+/// the exit status (1 when a gate failed).
+fn finish(
+    findings: &(impl std::fmt::Display + serde::Serialize),
+    passed: bool,
+    failed: &[String],
+    out: super::output::Out,
+    path: &std::path::Path,
+    started: std::time::Instant,
+) -> anyhow::Result<ExitCode> {
     say(&findings.to_string(), out.is_stdout());
-    let json = serde_json::to_string_pretty(&findings)? + "\n";
+    let json = serde_json::to_string_pretty(findings)? + "\n";
     out.write_all(json.as_bytes())?;
     printer::note(format_args!(
         "audit: wrote {} in {:.1} s",
-        args.out.display(),
+        path.display(),
         started.elapsed().as_secs_f64()
     ));
-    for gate in findings.verdict.iter().flat_map(|v| v.failed()) {
-        eprintln!("audit FAILED {}", gate.line);
+    for line in failed {
+        eprintln!("audit FAILED {line}");
     }
-    Ok(if findings.passed {
+    Ok(if passed {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
@@ -228,22 +243,8 @@ fn run_reorder(args: &Args) -> anyhow::Result<ExitCode> {
         .threads
         .pool()?
         .install(|| audit_reorder(&problems, &name, &options));
-    say(&findings.to_string(), out.is_stdout());
-    let json = serde_json::to_string_pretty(&findings)? + "\n";
-    out.write_all(json.as_bytes())?;
-    printer::note(format_args!(
-        "audit: wrote {} in {:.1} s",
-        args.out.display(),
-        started.elapsed().as_secs_f64()
-    ));
-    for line in findings.failed() {
-        eprintln!("audit FAILED {line}");
-    }
-    Ok(if findings.passed {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
+    let failed = findings.failed();
+    finish(&findings, findings.passed, &failed, out, &args.out, started)
 }
 
 /// The stages on standard error, each with its progress (the solver's search and the
