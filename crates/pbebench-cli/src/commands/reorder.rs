@@ -50,6 +50,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .input("--dataset", &args.dataset)
         .output("--out", &args.out)
         .check()?;
+    if super::reorder_set::is_reorder_dataset(&args.dataset)? {
+        anyhow::bail!(
+            "{}: this is a reordering set already (its lines have scrambled rules and an \
+             order); `pbebench reorder` makes one from a synthesis dataset",
+            args.dataset.display()
+        );
+    }
     let instances = read_dataset(&args.dataset)?;
     let out = checked.create(&args.out)?;
     let stdout_taken = out.is_stdout();

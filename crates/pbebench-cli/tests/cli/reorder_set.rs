@@ -88,6 +88,15 @@ fn a_broken_reordering_set_is_a_one_line_error() {
     ]);
     assert_fatal(&o, "bad.jsonl:2");
     assert!(stderr(&o).contains("not a permutation"), "{}", stderr(&o));
+    // A reordering set is not made into one again: ours, nor the authors' records.
+    let authors =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/reorder-authors/records.jsonl");
+    for set in [dir.path().join("reorder.jsonl"), authors] {
+        let out = dir.path().join("again.jsonl");
+        let o = pbebench(&["reorder", "--dataset", &s(&set), "--out", &s(&out)]);
+        assert_fatal(&o, "is a reordering set already");
+        assert!(!out.exists());
+    }
 }
 
 #[test]
