@@ -153,7 +153,17 @@ impl Candidate {
         } else {
             Cascade::identity()
         };
-        let forms = chunk.apply_all(forms);
+        // A model's chunk is untrusted: its strings may not outgrow the bound that scoring
+        // puts on the whole cascade (16 times the instance's longest string, at least 256).
+        // A chunk that would is read as no chunk, as one that does not parse.
+        let bound = pbebench::equiv::length_bound(instance);
+        let applied: Option<Vec<String>> = (forms.iter())
+            .map(|f| chunk.apply_bounded(f, bound).ok())
+            .collect();
+        let (chunk, forms) = match applied {
+            Some(applied) => (chunk, applied),
+            None => (Cascade::identity(), forms.to_vec()),
+        };
         let n = instance.outputs.len().max(1) as f64;
         let soft_pass = examples_reproduced(&instance.outputs, &forms) as f64 / n;
         let edit_sim = (instance.inputs.iter())
@@ -521,6 +531,29 @@ mod tests {
         assert_eq!(long.soft_pass, 1.0);
         let outside = Candidate::read(&inst, &s, &inst.inputs, &answer(&[("z", "b")]));
         assert!(outside.chunk.is_empty(), "a letter outside the alphabet");
+    }
+
+    #[test]
+    fn a_chunk_whose_strings_explode_is_read_as_no_chunk() {
+        let inst = Instance {
+            max_rules: 20,
+            ..instance()
+        };
+        let s = StepwiseSpec {
+            step_rules: 10,
+            steps: 2,
+            select: Select::SoftPass,
+        };
+        // Ten doublings of every "a": "aac" would reach 2,049 characters, past the bound
+        // of 256; nothing that long is built.
+        let doubling = answer(&[("a", "aa"); 10]);
+        let c = Candidate::read(&inst, &s, &inst.inputs, &doubling);
+        assert!(c.chunk.is_empty(), "{:?}", c.chunk);
+        assert_eq!(c.forms, inst.inputs);
+        // Within the bound, the same rules are a chunk like any other.
+        let three = Candidate::read(&inst, &s, &inst.inputs, &answer(&[("a", "aa"); 3]));
+        assert_eq!(three.chunk.len(), 3);
+        assert_eq!(three.forms[2], "aaaaaaaaaaaaaaaac");
     }
 
     #[test]

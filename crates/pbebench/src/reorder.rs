@@ -464,9 +464,11 @@ pub fn score_order(problem: &ReorderInstance, answer: &[usize]) -> OrderScore {
     let Some(cascade) = problem.ordered(answer) else {
         return OrderScore::default();
     };
+    // An order whose forms outgrow FORM_BOUND reproduces nothing (and builds no such form).
+    let (inputs, outputs) = (&problem.instance.inputs, &problem.instance.outputs);
     OrderScore {
         valid: true,
-        accurate: cascade.reproduces(&problem.instance.inputs, &problem.instance.outputs),
+        accurate: reproduces_within(&cascade, inputs, outputs) == Some(true),
         exact: answer == problem.order.as_slice(),
     }
 }
@@ -704,6 +706,29 @@ mod tests {
             Some(vec![0, 2, 1, 3])
         );
         assert_eq!(swap_that_changes(4, &mut rng, &|_: &[usize]| false), None);
+    }
+
+    #[test]
+    fn an_order_whose_forms_explode_is_not_accurate_and_builds_no_such_form() {
+        // Forty doublings of "a" would make a form of 2^40 characters.
+        let mut instance = instance("x", &[("a", "b")], &["a"]);
+        instance.outputs = vec!["b".into()];
+        let n = 40;
+        let problem = ReorderInstance {
+            instance,
+            scrambled: Cascade::new(vec![Rule::new("a", "aa").unwrap(); n]),
+            order: (0..n).collect(),
+            valid_orders: None,
+        };
+        let order: Vec<usize> = (0..n).collect();
+        assert_eq!(
+            score_order(&problem, &order),
+            OrderScore {
+                valid: true,
+                accurate: false,
+                exact: true
+            }
+        );
     }
 
     #[test]

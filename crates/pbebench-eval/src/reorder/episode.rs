@@ -131,10 +131,20 @@ impl<'a> OrderEpisode<'a> {
             .ordered(&order)
             .expect("a permutation was read");
         let inst = &self.problem.instance;
-        let got = cascade.apply_all(&inst.inputs);
+        // Within the bound every reordering problem keeps its forms to: an order that
+        // outgrows it is told so, and no such form is built.
+        let bound = pbebench::reorder::FORM_BOUND;
+        let got: Vec<Option<String>> = (inst.inputs.iter())
+            .map(|input| cascade.apply_bounded(input, bound).ok())
+            .collect();
         let wrong: Vec<Value> = (inst.inputs.iter().zip(&inst.outputs).zip(&got))
-            .filter(|((_, expected), got)| expected != got)
-            .map(|((input, expected), got)| json!({"input": input, "expected": expected, "got": got}))
+            .filter(|((_, expected), got)| got.as_ref() != Some(*expected))
+            .map(|((input, expected), got)| {
+                let got = got.clone().unwrap_or_else(|| {
+                    format!("(a form longer than {bound} characters on the way)")
+                });
+                json!({"input": input, "expected": expected, "got": got})
+            })
             .collect();
         self.tested = Some(order);
         json!({
@@ -467,6 +477,22 @@ mod tests {
         );
         assert_eq!(e.clock().ended(), Some(EndReason::Budget));
         assert_eq!(e.record("t", 0).tests, 2);
+    }
+
+    #[test]
+    fn an_order_whose_forms_explode_is_told_so() {
+        // Forty doublings of "a": 2^40 characters, never built.
+        let mut p = problem();
+        let n = 40;
+        p.scrambled = Cascade::new(vec![pbebench::Rule::new("a", "aa").unwrap(); n]);
+        p.order = (0..n).collect();
+        p.instance.inputs = vec!["a".into()];
+        p.instance.outputs = vec!["b".into()];
+        let mut e = OrderEpisode::new(&p, spec(2));
+        let fb = e.tool_call(TEST_ORDER, &json!({ "order": p.order }).to_string());
+        assert_eq!(fb["passed"], 0, "{fb}");
+        let got = fb["wrong"][0]["got"].as_str().unwrap();
+        assert!(got.contains("longer than 65536 characters"), "{got}");
     }
 
     #[test]
