@@ -3,7 +3,8 @@
 //! rules; and the gold order of every problem made from it is valid and exact. From the
 //! authors' published Lite file, their reordering snapshot's counts.
 
-use pbebench::generate::{generate, Balance, MaxRules, Preset};
+mod reorder_support;
+
 use pbebench::reorder::{reorder_dataset, score_order, valid_orders, Skip};
 use pbebench::{Cascade, Instance};
 
@@ -40,20 +41,7 @@ fn brute_count(instance: &Instance) -> u64 {
 }
 
 fn lite_up_to_seven() -> Vec<Instance> {
-    let mut p = Preset::Lite.params();
-    p.name = "brute".into();
-    p.cascade_lens = (2..=7).collect();
-    p.balance = Balance::Length;
-    p.size = 240;
-    p.seed = 41;
-    p.max_rules = MaxRules::Fixed(7);
-    let mut instances = Vec::new();
-    generate(&p, &(), &mut |i| {
-        instances.push(i);
-        Ok(())
-    })
-    .unwrap();
-    instances
+    reorder_support::lite_lengths("brute", 7, 240, 41)
 }
 
 #[test]

@@ -4,7 +4,8 @@
 //! the rules finds valid, one is exact, all are valid; arrays that are no permutation
 //! (short, long, repeated, out of range, negative) are invalid and never accurate.
 
-use pbebench::generate::{generate, Balance, MaxRules, Preset};
+mod reorder_support;
+
 use pbebench::reorder::{
     reorder_dataset, score_order_responses, summarize_orders, OrderProblem, ReorderInstance,
 };
@@ -47,19 +48,7 @@ fn brute_accurate(problem: &ReorderInstance, order: &[usize]) -> bool {
 }
 
 fn problems() -> Vec<ReorderInstance> {
-    let mut p = Preset::Lite.params();
-    p.name = "score-brute".into();
-    p.cascade_lens = (2..=6).collect();
-    p.balance = Balance::Length;
-    p.size = 60;
-    p.seed = 43;
-    p.max_rules = MaxRules::Fixed(6);
-    let mut instances = Vec::new();
-    generate(&p, &(), &mut |i| {
-        instances.push(i);
-        Ok(())
-    })
-    .unwrap();
+    let instances = reorder_support::lite_lengths("score-brute", 6, 60, 43);
     let (kept, _, _) = reorder_dataset(&instances, 2);
     kept
 }
