@@ -7,7 +7,14 @@ them (summed Levenshtein distance of inputs to goals; the 16 best chunks, then e
 letter). A mirror of ends.rs in Python, for measuring only. Also counted: records whose gold last
 rule can be undone exactly at all (its pattern, of any length, in no output).
 
-Usage: undo_rank.py DATASET [MAX_RULE_LEN]
+With --aligned, the undos of `beam-ends-aligned` join them (ends.rs, `aligned_undos`: the
+windows of the edit runs of an alignment of each input with its output, with up to one
+letter of context, the pattern held by no output), and the gold's last rule is looked up
+among all of them; also counted then: records where one of the 3 best undos is a rule of
+the gold that can be moved to the end of the gold without changing an output (an undo on
+the gold's own path, if not its last rule).
+
+Usage: undo_rank.py DATASET [--aligned]
 """
 import json
 import sys
@@ -24,10 +31,53 @@ def lev(s, t):
     return row[len(t)]
 
 
-def ranked(inputs, goals, alphabet, max_len):
+def edit_runs(s, t):
+    """The maximal runs of edits of an optimal alignment (ends.rs, `edit_runs`)."""
+    n, m = len(s), len(t)
+    d = [[0] * (m + 1) for _ in range(n + 1)]
+    for i in range(n + 1):
+        for j in range(m + 1):
+            d[i][j] = i + j if i == 0 or j == 0 else min(
+                d[i - 1][j - 1] + (s[i - 1] != t[j - 1]), d[i - 1][j] + 1, d[i][j - 1] + 1)
+    runs, i, j, open_ = [], n, m, None
+    while i > 0 or j > 0:
+        here = d[i][j]
+        if i > 0 and j > 0 and s[i - 1] == t[j - 1] and d[i - 1][j - 1] == here:
+            if open_:
+                runs.append((i, open_[0], j, open_[1]))
+                open_ = None
+            i, j = i - 1, j - 1
+            continue
+        open_ = open_ or (i, j)
+        if i > 0 and j > 0 and d[i - 1][j - 1] + 1 == here:
+            i, j = i - 1, j - 1
+        elif j > 0 and d[i][j - 1] + 1 == here:
+            j -= 1
+        else:
+            i -= 1
+    if open_:
+        runs.append((0, open_[0], 0, open_[1]))
+    return runs
+
+
+def aligned_undos(inputs, goals, alphabet, max_len):
+    found = set()
+    for x, y in zip(inputs, goals):
+        for i1, i2, j1, j2 in edit_runs(x, y):
+            for l in (0, 1):
+                for r in (0, 1):
+                    if l > min(i1, j1) or i2 + r > len(x) or j2 + r > len(y):
+                        continue
+                    a, w = x[i1 - l:i2 + r], y[j1 - l:j2 + r]
+                    if 1 <= len(a) <= max_len and 1 <= len(w) <= max_len and set(a) <= set(alphabet):
+                        found.add((a, w))
+    return sorted((a, w) for a, w in found if not any(a in g for g in goals))
+
+
+def ranked(inputs, goals, alphabet, max_len, aligned=False):
     held = set("".join(goals))
     free = [c for c in sorted(alphabet) if c not in held]
-    if not free:
+    if not free and not aligned:
         return []
     base = [lev(i, o) for i, o in zip(inputs, goals)]
     total = sum(base)
@@ -43,14 +93,43 @@ def ranked(inputs, goals, alphabet, max_len):
             if w in o:
                 s += lev(inputs[k], o.replace(w, m)) - base[k]
         return s
-    by_chunk = sorted((score(w, free[0]), w) for w in twice)[:16]
-    out = sorted((score(w, m), m, w) for _, w in by_chunk for m in free)
-    return [(m, w) for s, m, w in out if s < total]
+    by_chunk = sorted((score(w, free[0]), w) for w in twice)[:16] if free else []
+    hidden = sorted({(score(w, m), m, w) for _, w in by_chunk for m in free})
+    by_alignment = []
+    if aligned:
+        by_alignment = sorted((score(w, a), a, w) for a, w in aligned_undos(inputs, goals, alphabet, max_len))
+    # The two kinds in turn, the aligned first (ends.rs).
+    turns = []
+    for k in range(max(len(hidden), len(by_alignment))):
+        turns += by_alignment[k:k + 1] + hidden[k:k + 1]
+    exact = []
+    for s, m, w in turns:
+        back = [g.replace(w, m) for g in goals]
+        if s < total and (m, w) not in exact and [g.replace(m, w) for g in back] == goals:
+            exact.append((m, w))
+    return exact
+
+
+def apply(cascade, s):
+    for a, b in cascade:
+        s = s.replace(a, b)
+    return s
+
+
+def on_gold_path(d, undo):
+    """Whether `undo` is a rule of the gold that can be moved to its end, outputs unchanged."""
+    gold = [tuple(r) for r in d["cascade"]]
+    if undo not in gold:
+        return False
+    j = gold.index(undo)
+    moved = gold[:j] + gold[j + 1:] + [undo]
+    return all(apply(moved, i) == o for i, o in zip(d["inputs"], d["outputs"]))
 
 
 def main():
     path = sys.argv[1]
-    n = undoable = exact = 0
+    aligned = "--aligned" in sys.argv[2:]
+    n = undoable = exact = on_path = 0
     ranks = []
     for line in open(path):
         d = json.loads(line)
@@ -62,16 +141,19 @@ def main():
         if not any(a in o for o in goals):
             exact += [g.replace(a, b) for g in (o.replace(b, a) for o in goals)] == goals
         max_len = d.get("max_rule_len", 3)
-        if len(a) != 1 or any(a in o for o in goals) or sum(b in o for o in goals) < 2:
+        r = ranked(d["inputs"], goals, d["alphabet"], max_len, aligned)
+        on_path += any(on_gold_path(d, u) for u in r[:3])
+        if not aligned and (len(a) != 1 or any(a in o for o in goals) or sum(b in o for o in goals) < 2):
             continue
         undoable += 1
-        r = ranked(d["inputs"], goals, d["alphabet"], max_len)
         ranks.append(r.index((a, b)) + 1 if (a, b) in r else None)
     found = [r for r in ranks if r is not None]
+    kind = "any undo (--aligned)" if aligned else "as ends.rs undoes (one letter, two outputs)"
     print(f"{path}: {n} records; gold's last rule exactly undoable in {exact}, "
-          f"as ends.rs undoes (one letter, two outputs) in {undoable}; "
+          f"{kind} in {undoable}; "
           f"ranked by ends.rs in {len(found)}: first in {sum(r == 1 for r in found)}, "
           f"top 3 in {sum(r <= 3 for r in found)}; ranks {sorted(found)}")
+    print(f"  one of the 3 best undos is a gold rule movable to the gold's end: {on_path} of {n}")
 
 
 if __name__ == "__main__":

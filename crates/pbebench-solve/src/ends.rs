@@ -29,6 +29,10 @@ pub struct EndsSolver {
     pub tries: usize,
     /// Undos chained greedily on the last try (1: one rule undone).
     pub depth: usize,
+    /// Also undo rules read off the alignments of the inputs with the goals (`a → b` with
+    /// `a` an aligned input window no goal holds, `b` the goal window), besides the
+    /// hidden-letter undos.
+    pub aligned: bool,
 }
 
 impl Default for EndsSolver {
@@ -37,13 +41,18 @@ impl Default for EndsSolver {
             inner: PriorSolver::default(),
             tries: 3,
             depth: 2,
+            aligned: false,
         }
     }
 }
 
 impl Solver for EndsSolver {
     fn name(&self) -> &'static str {
-        "beam-ends"
+        if self.aligned {
+            "beam-ends-aligned"
+        } else {
+            "beam-ends"
+        }
     }
 
     fn search(&self, problem: &Problem, budget: &Budget, deadline: Instant) -> SolveOutcome {
@@ -67,7 +76,7 @@ impl Solver for EndsSolver {
         if problem.max_rules() < 2 {
             return outcome;
         }
-        let peels = peels(problem, self.tries, self.depth);
+        let peels = peels(problem, self.tries, self.depth, self.aligned);
         let n = peels.len() as u64;
         for (k, (suffix, goals)) in peels.into_iter().enumerate() {
             let (share, until) = split(n - k as u64, deadline);
@@ -109,17 +118,25 @@ fn add_stats(total: &mut SolveStats, one: &SolveStats) {
 
 /// Suffixes to peel and the goals they leave: the `tries` single undos that bring the goals
 /// closest to the inputs, the last of them chained greedily up to `depth` undos.
-fn peels(problem: &Problem, tries: usize, depth: usize) -> Vec<(Vec<Rule>, Vec<String>)> {
+fn peels(
+    problem: &Problem,
+    tries: usize,
+    depth: usize,
+    aligned: bool,
+) -> Vec<(Vec<Rule>, Vec<String>)> {
     let inputs = problem.inputs();
     let outputs = problem.outputs().to_vec();
-    let firsts = undos(problem, inputs, &outputs, tries);
+    let firsts = undos(problem, inputs, &outputs, tries, aligned);
     let mut out = Vec::new();
     for (k, (rule, goals)) in firsts.into_iter().enumerate() {
         let mut suffix = vec![rule];
         let mut goals = goals;
         if k + 1 == tries {
             while suffix.len() < depth && suffix.len() + 1 < problem.max_rules() {
-                let Some((r, g)) = undos(problem, inputs, &goals, 1).into_iter().next() else {
+                let Some((r, g)) = undos(problem, inputs, &goals, 1, aligned)
+                    .into_iter()
+                    .next()
+                else {
                     break;
                 };
                 suffix.insert(0, r);
@@ -132,19 +149,21 @@ fn peels(problem: &Problem, tries: usize, depth: usize) -> Vec<(Vec<Rule>, Vec<S
 }
 
 /// The `count` undone last rules `m → w` (with the goals they leave) that bring `goals`
-/// closest to `inputs`, closer than `goals` are; `w` of 1 to the rule length cap letters,
-/// held by at least two goals, `m` a letter of the alphabet that no goal holds.
+/// closest to `inputs`, closer than `goals` are: `w` of 1 to the rule length cap letters,
+/// held by at least two goals, `m` a letter of the alphabet that no goal holds; with
+/// `aligned`, also the windows of the alignments ([`aligned_undos`]).
 fn undos(
     problem: &Problem,
     inputs: &[String],
     goals: &[String],
     count: usize,
+    aligned: bool,
 ) -> Vec<(Rule, Vec<String>)> {
     let held: BTreeSet<char> = goals.iter().flat_map(|s| s.chars()).collect();
     let free: Vec<char> = (problem.alphabet().iter().copied())
         .filter(|c| !held.contains(c))
         .collect();
-    if free.is_empty() {
+    if free.is_empty() && !aligned {
         return Vec::new();
     }
     let ins: Vec<Vec<char>> = inputs.iter().map(|s| s.chars().collect()).collect();
@@ -180,42 +199,167 @@ fn undos(
     };
     // First by chunk with a letter no input holds either (no alignment bonus), then every
     // free letter for the best chunks.
-    let placeholder = free[0];
-    let mut by_chunk: Vec<(u32, &Vec<char>)> =
-        twice.iter().map(|w| (score(w, placeholder), w)).collect();
-    by_chunk.sort();
-    let mut scored: Vec<(u32, char, &Vec<char>)> = Vec::new();
-    for &(_, w) in by_chunk.iter().take(16) {
-        for &m in &free {
-            let s = score(w, m);
-            if s < total {
-                scored.push((s, m, w));
+    let mut scored: Vec<(u32, Vec<char>, Vec<char>)> = Vec::new();
+    if let Some(&placeholder) = free.first() {
+        let mut by_chunk: Vec<(u32, &Vec<char>)> =
+            twice.iter().map(|w| (score(w, placeholder), w)).collect();
+        by_chunk.sort();
+        for &(_, w) in by_chunk.iter().take(16) {
+            for &m in &free {
+                let s = score(w, m);
+                if s < total {
+                    scored.push((s, vec![m], w.clone()));
+                }
             }
         }
     }
     scored.sort();
-    scored
+    let mut by_alignment: Vec<(u32, Vec<char>, Vec<char>)> = Vec::new();
+    if aligned {
+        for (a, w) in aligned_undos(problem, &ins, &outs) {
+            let s: u32 = (outs.iter().zip(&ins).zip(&base))
+                .map(|((o, i), &b)| {
+                    if o.windows(w.len()).any(|x| x == w.as_slice()) {
+                        lev(i, &replace_with(o, &w, &a))
+                    } else {
+                        b
+                    }
+                })
+                .sum::<u32>();
+            if s < total {
+                by_alignment.push((s, a, w));
+            }
+        }
+        by_alignment.sort();
+    }
+    // The two kinds taken in turn, the aligned first: ranked together, the hidden-letter
+    // undos (many, their distances close) crowd out the aligned ones, whose best three
+    // hold a rule on the gold's path far more often (benches/solve/ends.md).
+    let mut turns = Vec::with_capacity(scored.len() + by_alignment.len());
+    let (mut h, mut a) = (scored.into_iter(), by_alignment.into_iter());
+    loop {
+        match (a.next(), h.next()) {
+            (None, None) => break,
+            (x, y) => turns.extend(x.into_iter().chain(y)),
+        }
+    }
+    let mut seen = BTreeSet::new();
+    turns
         .into_iter()
+        .filter(|(_, a, w)| seen.insert((a.clone(), w.clone())))
+        .filter_map(|(_, a, w)| {
+            let (a, w): (String, String) = (a.iter().collect(), w.iter().collect());
+            let rule = Rule::new(a.clone(), w.clone()).ok()?;
+            let back: Vec<String> = goals.iter().map(|g| g.replace(&w, &a)).collect();
+            // Exact: the rule gives the goals back from what is left.
+            (back.iter().map(|g| rule.apply(g)).eq(goals.iter().cloned())).then_some((rule, back))
+        })
         .take(count)
-        .filter_map(|(_, m, w)| {
-            let w: String = w.iter().collect();
-            let rule = Rule::new(m.to_string(), w.clone()).ok()?;
-            let goals = goals
+        .collect()
+}
+
+/// Undo candidates `a → w` read off an alignment of each input with its goal: every
+/// maximal run of edits, with up to one letter of context on either side, gives `a` (its
+/// input window) and `w` (its goal window), each of 1 to the rule length cap letters, `a`
+/// of letters rules may use and held by no goal (so that writing each `w` back as `a` can
+/// be undone exactly). Sorted, without repeats.
+fn aligned_undos(
+    problem: &Problem,
+    ins: &[Vec<char>],
+    outs: &[Vec<char>],
+) -> Vec<(Vec<char>, Vec<char>)> {
+    let max_len = problem.max_rule_len();
+    let allowed: BTreeSet<char> = problem.alphabet().iter().copied().collect();
+    let mut found: BTreeSet<(Vec<char>, Vec<char>)> = BTreeSet::new();
+    for (x, y) in ins.iter().zip(outs) {
+        for (i1, i2, j1, j2) in edit_runs(x, y) {
+            for l in 0..=1 {
+                for r in 0..=1 {
+                    if l > i1.min(j1) || i2 + r > x.len() || j2 + r > y.len() {
+                        continue;
+                    }
+                    let a = &x[i1 - l..i2 + r];
+                    let w = &y[j1 - l..j2 + r];
+                    if a.is_empty() || w.is_empty() || a.len() > max_len || w.len() > max_len {
+                        continue;
+                    }
+                    if a.iter().all(|c| allowed.contains(c)) {
+                        found.insert((a.to_vec(), w.to_vec()));
+                    }
+                }
+            }
+        }
+    }
+    found
+        .into_iter()
+        .filter(|(a, _)| {
+            !outs
                 .iter()
-                .map(|g| g.replace(&w, &m.to_string()))
-                .collect();
-            Some((rule, goals))
+                .any(|o| o.windows(a.len()).any(|x| x == a.as_slice()))
         })
         .collect()
 }
 
+/// The maximal runs of edits of an optimal alignment of `s` with `t` (unit costs, matches
+/// preferred), as `(i1, i2, j1, j2)`: `s[i1..i2]` is rewritten as `t[j1..j2]`.
+fn edit_runs(s: &[char], t: &[char]) -> Vec<(usize, usize, usize, usize)> {
+    let (n, m) = (s.len(), t.len());
+    let w = m + 1;
+    let mut d = vec![0u32; (n + 1) * w];
+    for i in 0..=n {
+        for j in 0..=m {
+            d[i * w + j] = if i == 0 || j == 0 {
+                (i + j) as u32
+            } else {
+                (d[(i - 1) * w + j - 1] + u32::from(s[i - 1] != t[j - 1]))
+                    .min(d[(i - 1) * w + j] + 1)
+                    .min(d[i * w + j - 1] + 1)
+            };
+        }
+    }
+    let mut runs = Vec::new();
+    let (mut i, mut j) = (n, m);
+    let mut open: Option<(usize, usize)> = None;
+    while i > 0 || j > 0 {
+        let here = d[i * w + j];
+        let matched = i > 0 && j > 0 && s[i - 1] == t[j - 1] && d[(i - 1) * w + j - 1] == here;
+        if matched {
+            if let Some((hi, hj)) = open.take() {
+                runs.push((i, hi, j, hj));
+            }
+            i -= 1;
+            j -= 1;
+            continue;
+        }
+        open.get_or_insert((i, j));
+        if i > 0 && j > 0 && d[(i - 1) * w + j - 1] + 1 == here {
+            i -= 1;
+            j -= 1;
+        } else if j > 0 && d[i * w + j - 1] + 1 == here {
+            j -= 1;
+        } else {
+            i -= 1;
+        }
+    }
+    if let Some((hi, hj)) = open {
+        runs.push((0, hi, 0, hj));
+    }
+    runs.reverse();
+    runs
+}
+
 /// `s` with every occurrence of `w` (left to right, not overlapping) written `m`.
 fn replace_chars(s: &[char], w: &[char], m: char) -> Vec<char> {
+    replace_with(s, w, &[m])
+}
+
+/// `s` with every occurrence of `w` (left to right, not overlapping) written `a`.
+fn replace_with(s: &[char], w: &[char], a: &[char]) -> Vec<char> {
     let mut out = Vec::with_capacity(s.len());
     let mut i = 0;
     while i < s.len() {
         if s[i..].starts_with(w) {
-            out.push(m);
+            out.extend_from_slice(a);
             i += w.len();
         } else {
             out.push(s[i]);
@@ -256,12 +400,58 @@ mod tests {
         let inputs: Vec<String> = ["al", "lWb", "Wc", "bl"].map(String::from).to_vec();
         let outputs = gold.apply_all(&inputs);
         let problem = Problem::new(inputs.clone(), outputs.clone(), 3, 3, "abclqyOSW").unwrap();
-        let tries = undos(&problem, &inputs, &outputs, 3);
+        let tries = undos(&problem, &inputs, &outputs, 3, false);
         let (rule, goals) = (tries.iter())
             .find(|(r, _)| r.pattern() == "W" && r.replacement() == "OyS")
             .expect("W → OyS undone");
         let back: Vec<String> = goals.iter().map(|g| rule.apply(g)).collect();
         assert_eq!(back, outputs);
         assert_eq!(goals[0], "aWq");
+    }
+
+    /// `ab → c`, `xF → e`: the last rule's pattern has two letters and is held by the
+    /// inputs, so no hidden-letter undo names it, but the alignments of the inputs with
+    /// the outputs do, and undoing it leaves the forms before it.
+    #[test]
+    fn an_aligned_last_rule_is_undone_exactly() {
+        let gold: Cascade = [("ab", "c"), ("xF", "e")]
+            .iter()
+            .map(|(a, b)| Rule::new(*a, *b).unwrap())
+            .collect();
+        let inputs: Vec<String> = ["axFb", "xFab", "bxF", "abab"].map(String::from).to_vec();
+        let outputs = gold.apply_all(&inputs);
+        let problem = Problem::new(inputs.clone(), outputs.clone(), 3, 3, "abcexF").unwrap();
+        assert!(undos(&problem, &inputs, &outputs, 50, false)
+            .iter()
+            .all(|(r, _)| r.pattern() != "xF"));
+        let tries = undos(&problem, &inputs, &outputs, 50, true);
+        let (rule, goals) = (tries.iter())
+            .find(|(r, _)| r.pattern() == "xF" && r.replacement() == "e")
+            .expect("xF → e undone");
+        let before: Vec<String> = (inputs.iter())
+            .map(|i| Rule::new("ab", "c").unwrap().apply(i))
+            .collect();
+        assert_eq!(goals, &before);
+        let back: Vec<String> = goals.iter().map(|g| rule.apply(g)).collect();
+        assert_eq!(back, outputs);
+        // Every undo offered is exact.
+        for (rule, goals) in &tries {
+            let back: Vec<String> = goals.iter().map(|g| rule.apply(g)).collect();
+            assert_eq!(back, outputs, "{rule:?}");
+        }
+    }
+
+    /// The edit runs of an alignment, against hand-made cases.
+    #[test]
+    fn edit_runs_are_the_maximal_runs_of_edits() {
+        let c = |s: &str| s.chars().collect::<Vec<char>>();
+        assert_eq!(edit_runs(&c("abc"), &c("abc")), vec![]);
+        assert_eq!(edit_runs(&c("axFb"), &c("aeb")), vec![(1, 3, 1, 2)]);
+        assert_eq!(edit_runs(&c("xab"), &c("ab")), vec![(0, 1, 0, 0)]);
+        assert_eq!(edit_runs(&c("ab"), &c("abyy")), vec![(2, 2, 2, 4)]);
+        assert_eq!(
+            edit_runs(&c("qaq"), &c("zaz")),
+            vec![(0, 1, 0, 1), (2, 3, 2, 3)]
+        );
     }
 }

@@ -330,6 +330,10 @@ pub fn solver_by_name(name: &str) -> Option<Box<dyn Solver>> {
         })),
         // An experiment (issue 40), not listed in SOLVER_NAMES: `benches/solve/ends.md`.
         "beam-ends" => Some(Box::new(EndsSolver::default())),
+        "beam-ends-aligned" => Some(Box::new(EndsSolver {
+            aligned: true,
+            ..EndsSolver::default()
+        })),
         _ => None,
     }
 }
