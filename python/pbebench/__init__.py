@@ -34,6 +34,7 @@ from ._pbebench import (
     solve_order,
     summary,
     to_authors,
+    vet,
 )
 
 __all__ = [
@@ -62,6 +63,7 @@ __all__ = [
     "solve_order",
     "summary",
     "to_authors",
+    "vet",
 ]
 
 

@@ -299,6 +299,31 @@ def summary(scores: Sequence[Mapping[str, Any]]) -> Dict[str, Any]:
     scores: a list of the dicts score() returns, one per instance.
     """
 
+def vet(
+    instance: Instance,
+    max_examples: int = 12,
+    panel: Optional[str] = None,
+    seed: int = 0,
+) -> Tuple[Optional[Instance], Optional[str]]:
+    """Vet one instance: the panel of attackers (`pbebench vet`'s, by default) looks for an
+    answer that fits the visible examples but differs from the gold somewhere; each one
+    found adds its shortest counterexample as a visible example, until no attacker finds
+    one (the instance is kept) or the cap is reached (it is not).
+
+    instance: an instance dict with its gold cascade ('cascade').
+    max_examples: the most visible examples the instance may reach (default 12, as
+        `pbebench vet`; the full-vetted preset uses 70).
+    panel: the attackers, as `pbebench vet --panel` takes them (default: its default panel).
+    seed: the seed of the solvers' example orders.
+
+    Returns (vetted, reason): the vetted instance dict (the instance with the added
+    examples among its visible ones, and a 'repair' record of what was added and why) and
+    None, or None and why the instance is not kept (ambiguous at the cap, recovered by a
+    shortcut baseline, ...). The same instance and arguments give the same result. A
+    missing gold, a gold that fails its examples, or more visible examples than the cap
+    raise ValueError.
+    """
+
 #: A candidate cascade for the oracle: rule strings, [pattern, replacement] pairs, or the
 #: text of a Python list of either.
 Candidate = Union[str, Sequence[str], Cascade]

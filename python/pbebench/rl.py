@@ -188,26 +188,27 @@ class ProbeEnv:
 #: the most relation bits an instance's category may have (``relations``: 0 is "0000", no
 #: rule feeds or bleeds another; 4 any; where the generator reaches no such category for
 #: the cascade length, the fewest bits it reached), the episode's ``probe_budget``, or ``vetted``
-#: (only False is available: vetting is not exposed to Python; run ``pbebench vet`` on a
-#: generated file for vetted sets).
+#: (True: only instances that ``pbebench.vet`` keeps, see ``Curriculum.instance``).
 ATTRIBUTES: dict[str, tuple[Any, ...]] = {
     "cascade_len": (2, 3, 4, 5, "6..10", "11..20"),
     "examples": (10, 5, 3),
     "alphabet": ("lite", "full"),
     "relations": (0, 1, 2, 4),
     "probe_budget": (40, 20, 10, 5),
-    "vetted": (False,),
+    "vetted": (False, True),
 }
 
 # Attempts per category quota before the generator fills it with any category: low enough
 # that a batch costs well under a second (debug build) when some category is out of reach.
 _PATIENCE = 200
 
-_UNAVAILABLE = {
-    ("vetted", 1): "vetted instances are not available from Python yet (vetting is not exposed by "
-    "the bindings; run `pbebench vet` on a generated file, or use the lite-vetted preset of "
-    "`pbebench generate`)",
-}
+# Draws of a vetted level's instance before giving up (the full-vetted preset's fresh
+# instances per slot).
+_VET_DRAWS = 32
+# The most examples vetting may bring an instance to (the full-vetted preset's cap). At 12,
+# lite-vetted's, the easiest level (10 examples to start with) kept 4 of 16 draws; at 70,
+# 14 of 16, adding 0-15 examples.
+_VET_CAP = 70
 
 class Curriculum:
     """Difficulty levels for the probing task, and the instances of the current level.
@@ -219,8 +220,8 @@ class Curriculum:
 
     The attributes and their levels are in ``ATTRIBUTES``: ``cascade_len``, ``examples``,
     ``alphabet``, ``relations`` (the most feeding/bleeding bits of the instance's
-    category), ``probe_budget`` and ``vetted`` (level 1, vetted instances, is documented
-    but not available from Python yet: setting it raises ValueError saying so).
+    category), ``probe_budget`` and ``vetted`` (level 1: only instances the vetting loop
+    keeps, with its counterexamples among their examples).
     """
 
     def __init__(self, seed: int = 0, levels: dict[str, int] | None = None) -> None:
@@ -245,8 +246,6 @@ class Curriculum:
         for name in names:
             top = len(ATTRIBUTES[name]) - 1
             value = min(level, top) if attribute is None else level
-            if (name, value) in _UNAVAILABLE:
-                raise ValueError(f"Curriculum.set_level(): {name} level {value}: {_UNAVAILABLE[(name, value)]}")
             if not 0 <= value <= top:
                 raise ValueError(
                     f"Curriculum.set_level(): level {level} of {name} is unknown; its levels are 0 to {top}"
@@ -269,7 +268,7 @@ class Curriculum:
         changed = False
         for name in names:
             level = self.levels[name] + step
-            if 0 <= level < len(ATTRIBUTES[name]) and (name, level) not in _UNAVAILABLE:
+            if 0 <= level < len(ATTRIBUTES[name]):
                 self.levels[name] = level
                 changed = True
         return changed
@@ -281,11 +280,37 @@ class Curriculum:
     def instance(self, index: int) -> dict[str, Any]:
         """The instance ``index`` of the current levels: an instance dict (with its gold
         cascade) and the episode's ``probe_budget``, a row for ``ProbeEnv.reset``. The
-        same (seed, levels, index) give the same dict."""
+        same (seed, levels, index) give the same dict.
+
+        At vetted level 1 the drawn instance goes through ``pbebench.vet`` (the default
+        panel, at most 70 examples as in the full-vetted preset), and is returned with the
+        counterexamples vetting added and its ``repair`` record. One it does not keep is
+        replaced by a fresh draw of the same index, up to 32 draws; when none is kept,
+        RuntimeError says so with the last reason. Vetting costs solver searches: about
+        a tenth of a second an instance at lengths up to 5, seconds to minutes at 11-20
+        (docs/reward-design.md).
+        """
         _count("Curriculum.instance", "index", index)
         p = self.parameters()
-        key = json.dumps([self.seed, sorted(self.levels.items()), index]).encode()
-        draw = hashlib.blake2b(key, digest_size=24, person=b"pbebench-rl").digest()
+        if not p["vetted"]:
+            return dict(self._draw(p, index, 0), probe_budget=p["probe_budget"])
+        reason = None
+        for attempt in range(_VET_DRAWS):
+            kept, reason = _pbebench.vet(self._draw(p, index, attempt), max_examples=_VET_CAP, seed=self.seed)
+            if kept is not None:
+                return dict(kept, probe_budget=p["probe_budget"])
+        raise RuntimeError(
+            f"Curriculum.instance({index}): vetting kept none of {_VET_DRAWS} draws at levels "
+            f"{self.levels}; the last: {reason}"
+        )
+
+    def _draw(self, p: dict[str, Any], index: int, attempt: int) -> dict[str, Any]:
+        """Draw ``attempt`` of instance ``index`` at parameters ``p`` (attempt 0 is the
+        instance of an unvetted level)."""
+        parts: list[Any] = [self.seed, sorted(self.levels.items()), index]
+        if attempt:
+            parts.append(attempt)
+        draw = hashlib.blake2b(json.dumps(parts).encode(), digest_size=24, person=b"pbebench-rl").digest()
         seed = int.from_bytes(draw[:8], "little") >> 1
         pick, choose = int.from_bytes(draw[8:16], "little"), int.from_bytes(draw[16:], "little")
         low, _, high = str(p["cascade_len"]).partition("..")
@@ -314,7 +339,7 @@ class Curriculum:
             (inst for inst in batch if inst["category"].count("1") <= bound),
             key=lambda inst: inst["category"],
         )
-        return dict(allowed[choose % len(allowed)], probe_budget=p["probe_budget"])
+        return allowed[choose % len(allowed)]
 
     def __repr__(self) -> str:
         return f"Curriculum(seed={self.seed}, levels={self.levels})"

@@ -218,7 +218,9 @@ def load_environment(
     task: "synthesis" (single turn, behavioural reward) or "probe" (tools, the probing task).
     preset, size, seed, heldout: the instances (``pbebench.generate``; heldout: held-out
         examples per instance, default the preset's).
-    level: a ``pbebench.rl.Curriculum`` level (all attributes) instead of the preset.
+    level: a ``pbebench.rl.Curriculum`` level (all attributes) instead of the preset; from
+        level 1 the instances are vetted, which costs seconds an instance at the long
+        cascade lengths of levels 4 and 5 (docs/reward-design.md).
     probe_budget, max_turns, max_probe_len: the probing task's limits (``pbebench eval
         --interactive``'s defaults).
     kwargs: passed to the environment (``system_prompt``, ...).

@@ -14,6 +14,7 @@ mod formats;
 mod generation;
 mod probe;
 mod reorder;
+mod vetting;
 
 use convert::{count, flag, optional, parsed, string, to_py, Arg, InstanceCache, Name, Responses};
 use pbebench::PromptTemplate;
@@ -732,5 +733,6 @@ fn _pbebench(m: &Bound<'_, PyModule>) -> PyResult<()> {
     formats::register(m)?;
     probe::register(m)?;
     reorder::register(m)?;
+    vetting::register(m)?;
     Ok(())
 }

@@ -54,7 +54,12 @@ def test_the_curriculum_is_reasoning_gyms_over_the_same_levels():
     ours = rl.Curriculum(seed=5, levels={"cascade_len": 1, "probe_budget": 1})
     assert [e["metadata"]["instance"] for e in data] == [ours.instance(k) for k in range(3)]
     curriculum.set_global_level(1)
-    assert curriculum.get_attr_value("vetted") is False  # vetted has one level
+    assert curriculum.get_attr_value("vetted") is True
+    vetted = pbe_rg.PbebenchDataset(curriculum.generate_configuration({"seed": 5, "size": 2}))
+    assert [e["metadata"]["instance"] for e in vetted] == [
+        rl.Curriculum(seed=5, levels=dict.fromkeys(rl.ATTRIBUTES, 1)).instance(k) for k in range(2)
+    ]
+    assert all("repair" in e["metadata"]["instance"] for e in vetted)
     with pytest.raises(ValueError, match="Invalid level: 9 for attribute 'PbebenchCurriculum.examples'"):
         curriculum.set_attr_level("examples", 9)
 

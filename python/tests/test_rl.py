@@ -204,6 +204,7 @@ def test_the_curriculum_is_a_pure_function_of_seed_levels_and_index():
     for level in range(6):
         c = rl.Curriculum(seed=1)
         c.set_level(level)
+        c.set_level(0, "vetted")  # vetted levels are tested below, at lengths that vet fast
         p = c.parameters()
         inst = c.instance(3)
         assert inst["probe_budget"] == p["probe_budget"] and len(inst["inputs"]) == p["examples"]
@@ -234,8 +235,8 @@ def test_curriculum_levels():
         c.set_level(1, "length")
     with pytest.raises(ValueError, match=r"attribute 'length' is unknown"):
         c.increment("length")
-    with pytest.raises(ValueError, match=r"vetted level 1: vetted instances are not available"):
-        c.set_level(1, "vetted")
+    with pytest.raises(ValueError, match=r"level 2 of vetted is unknown; its levels are 0 to 1"):
+        c.set_level(2, "vetted")
     with pytest.raises(ValueError, match=r"attribute 'length' is unknown"):
         rl.Curriculum(levels={"length": 1})
     with pytest.raises(TypeError, match="level must be an int"):
@@ -243,3 +244,35 @@ def test_curriculum_levels():
     assert c.levels["cascade_len"] == top, "a refused call changes nothing"
     c.set_level(99)
     assert all(c.levels[n] == len(v) - 1 for n, v in rl.ATTRIBUTES.items())
+
+
+def test_a_vetted_level_gives_the_instances_vetting_keeps(monkeypatch):
+    c = rl.Curriculum(seed=2, levels={"vetted": 1, "examples": 2})
+    rows = [c.instance(i) for i in range(4)]
+    assert rows == [rl.Curriculum(seed=2, levels={"vetted": 1, "examples": 2}).instance(i) for i in range(4)]
+    plain = rl.Curriculum(seed=2, levels={"examples": 2})
+    for i, row in enumerate(rows):
+        repair = row["repair"]
+        assert repair["max_examples"] == 70 and repair["examples_before"] == 3
+        assert len(row["inputs"]) == 3 + len(repair["added"])
+        for added in repair["added"]:
+            # Each added example is the gold's output on a counterexample of a fitting answer.
+            assert pbebench.apply(row["cascade"], added["input"]) == added["output"]
+            assert pbebench.apply(added["answer"], added["input"]) != added["output"]
+        # The vetting of the row's own draw: the same (the Curriculum adds the budget only).
+        again, why = pbebench.vet(c._draw(c.parameters(), i, 0), max_examples=70, seed=2)
+        if again is not None and why is None:
+            assert dict(again, probe_budget=row["probe_budget"]) == row
+        assert row != plain.instance(i)
+        env = rl.ProbeEnv()
+        env.reset(**row)
+        env.submit(row["cascade"])
+        assert env.get_reward() == 1.0
+    assert sum(bool(r["repair"]["added"]) for r in rows) >= 1, "vetting added examples somewhere"
+
+    # A level whose draws vetting never keeps fails loudly after its bound of draws.
+    calls = []
+    monkeypatch.setattr(rl._pbebench, "vet", lambda inst, **kw: calls.append(kw) or (None, "ambiguous"))
+    with pytest.raises(RuntimeError, match=r"instance\(0\): vetting kept none of 32 draws .* the last: ambiguous"):
+        c.instance(0)
+    assert len(calls) == 32 and calls[0] == {"max_examples": 70, "seed": 2}

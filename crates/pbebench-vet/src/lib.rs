@@ -42,31 +42,48 @@
 #![warn(clippy::too_many_lines)]
 
 mod attack;
+#[cfg(feature = "results")]
 pub mod audit;
+#[cfg(feature = "results")]
 mod compare;
+#[cfg(feature = "results")]
 mod demo;
 mod genstats;
+#[cfg(feature = "results")]
 mod logit;
+#[cfg(feature = "results")]
 mod reorder_results;
+#[cfg(feature = "results")]
 pub mod report;
+#[cfg(feature = "results")]
 mod results;
 mod shortcuts;
+#[cfg(feature = "results")]
 mod svg;
+#[cfg(feature = "results")]
 mod sweep;
 mod vet;
 
 pub use attack::{
     run_panel, Attacker, Panel, PanelError, PanelVerdict, Witness, DEFAULT_PANEL, MAX_NODES,
 };
+#[cfg(feature = "results")]
 pub use audit::{audit, AuditFindings, AuditOptions, AuditProgress, SolverCheck};
+#[cfg(feature = "results")]
 pub use compare::{compare, Comparison, FigureDifference};
+#[cfg(feature = "results")]
 pub use demo::{run_demo, DemoError, DemoOptions, DemoRow, DemoSet, DemoSummary, Rate};
 pub use genstats::{GenStatsError, GenerationStats, VettedStatsFile};
+#[cfg(feature = "results")]
 pub use logit::{fit_logit, LogitError, LogitFit};
+#[cfg(feature = "results")]
 pub use reorder_results::{is_reorder_spec, load_reorder_results, ReorderSet};
+#[cfg(feature = "results")]
 pub use report::{Report, ReportInput};
+#[cfg(feature = "results")]
 pub use results::{check_against, check_same_instances, load_results, ResultSet, ResultsError};
 pub use shortcuts::Baseline;
+#[cfg(feature = "results")]
 pub use sweep::sweep_plot;
 pub use vet::{
     infer_params, vet_dataset, vet_instance, AddedExample, DroppedSlot, Repair, Replacement,

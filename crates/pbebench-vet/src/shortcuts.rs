@@ -3,6 +3,7 @@
 //! (redundant gold rules, a much shorter cascade found by the built-in solver).
 
 use pbebench::{metrics, Cascade, Instance, Rule};
+#[cfg(feature = "results")]
 use pbebench_solve::{Budget, Problem, Solver};
 use serde::Serialize;
 
@@ -176,6 +177,7 @@ pub fn memoriser(instance: &Instance) -> Cascade {
 /// Gold rules that can be left out: without rule `k` the cascade still reproduces every
 /// visible and held-out example (`all`), or every visible one (`visible`, a superset: the
 /// visible examples do not pin those rules down).
+#[cfg(feature = "results")]
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Redundant {
     /// Rules whose removal changes no example at all.
@@ -185,6 +187,7 @@ pub struct Redundant {
 }
 
 /// Which rules of the gold cascade are redundant (empty without a gold cascade).
+#[cfg(feature = "results")]
 pub fn redundant_gold_rules(instance: &Instance) -> Redundant {
     let mut out = Redundant::default();
     let Some(gold) = &instance.cascade else {
@@ -211,6 +214,7 @@ pub fn redundant_gold_rules(instance: &Instance) -> Redundant {
 /// The shortest cascade `solver` finds for `instance`: a first solve under the instance's
 /// limits, then solves capped at one rule fewer than the best so far, until one fails.
 /// `None` when the first solve fails or the instance cannot be posed.
+#[cfg(feature = "results")]
 pub fn shortest_found(
     instance: &Instance,
     solver: &dyn Solver,
@@ -349,6 +353,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "results")]
     fn redundant_rules_are_found() {
         // Rule 1 (z→y) never fires on the visible inputs, but does on the held-out one.
         let inst = instance(&["ab", "ba"], &[("a", "c"), ("z", "y")], &["z"]);
@@ -369,6 +374,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "results")]
     fn shortest_found_beats_a_padded_gold() {
         // Gold a→b, b→c has a one-rule equivalent on these examples: a→c (no b in inputs).
         let inst = instance(&["xa", "ax", "aa"], &[("a", "b"), ("b", "c")], &[]);
