@@ -186,13 +186,14 @@ fn undos(
             }
         }
     }
-    let score = |w: &[char], m: char| -> u32 {
+    // The summed distance of the inputs to the goals with every `w` written `a`.
+    let score = |w: &[char], a: &[char]| -> u32 {
         let mut sum = total;
         for (k, o) in outs.iter().enumerate() {
             if !o.windows(w.len()).any(|x| x == w) {
                 continue;
             }
-            let g = replace_chars(o, w, m);
+            let g = replace_with(o, w, a);
             sum = sum - base[k] + lev(&ins[k], &g);
         }
         sum
@@ -201,12 +202,14 @@ fn undos(
     // free letter for the best chunks.
     let mut scored: Vec<(u32, Vec<char>, Vec<char>)> = Vec::new();
     if let Some(&placeholder) = free.first() {
-        let mut by_chunk: Vec<(u32, &Vec<char>)> =
-            twice.iter().map(|w| (score(w, placeholder), w)).collect();
+        let mut by_chunk: Vec<(u32, &Vec<char>)> = twice
+            .iter()
+            .map(|w| (score(w, &[placeholder]), w))
+            .collect();
         by_chunk.sort();
         for &(_, w) in by_chunk.iter().take(16) {
             for &m in &free {
-                let s = score(w, m);
+                let s = score(w, &[m]);
                 if s < total {
                     scored.push((s, vec![m], w.clone()));
                 }
@@ -217,15 +220,7 @@ fn undos(
     let mut by_alignment: Vec<(u32, Vec<char>, Vec<char>)> = Vec::new();
     if aligned {
         for (a, w) in aligned_undos(problem, &ins, &outs) {
-            let s: u32 = (outs.iter().zip(&ins).zip(&base))
-                .map(|((o, i), &b)| {
-                    if o.windows(w.len()).any(|x| x == w.as_slice()) {
-                        lev(i, &replace_with(o, &w, &a))
-                    } else {
-                        b
-                    }
-                })
-                .sum::<u32>();
+            let s = score(&w, &a);
             if s < total {
                 by_alignment.push((s, a, w));
             }
@@ -346,11 +341,6 @@ fn edit_runs(s: &[char], t: &[char]) -> Vec<(usize, usize, usize, usize)> {
     }
     runs.reverse();
     runs
-}
-
-/// `s` with every occurrence of `w` (left to right, not overlapping) written `m`.
-fn replace_chars(s: &[char], w: &[char], m: char) -> Vec<char> {
-    replace_with(s, w, &[m])
 }
 
 /// `s` with every occurrence of `w` (left to right, not overlapping) written `a`.
