@@ -10,8 +10,11 @@
 //! search alone folds the chain into `l → OyS` and spends rules patching what `W`'s other
 //! occurrences needed; undone, `OyS` becomes `W` again and the chain is one rule shorter.
 //!
-//! An experiment behind its own name (`beam-ends`): the node cap and the time are split
-//! between the plain search (half) and the peeled ones.
+//! Experiments behind their own names: `beam-ends` (the hidden-letter undos),
+//! `beam-ends-aligned` (also the undos read off the alignments) and `beam-ends-chain`
+//! (the same, with the first try a chain of 4 undos, the one of the three that pays at
+//! 30 s: benches/solve/ends.md). The node cap and the time are split between the plain
+//! search (half) and the peeled ones.
 
 use crate::simplify::PriorSolver;
 use crate::{Budget, Problem, SolveOutcome, SolveStats, Solver, Status};
@@ -29,6 +32,10 @@ pub struct EndsSolver {
     pub tries: usize,
     /// Undos chained greedily on the last try (1: one rule undone).
     pub depth: usize,
+    /// Undos chained greedily on the first try (1: one rule undone). On the published
+    /// length-30 file a chain of 4 leaves a problem the forward search fits more often
+    /// than one undo does (benches/solve/ends.md, section 5).
+    pub chain: usize,
     /// Also undo rules read off the alignments of the inputs with the goals (`a → b` with
     /// `a` an aligned input window no goal holds, `b` the goal window), besides the
     /// hidden-letter undos.
@@ -41,6 +48,7 @@ impl Default for EndsSolver {
             inner: PriorSolver::default(),
             tries: 3,
             depth: 2,
+            chain: 1,
             aligned: false,
         }
     }
@@ -48,10 +56,10 @@ impl Default for EndsSolver {
 
 impl Solver for EndsSolver {
     fn name(&self) -> &'static str {
-        if self.aligned {
-            "beam-ends-aligned"
-        } else {
-            "beam-ends"
+        match (self.aligned, self.chain > 1) {
+            (true, true) => "beam-ends-chain",
+            (true, false) => "beam-ends-aligned",
+            (false, _) => "beam-ends",
         }
     }
 
@@ -76,7 +84,7 @@ impl Solver for EndsSolver {
         if problem.max_rules() < 2 {
             return outcome;
         }
-        let peels = peels(problem, self.tries, self.depth, self.aligned);
+        let peels = peels(problem, self);
         let n = peels.len() as u64;
         for (k, (suffix, goals)) in peels.into_iter().enumerate() {
             let (share, until) = split(n - k as u64, deadline);
@@ -117,31 +125,30 @@ fn add_stats(total: &mut SolveStats, one: &SolveStats) {
 }
 
 /// Suffixes to peel and the goals they leave: the `tries` single undos that bring the goals
-/// closest to the inputs, the last of them chained greedily up to `depth` undos.
-fn peels(
-    problem: &Problem,
-    tries: usize,
-    depth: usize,
-    aligned: bool,
-) -> Vec<(Vec<Rule>, Vec<String>)> {
+/// closest to the inputs, the first of them chained greedily up to `chain` undos and the
+/// last up to `depth`.
+fn peels(problem: &Problem, how: &EndsSolver) -> Vec<(Vec<Rule>, Vec<String>)> {
     let inputs = problem.inputs();
     let outputs = problem.outputs().to_vec();
-    let firsts = undos(problem, inputs, &outputs, tries, aligned);
+    let firsts = undos(problem, inputs, &outputs, how.tries, how.aligned);
     let mut out = Vec::new();
     for (k, (rule, goals)) in firsts.into_iter().enumerate() {
         let mut suffix = vec![rule];
         let mut goals = goals;
-        if k + 1 == tries {
-            while suffix.len() < depth && suffix.len() + 1 < problem.max_rules() {
-                let Some((r, g)) = undos(problem, inputs, &goals, 1, aligned)
-                    .into_iter()
-                    .next()
-                else {
-                    break;
-                };
-                suffix.insert(0, r);
-                goals = g;
-            }
+        let depth = match k {
+            0 => how.chain,
+            k if k + 1 == how.tries => how.depth,
+            _ => 1,
+        };
+        while suffix.len() < depth && suffix.len() + 1 < problem.max_rules() {
+            let Some((r, g)) = undos(problem, inputs, &goals, 1, how.aligned)
+                .into_iter()
+                .next()
+            else {
+                break;
+            };
+            suffix.insert(0, r);
+            goals = g;
         }
         out.push((suffix, goals));
     }
@@ -428,6 +435,43 @@ mod tests {
         for (rule, goals) in &tries {
             let back: Vec<String> = goals.iter().map(|g| rule.apply(g)).collect();
             assert_eq!(back, outputs, "{rule:?}");
+        }
+    }
+
+    /// Every peel, chained or not, is exact: its suffix maps the goals it leaves back to
+    /// the outputs, and it leaves the forward part at least one rule.
+    #[test]
+    fn chained_peels_give_the_outputs_back() {
+        let gold: Cascade = [
+            ("ab", "c"),
+            ("l", "Wq"),
+            ("c", "xy"),
+            ("W", "OyS"),
+            ("q", "z"),
+        ]
+        .iter()
+        .map(|(a, b)| Rule::new(*a, *b).unwrap())
+        .collect();
+        let inputs: Vec<String> = ["abl", "lWb", "cab", "blq", "ablab", "qqc"]
+            .map(String::from)
+            .to_vec();
+        let outputs = gold.apply_all(&inputs);
+        let problem = Problem::new(inputs.clone(), outputs.clone(), 5, 3, "abclqxyzOSW").unwrap();
+        let how = EndsSolver {
+            aligned: true,
+            chain: 4,
+            ..EndsSolver::default()
+        };
+        let peels = peels(&problem, &how);
+        assert!(!peels.is_empty());
+        assert!(peels[0].0.len() > 1, "the first try is chained");
+        for (suffix, goals) in &peels {
+            assert!(suffix.len() < problem.max_rules());
+            let back: Vec<String> = goals
+                .iter()
+                .map(|g| suffix.iter().fold(g.clone(), |s, r| r.apply(&s)))
+                .collect();
+            assert_eq!(back, outputs, "{suffix:?}");
         }
     }
 

@@ -262,7 +262,8 @@ fn verified(
 /// Names of the registered solvers; the first is the default. `beam` is [`PriorSolver`]
 /// (the most probable fit); `beam-v1` is the beam search alone, as it was before (the
 /// first fit it finds), kept to be measured side by side; `beam-distance` and `beam-hunks`
-/// are `beam-v1` with one of its two rankings.
+/// are `beam-v1` with one of its two rankings; `beam-ends-chain` is [`EndsSolver`], which
+/// also searches from the outputs' end (for long cascades).
 pub const SOLVER_NAMES: &[&str] = &{
     let mut names = [""; SOLVERS.len()];
     let mut k = 0;
@@ -291,6 +292,10 @@ pub const SOLVERS: &[(&str, &str)] = &[
     (
         "beam-hunks",
         "beam-v1 ranking by estimated rules left (alignment hunks) alone",
+    ),
+    (
+        "beam-ends-chain",
+        "for long cascades (20+ rules): beam for half the time, then last rules undone from the outputs (a chain of 4, or one) and the rest fitted forward",
     ),
 ];
 
@@ -328,7 +333,12 @@ pub fn solver_by_name(name: &str) -> Option<Box<dyn Solver>> {
             ranking: Ranking::Hunks,
             ..BeamSolver::default()
         })),
-        // An experiment (issue 40), not listed in SOLVER_NAMES: `benches/solve/ends.md`.
+        "beam-ends-chain" => Some(Box::new(EndsSolver {
+            aligned: true,
+            chain: 4,
+            ..EndsSolver::default()
+        })),
+        // Experiments (issue 40), not listed in SOLVER_NAMES: `benches/solve/ends.md`.
         "beam-ends" => Some(Box::new(EndsSolver::default())),
         "beam-ends-aligned" => Some(Box::new(EndsSolver {
             aligned: true,
