@@ -10,11 +10,11 @@
 //! search alone folds the chain into `l → OyS` and spends rules patching what `W`'s other
 //! occurrences needed; undone, `OyS` becomes `W` again and the chain is one rule shorter.
 //!
-//! Experiments behind their own names: `beam-ends` (the hidden-letter undos),
-//! `beam-ends-aligned` (also the undos read off the alignments) and `beam-ends-chain`
-//! (the same, with the first try a chain of 4 undos, the one of the three that pays at
-//! 30 s: benches/solve/ends.md). The node cap and the time are split between the plain
-//! search (half) and the peeled ones.
+//! Three variants: `beam-ends-chain` (listed among the solvers: the first try a chain of 4
+//! undos, the variant that pays at 30 s, benches/solve/ends.md), and two experiments kept
+//! by name, `beam-ends` (the hidden-letter undos alone) and `beam-ends-aligned` (also the
+//! undos read off the alignments, one per try). The node cap and the time are split
+//! between the plain search (half) and the peeled ones.
 
 use crate::simplify::PriorSolver;
 use crate::{Budget, Problem, SolveOutcome, SolveStats, Solver, Status};
@@ -34,7 +34,7 @@ pub struct EndsSolver {
     pub depth: usize,
     /// Undos chained greedily on the first try (1: one rule undone). On the published
     /// length-30 file a chain of 4 leaves a problem the forward search fits more often
-    /// than one undo does (benches/solve/ends.md, section 5).
+    /// than one undo does (benches/solve/ends.md, sections 5 and 6).
     pub chain: usize,
     /// Also undo rules read off the alignments of the inputs with the goals (`a → b` with
     /// `a` an aligned input window no goal holds, `b` the goal window), besides the
