@@ -9,9 +9,10 @@
 //!
 //! The time limit is out of reach by default (10⁶ s), so only the node cap (per solve)
 //! stops a search; `MAX_NODES` 0 means no cap, for runs under a wall-clock `TIME_LIMIT`
-//! (seconds) instead, which are not reproducible byte for byte but reach the solvers that
-//! the CLI does not list. `PROBE_BUDGET` 0 solves from the visible examples only. The statistics lines
-//! hold `elapsed_ms` and the like, which vary; the responses and the rest do not.
+//! (seconds, then required) instead, which are not reproducible byte for byte but reach
+//! the solvers that the CLI does not list. `PROBE_BUDGET` 0 solves from the visible
+//! examples only. The statistics lines hold `elapsed_ms` and the like, which vary; the
+//! responses and the rest do not.
 
 use pbebench_solve::{solve_dataset, solver_by_name, Budget, SolveJob, SolveProgress};
 use std::path::Path;
@@ -56,6 +57,12 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if max_nodes == 0 && args.get(8).is_none() {
+        eprintln!(
+            "solve_nodes: MAX_NODES 0 (no cap) needs a TIME_LIMIT, or a solve could run for days"
+        );
+        return ExitCode::from(2);
+    }
     let name = args.get(4).map_or(pbebench_solve::DEFAULT_SOLVER, |s| s);
     let Some(solver) = solver_by_name(name) else {
         eprintln!("solve_nodes: unknown solver '{name}'");
