@@ -4,8 +4,8 @@
 # every word is held out once over the 5), the rule budget swept, with `solve --real` and
 # without. Summarised by real.py.
 #
-#   benches/solve/real.sh [OUT_DIR]     knobs: PBEBENCH (binary), TIME_LIMIT (mode off, s),
-#                                       ROTATIONS (default 0 1 2 3 4), SWEEP, THREADS,
+#   benches/solve/real.sh [OUT_DIR]     knobs: PBEBENCH (binary), TIME_LIMIT and SOLVER
+#                                       (mode off: default 2 s, beam), ROTATIONS (default 0 1 2 3 4), SWEEP, THREADS,
 #                                       BOUNDARIES, MODES (default "off on")
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -34,7 +34,7 @@ for line in open(sys.argv[2]):
     print(json.dumps(d, ensure_ascii=False))
 ' "$r" six.jsonl > "six-rot$r.jsonl"
   for mode in ${MODES:-off on}; do
-    flags=(--time-limit "${TIME_LIMIT:-2}")
+    flags=(--time-limit "${TIME_LIMIT:-2}" --solver "${SOLVER:-beam}")
     [ "$mode" = on ] && flags=(--real --time-limit 60)
     /usr/bin/time -f "rot $r mode $mode: %e s" "$bin" solve --dataset "six-rot$r.jsonl" \
       --holdout 0.2 --sweep "$sweep" --threads "${THREADS:-2}" "${flags[@]}" \

@@ -22,8 +22,8 @@ use pbebench::{Cascade, Rule};
 use std::collections::BTreeSet;
 use std::time::Instant;
 
-/// The default solver, then, when it finds no fit, the same on problems with one last
-/// rule undone (see the module documentation).
+/// `beam`, then, when it finds no fit, the same on problems with last rules undone (see
+/// the module documentation). With `aligned` and a `chain` of 4, the default solver.
 #[derive(Debug, Clone)]
 pub struct EndsSolver {
     /// The forward search.
@@ -64,6 +64,36 @@ impl Solver for EndsSolver {
     }
 
     fn search(&self, problem: &Problem, budget: &Budget, deadline: Instant) -> SolveOutcome {
+        self.both_ends(problem, budget, deadline, |half, until| {
+            self.inner.search(problem, half, until)
+        })
+    }
+
+    /// The forward half starts from `start` (probing's candidate), the peeled problems
+    /// from scratch: their goals are not the outputs `start` was fitted to.
+    fn search_from(
+        &self,
+        problem: &Problem,
+        start: &Cascade,
+        budget: &Budget,
+        deadline: Instant,
+    ) -> SolveOutcome {
+        self.both_ends(problem, budget, deadline, |half, until| {
+            self.inner.search_from(problem, start, half, until)
+        })
+    }
+}
+
+impl EndsSolver {
+    /// `forward` for half the budget; when it finds no fit, the peeled problems share
+    /// the rest.
+    fn both_ends(
+        &self,
+        problem: &Problem,
+        budget: &Budget,
+        deadline: Instant,
+        forward: impl FnOnce(&Budget, Instant) -> SolveOutcome,
+    ) -> SolveOutcome {
         let split = |parts: u64, deadline: Instant| {
             let now = Instant::now();
             let time = deadline.saturating_duration_since(now) / parts as u32;
@@ -77,7 +107,7 @@ impl Solver for EndsSolver {
             )
         };
         let (half, until) = split(2, deadline);
-        let mut outcome = self.inner.search(problem, &half, until);
+        let mut outcome = forward(&half, until);
         if outcome.status == Status::Solved && outcome.cascade.is_some() {
             return outcome;
         }

@@ -19,7 +19,7 @@ use crate::{Budget, Problem, SolveOutcome, Solver};
 use pbebench::Cascade;
 use std::time::Instant;
 
-/// The default solver: finds a cascade that fits with the beam search of [`BeamSolver`]
+/// `beam`: finds a cascade that fits with the beam search of [`BeamSolver`]
 /// (`beam-v1`), then looks for a more probable one that fits too (the `prior` module: fewer
 /// rules, shorter replacements, patterns drawn from what the strings hold), since the most
 /// probable fit is the best guess at the hidden cascade's behaviour on unseen inputs.

@@ -2,7 +2,8 @@
 //! here with a seeded RNG), contradictions, time limits, verification of every answer.
 
 use crate::{
-    default_solver, solver_by_name, Budget, Problem, SolveOutcome, Solver, Status, SOLVER_NAMES,
+    default_solver, solve_all, solver_by_name, Budget, Problem, SolveOutcome, Solver, Status,
+    SOLVER_NAMES,
 };
 use pbebench::{Cascade, Rule};
 use rand::{Rng, SeedableRng};
@@ -349,4 +350,43 @@ fn published_lite_instances_sample() {
         solved += usize::from(outcome.is_solved());
     }
     assert!(solved * 10 >= sample.len() * 8, "{solved}/{}", sample.len());
+}
+
+/// Under a node budget the default solver gives the same answers run after run and at any
+/// thread count, also where its forward half runs out of nodes and the peeled problems
+/// are searched.
+#[test]
+fn the_default_solver_is_deterministic_under_a_node_budget() {
+    let mut rng = ChaCha8Rng::seed_from_u64(0x5eed_0040);
+    let letters: Vec<char> = "abcdefgh".chars().collect();
+    let problems: Vec<Problem> = (0..4)
+        .map(|_| {
+            let rules = rng.random_range(5..=6);
+            random_problem(&mut rng, &letters, 8, rules, rules)
+        })
+        .collect();
+    let budget = Budget {
+        time_limit: Duration::from_secs(600),
+        max_nodes: Some(40),
+    };
+    let solver = default_solver();
+    let answers = |threads| -> Vec<(bool, Option<String>)> {
+        solve_all(solver.as_ref(), &problems, &budget, threads, |_, _| {})
+            .unwrap()
+            .iter()
+            .map(|o| (o.is_solved(), o.answer().map(Cascade::to_json)))
+            .collect()
+    };
+    assert_eq!(answers(1), answers(2));
+    // The forward half alone (`beam` with half the nodes) misses some of them, so the
+    // peeled searches ran.
+    let half = Budget {
+        max_nodes: Some(20),
+        ..budget
+    };
+    let beam = solver_by_name("beam").unwrap();
+    let missed = (problems.iter())
+        .filter(|p| !beam.solve(p, &half).is_solved())
+        .count();
+    assert!(missed > 0, "the forward half fits all: the test is moot");
 }

@@ -44,8 +44,9 @@ pub struct Args {
     /// Skip the built-in solver's search for cascades shorter than stated.
     #[arg(long)]
     no_solver: bool,
-    /// Solver of the stated-length check
-    #[arg(long, default_value = pbebench_solve::DEFAULT_SOLVER, value_parser = super::args::solver())]
+    /// Solver of the stated-length check (beam by default: the default solver's search
+    /// from the outputs' end would take half of the node budget below)
+    #[arg(long, default_value = pbebench_vet::SolverCheck::DEFAULT_NAME, value_parser = super::args::solver())]
     solver: String,
     /// Search nodes per solve of that check (bounds the cost; the solver's repair step is
     /// counted in evaluations under it, so the counts do not depend on the load).

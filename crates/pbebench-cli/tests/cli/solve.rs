@@ -58,7 +58,7 @@ fn journal(path: &Path, data: &Path, entries: &[(&str, &str)], tail: &str) {
 /// [`journal`] with the dataset's hash given (`None`: an older journal, which names none).
 fn journal_naming(path: &Path, dataset: Option<&str>, entries: &[(&str, &str)], tail: &str) {
     let mut header = serde_json::json!({
-        "journal": "pbebench solve", "solver": "beam", "time_limit": 2.0,
+        "journal": "pbebench solve", "solver": pbebench_solve::DEFAULT_SOLVER, "time_limit": 2.0,
         "revision": pbebench_solve::SOLVER_REVISION,
     });
     if let Some(sha) = dataset {
@@ -142,9 +142,10 @@ fn another_runs_journal_is_refused() {
     // Other parameters.
     journal(&partial, &data, &[(&ids[0], "x")], "");
     let o = solve(&data, &out, &["--time-limit", "3"]);
+    let default = pbebench_solve::DEFAULT_SOLVER;
     assert_fatal(
         &o,
-        "r.jsonl.partial: holds results of --solver beam --time-limit 2",
+        &format!("r.jsonl.partial: holds results of --solver {default} --time-limit 2"),
     );
     assert!(partial.exists() && !out.exists());
     // The same parameters, written by an earlier version of the solver (no revision):
@@ -158,7 +159,7 @@ fn another_runs_journal_is_refused() {
     std::fs::write(&partial, old).unwrap();
     assert_fatal(
         &solve(&data, &out, &["--time-limit", "2"]),
-        "r.jsonl.partial: holds results of --solver beam --time-limit 2 (a solver revision before 2), not of --solver beam --time-limit 2;",
+        &format!("r.jsonl.partial: holds results of --solver {default} --time-limit 2 (a solver revision before 2), not of --solver {default} --time-limit 2;"),
     );
     // Another dataset.
     journal(&partial, &data, &[("not-here", "x")], "");
