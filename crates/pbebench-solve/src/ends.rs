@@ -10,10 +10,11 @@
 //! search alone folds the chain into `l → OyS` and spends rules patching what `W`'s other
 //! occurrences needed; undone, `OyS` becomes `W` again and the chain is one rule shorter.
 //!
-//! Three variants: `beam-ends-chain` (listed among the solvers: the first try a chain of 4
-//! undos, the variant that pays at 30 s, benches/solve/ends.md), and two experiments kept
-//! by name, `beam-ends` (the hidden-letter undos alone) and `beam-ends-aligned` (also the
-//! undos read off the alignments, one per try). The node cap and the time are split
+//! Four variants: `beam-ends-chain` (the default solver: the first try a chain of 4
+//! undos, the variant that pays at 30 s, benches/solve/ends.md), and three experiments
+//! kept by name, `beam-ends` (the hidden-letter undos alone), `beam-ends-aligned` (also the
+//! undos read off the alignments, one per try) and `beam-ends-chain-only` (the chained try
+//! alone, with the whole peel half). The node cap and the time are split
 //! between the plain search (half) and the peeled ones.
 
 use crate::simplify::PriorSolver;
@@ -57,6 +58,7 @@ impl Default for EndsSolver {
 impl Solver for EndsSolver {
     fn name(&self) -> &'static str {
         match (self.aligned, self.chain > 1) {
+            (true, true) if self.tries == 1 => "beam-ends-chain-only",
             (true, true) => "beam-ends-chain",
             (true, false) => "beam-ends-aligned",
             (false, _) => "beam-ends",

@@ -113,6 +113,17 @@ fn random_instances_are_solved_and_every_answer_is_valid() {
     assert!(solved * 10 >= total * 8, "solved only {solved} of {total}");
 }
 
+/// The experiments kept by name (unlisted) answer to their names, as the listed ones do
+/// below: a statistics line names the solver that wrote it.
+#[test]
+fn unlisted_solvers_answer_to_their_names() {
+    for name in ["beam-ends", "beam-ends-aligned", "beam-ends-chain-only"] {
+        assert!(!SOLVER_NAMES.contains(&name));
+        assert_eq!(solver_by_name(name).unwrap().name(), name);
+    }
+    assert!(solver_by_name("beam-ends-chain-twice").is_none());
+}
+
 #[test]
 fn every_registered_solver_gives_valid_answers_under_tight_caps() {
     let mut rng = ChaCha8Rng::seed_from_u64(0x5eed_0002);
