@@ -10,11 +10,12 @@
 //! search alone folds the chain into `l → OyS` and spends rules patching what `W`'s other
 //! occurrences needed; undone, `OyS` becomes `W` again and the chain is one rule shorter.
 //!
-//! Four variants: `beam-ends-chain` (the default solver: the first try a chain of 4
-//! undos, the variant that pays at 30 s, benches/solve/ends.md), and three experiments
+//! Five variants: `beam-ends-chain` (the default solver: the first try a chain of 4
+//! undos, the variant that pays at 30 s, benches/solve/ends.md), and four experiments
 //! kept by name, `beam-ends` (the hidden-letter undos alone), `beam-ends-aligned` (also the
-//! undos read off the alignments, one per try) and `beam-ends-chain-only` (the chained try
-//! alone, with the whole peel half). The node cap and the time are split
+//! undos read off the alignments, one per try), `beam-ends-chain-only` (the chained try
+//! alone, with the whole peel half) and `beam-ends-detours` (chains off the greedy path
+//! instead of the single undos). The node cap and the time are split
 //! between the plain search (half) and the peeled ones.
 
 use crate::simplify::PriorSolver;
@@ -41,6 +42,10 @@ pub struct EndsSolver {
     /// `a` an aligned input window no goal holds, `b` the goal window), besides the
     /// hidden-letter undos.
     pub aligned: bool,
+    /// Chains tried after the greedy one, each taking the second-best undo at one step
+    /// (the first step, then the second, …) and the best at the others, in place of the
+    /// single-undo tries; 0: no such chains.
+    pub detours: usize,
 }
 
 impl Default for EndsSolver {
@@ -51,6 +56,7 @@ impl Default for EndsSolver {
             depth: 2,
             chain: 1,
             aligned: false,
+            detours: 0,
         }
     }
 }
@@ -58,6 +64,7 @@ impl Default for EndsSolver {
 impl Solver for EndsSolver {
     fn name(&self) -> &'static str {
         match (self.aligned, self.chain > 1) {
+            (true, true) if self.detours > 0 => "beam-ends-detours",
             (true, true) if self.tries == 1 => "beam-ends-chain-only",
             (true, true) => "beam-ends-chain",
             (true, false) => "beam-ends-aligned",
@@ -119,7 +126,13 @@ impl EndsSolver {
         let peels = peels(problem, self);
         let n = peels.len() as u64;
         for (k, (suffix, goals)) in peels.into_iter().enumerate() {
-            let (share, until) = split(n - k as u64, deadline);
+            // With detours, the greedy chain keeps the third it has without them (its fits
+            // need most of it, benches/solve/ends.md) and the detours share the rest.
+            let parts = match (k, self.detours) {
+                (0, d) if d > 0 => 3.min(n),
+                _ => n - k as u64,
+            };
+            let (share, until) = split(parts, deadline);
             if Instant::now() >= deadline {
                 break;
             }
@@ -162,6 +175,17 @@ fn add_stats(total: &mut SolveStats, one: &SolveStats) {
 fn peels(problem: &Problem, how: &EndsSolver) -> Vec<(Vec<Rule>, Vec<String>)> {
     let inputs = problem.inputs();
     let outputs = problem.outputs().to_vec();
+    if how.detours > 0 {
+        let mut out = Vec::new();
+        for detour in std::iter::once(None).chain((0..how.detours.min(how.chain)).map(Some)) {
+            if let Some(peel) = chained(problem, &outputs, how, detour) {
+                if !out.contains(&peel) {
+                    out.push(peel);
+                }
+            }
+        }
+        return out;
+    }
     let firsts = undos(problem, inputs, &outputs, how.tries, how.aligned);
     let mut out = Vec::new();
     for (k, (rule, goals)) in firsts.into_iter().enumerate() {
@@ -185,6 +209,33 @@ fn peels(problem: &Problem, how: &EndsSolver) -> Vec<(Vec<Rule>, Vec<String>)> {
         out.push((suffix, goals));
     }
     out
+}
+
+/// A chain of up to `how.chain` undos from `outputs`, the best undo at each step but at
+/// step `detour`, where it takes the second best (`None` if there is none).
+fn chained(
+    problem: &Problem,
+    outputs: &[String],
+    how: &EndsSolver,
+    detour: Option<usize>,
+) -> Option<(Vec<Rule>, Vec<String>)> {
+    let mut suffix = Vec::new();
+    let mut goals = outputs.to_vec();
+    while suffix.len() < how.chain && suffix.len() + 1 < problem.max_rules() {
+        let pick = usize::from(detour == Some(suffix.len()));
+        let next = undos(problem, problem.inputs(), &goals, pick + 1, how.aligned)
+            .into_iter()
+            .nth(pick);
+        let Some((rule, back)) = next else {
+            if pick == 1 {
+                return None;
+            }
+            break;
+        };
+        suffix.insert(0, rule);
+        goals = back;
+    }
+    (!suffix.is_empty()).then_some((suffix, goals))
 }
 
 /// The `count` undone last rules `m → w` (with the goals they leave) that bring `goals`
@@ -489,21 +540,29 @@ mod tests {
             .to_vec();
         let outputs = gold.apply_all(&inputs);
         let problem = Problem::new(inputs.clone(), outputs.clone(), 5, 3, "abclqxyzOSW").unwrap();
-        let how = EndsSolver {
-            aligned: true,
-            chain: 4,
-            ..EndsSolver::default()
-        };
-        let peels = peels(&problem, &how);
-        assert!(!peels.is_empty());
-        assert!(peels[0].0.len() > 1, "the first try is chained");
-        for (suffix, goals) in &peels {
-            assert!(suffix.len() < problem.max_rules());
-            let back: Vec<String> = goals
-                .iter()
-                .map(|g| suffix.iter().fold(g.clone(), |s, r| r.apply(&s)))
-                .collect();
-            assert_eq!(back, outputs, "{suffix:?}");
+        for detours in [0, 4] {
+            let how = EndsSolver {
+                aligned: true,
+                chain: 4,
+                detours,
+                ..EndsSolver::default()
+            };
+            let peels = peels(&problem, &how);
+            assert!(peels.len() > 1);
+            assert!(peels[0].0.len() > 1, "the first try is chained");
+            if detours > 0 {
+                // The detours are chains too, each another than the ones before.
+                assert!(peels.iter().all(|(suffix, _)| suffix.len() > 1));
+                assert!((1..peels.len()).all(|k| !peels[..k].contains(&peels[k])));
+            }
+            for (suffix, goals) in &peels {
+                assert!(suffix.len() < problem.max_rules());
+                let back: Vec<String> = goals
+                    .iter()
+                    .map(|g| suffix.iter().fold(g.clone(), |s, r| r.apply(&s)))
+                    .collect();
+                assert_eq!(back, outputs, "{suffix:?}");
+            }
         }
     }
 

@@ -349,6 +349,12 @@ pub fn solver_by_name(name: &str) -> Option<Box<dyn Solver>> {
             aligned: true,
             ..EndsSolver::default()
         })),
+        "beam-ends-detours" => Some(Box::new(EndsSolver {
+            aligned: true,
+            chain: 4,
+            detours: 4,
+            ..EndsSolver::default()
+        })),
         "beam-ends-chain-only" => Some(Box::new(EndsSolver {
             aligned: true,
             chain: 4,

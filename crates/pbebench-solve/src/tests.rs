@@ -117,7 +117,12 @@ fn random_instances_are_solved_and_every_answer_is_valid() {
 /// below: a statistics line names the solver that wrote it.
 #[test]
 fn unlisted_solvers_answer_to_their_names() {
-    for name in ["beam-ends", "beam-ends-aligned", "beam-ends-chain-only"] {
+    for name in [
+        "beam-ends",
+        "beam-ends-aligned",
+        "beam-ends-chain-only",
+        "beam-ends-detours",
+    ] {
         assert!(!SOLVER_NAMES.contains(&name));
         assert_eq!(solver_by_name(name).unwrap().name(), name);
     }
