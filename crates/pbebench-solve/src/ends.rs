@@ -171,57 +171,45 @@ fn add_stats(total: &mut SolveStats, one: &SolveStats) {
 
 /// Suffixes to peel and the goals they leave: the `tries` single undos that bring the goals
 /// closest to the inputs, the first of them chained greedily up to `chain` undos and the
-/// last up to `depth`.
+/// last up to `depth`; with `detours`, the greedy chain and its detours instead.
 fn peels(problem: &Problem, how: &EndsSolver) -> Vec<(Vec<Rule>, Vec<String>)> {
-    let inputs = problem.inputs();
     let outputs = problem.outputs().to_vec();
     if how.detours > 0 {
         let mut out = Vec::new();
         for detour in std::iter::once(None).chain((0..how.detours.min(how.chain)).map(Some)) {
-            if let Some(peel) = chained(problem, &outputs, how, detour) {
-                if !out.contains(&peel) {
-                    out.push(peel);
-                }
+            let peel = chained(problem, Vec::new(), outputs.clone(), how, how.chain, detour);
+            if let Some(peel) = peel.filter(|p| !out.contains(p)) {
+                out.push(peel);
             }
         }
         return out;
     }
-    let firsts = undos(problem, inputs, &outputs, how.tries, how.aligned);
-    let mut out = Vec::new();
-    for (k, (rule, goals)) in firsts.into_iter().enumerate() {
-        let mut suffix = vec![rule];
-        let mut goals = goals;
-        let depth = match k {
-            0 => how.chain,
-            k if k + 1 == how.tries => how.depth,
-            _ => 1,
-        };
-        while suffix.len() < depth && suffix.len() + 1 < problem.max_rules() {
-            let Some((r, g)) = undos(problem, inputs, &goals, 1, how.aligned)
-                .into_iter()
-                .next()
-            else {
-                break;
+    let firsts = undos(problem, problem.inputs(), &outputs, how.tries, how.aligned);
+    (firsts.into_iter().enumerate())
+        .filter_map(|(k, (rule, goals))| {
+            let depth = match k {
+                0 => how.chain,
+                k if k + 1 == how.tries => how.depth,
+                _ => 1,
             };
-            suffix.insert(0, r);
-            goals = g;
-        }
-        out.push((suffix, goals));
-    }
-    out
+            chained(problem, vec![rule], goals, how, depth, None)
+        })
+        .collect()
 }
 
-/// A chain of up to `how.chain` undos from `outputs`, the best undo at each step but at
-/// step `detour`, where it takes the second best (`None` if there is none).
+/// `suffix` (which leaves `goals`) chained on to up to `depth` undos, each the best undo
+/// of the goals the one before left, but at step `detour` (counted from an empty
+/// suffix), where it is the second best (`None` if there is none, or if the chain is
+/// empty). The forward part keeps one rule at least.
 fn chained(
     problem: &Problem,
-    outputs: &[String],
+    mut suffix: Vec<Rule>,
+    mut goals: Vec<String>,
     how: &EndsSolver,
+    depth: usize,
     detour: Option<usize>,
 ) -> Option<(Vec<Rule>, Vec<String>)> {
-    let mut suffix = Vec::new();
-    let mut goals = outputs.to_vec();
-    while suffix.len() < how.chain && suffix.len() + 1 < problem.max_rules() {
+    while suffix.len() < depth && suffix.len() + 1 < problem.max_rules() {
         let pick = usize::from(detour == Some(suffix.len()));
         let next = undos(problem, problem.inputs(), &goals, pick + 1, how.aligned)
             .into_iter()
