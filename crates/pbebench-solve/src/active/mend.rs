@@ -1,7 +1,7 @@
 //! A surprised candidate mended in place, and every candidate simplified, without a solve.
 
-use super::bound;
 use super::queries::rivals;
+use super::{bound, fits_all};
 use pbebench::probe::Task;
 use pbebench::{Cascade, Rule};
 use std::time::{Duration, Instant};
@@ -61,12 +61,7 @@ pub(super) fn simplest(
     start: Instant,
     limit: Duration,
 ) -> Cascade {
-    let max_len = bound(outputs, "");
-    let fits = |rules: &[Rule]| {
-        let c = Cascade::new(rules.to_vec());
-        (inputs.iter().zip(outputs))
-            .all(|(i, o)| c.apply_bounded(i, max_len).as_deref() == Ok(o.as_str()))
-    };
+    let fits = |rules: &[Rule]| fits_all(&Cascade::new(rules.to_vec()), inputs, outputs);
     let mut rules = cascade.rules().to_vec();
     'again: loop {
         for k in (0..rules.len()).rev() {

@@ -245,6 +245,15 @@ impl<'a> Probing<'a> {
         }
     }
 
+    /// A new candidate, simplified ([`simplest`]): it fits every known example.
+    fn adopt(&mut self, cascade: Cascade) {
+        let limit = self.budget.time_limit;
+        let simple = simplest(cascade, &self.inputs, &self.outputs, self.start, limit);
+        self.answer = Some(simple);
+        self.stale = false;
+        self.need_solve = false;
+    }
+
     /// A candidate surprised by the last round, mended in place ([`mend()`]), if it can be.
     fn mend_candidate(&mut self) {
         let deadline = pbebench::deadline(self.start, self.budget.time_limit);
@@ -252,16 +261,7 @@ impl<'a> Probing<'a> {
         let mended =
             (self.answer.as_ref()).and_then(|c| mend(c, &self.task, io, self.new_from, deadline));
         if let Some(mended) = mended {
-            let limit = self.budget.time_limit;
-            self.answer = Some(simplest(
-                mended,
-                &self.inputs,
-                &self.outputs,
-                self.start,
-                limit,
-            ));
-            self.stale = false;
-            self.need_solve = false;
+            self.adopt(mended);
         }
     }
 
@@ -316,15 +316,7 @@ impl<'a> Probing<'a> {
                 if wrong {
                     return Resolved::Again;
                 }
-                let limit = self.budget.time_limit;
-                self.answer = Some(simplest(
-                    found,
-                    &self.inputs,
-                    &self.outputs,
-                    self.start,
-                    limit,
-                ));
-                self.stale = false;
+                self.adopt(found);
                 Resolved::Ready
             }
             // The harder problem was not solved: the previous candidate stays, and
@@ -571,6 +563,14 @@ fn bound(outputs: &[String], extra: &str) -> usize {
         .max()
         .unwrap_or(0);
     (16 * longest).max(256)
+}
+
+/// Whether `cascade` reproduces every example of `inputs` and `outputs`, its intermediate
+/// strings held to [`bound`].
+fn fits_all(cascade: &Cascade, inputs: &[String], outputs: &[String]) -> bool {
+    let limit = bound(outputs, "");
+    (inputs.iter().zip(outputs))
+        .all(|(i, o)| cascade.apply_bounded(i, limit).as_deref() == Ok(o.as_str()))
 }
 
 /// Adds the effort of one solve to the run's.

@@ -3,7 +3,7 @@
 //! their pieces and traces, the pair cover of the alphabet, windows of the visible
 //! inputs, and focused random inputs.
 
-use super::{bound, ActiveConfig};
+use super::{fits_all, ActiveConfig};
 use pbebench::equiv::{self, InputSpace, Limits};
 use pbebench::probe::Task;
 use pbebench::{Cascade, Rule};
@@ -20,13 +20,6 @@ pub(super) fn distinguishing(
     config: &ActiveConfig,
     count: usize,
 ) -> Vec<String> {
-    let max_len = bound(outputs, "");
-    let fits = |rival: &Cascade| {
-        inputs
-            .iter()
-            .zip(outputs)
-            .all(|(i, o)| rival.apply_bounded(i, max_len).as_deref() == Ok(o.as_str()))
-    };
     let mut reference = equiv::Reference::new(candidate, space, &Limits::default());
     let mut found: Vec<String> = Vec::new();
     let mut compared = 0;
@@ -34,7 +27,7 @@ pub(super) fn distinguishing(
         if found.len() >= count || compared >= config.max_comparisons {
             break;
         }
-        if !fits(&rival) {
+        if !fits_all(&rival, inputs, outputs) {
             continue;
         }
         compared += 1;
