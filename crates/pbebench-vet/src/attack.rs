@@ -20,10 +20,12 @@ use std::time::Duration;
 
 /// The panel used when none is named: the gold's neighbours first (cheap and
 /// deterministic), then three configurations of the built-in solver (three rankings,
-/// three example orders) and the three shortcut baselines. Auditing `lite` (1008
-/// instances) with it takes under a minute on two cores.
-pub const DEFAULT_PANEL: &str =
-    "neighbours,beam@300,beam-hunks@300:s1,beam-distance@300:s2,shortcuts";
+/// three example orders), the search from both ends on golds of 12 rules or more (where
+/// it finds the patchwork fits the others miss: `benches/vet/README.md`), and the three
+/// shortcut baselines. Auditing `lite` (1008 instances, 2 to 5 rules) with it takes under
+/// a minute on two cores.
+pub const DEFAULT_PANEL: &str = "neighbours,beam@300,beam-hunks@300:s1,beam-distance@300:s2,\
+                                 beam-ends-chain@300:s3:from12,shortcuts";
 
 /// Wall-clock backstop of one panel member on one instance (one solve, or all the window
 /// solves of `splices`): far above what its node budget takes, so that it only stops a
@@ -48,6 +50,10 @@ pub enum Attacker {
         nodes: u64,
         /// The example-order seed.
         seed: u64,
+        /// The shortest gold it runs on (`:fromLEN`; 0: every instance): a costly search
+        /// that only finds what the cheaper members miss on long cascades is spent there
+        /// only. An instance without a gold is always attacked.
+        min_len: usize,
     },
     /// A shortcut baseline.
     Baseline(Baseline),
@@ -80,8 +86,21 @@ pub const SPLICE_NODES: u64 = 100;
 impl fmt::Display for Attacker {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Attacker::Solver { name, nodes, seed } if *seed == 0 => write!(f, "{name}@{nodes}"),
-            Attacker::Solver { name, nodes, seed } => write!(f, "{name}@{nodes}:s{seed}"),
+            Attacker::Solver {
+                name,
+                nodes,
+                seed,
+                min_len,
+            } => {
+                write!(f, "{name}@{nodes}")?;
+                if *seed > 0 {
+                    write!(f, ":s{seed}")?;
+                }
+                if *min_len > 0 {
+                    write!(f, ":from{min_len}")?;
+                }
+                Ok(())
+            }
             Attacker::Baseline(b) => f.write_str(b.name()),
             Attacker::Neighbours => f.write_str("neighbours"),
             Attacker::Splices { nodes } if *nodes == SPLICE_NODES => f.write_str("splices"),
@@ -114,7 +133,19 @@ impl Attacker {
         match self {
             Attacker::Neighbours | Attacker::Splices { .. } => None,
             Attacker::Baseline(b) => Some(b.cascade(instance)),
-            Attacker::Solver { name, nodes, seed } => {
+            Attacker::Solver {
+                name,
+                nodes,
+                seed,
+                min_len,
+            } => {
+                if instance
+                    .cascade
+                    .as_ref()
+                    .is_some_and(|g| g.len() < *min_len)
+                {
+                    return None;
+                }
                 let solver = solver_by_name(name)?;
                 let order = example_order(instance.inputs.len(), run_seed, *seed);
                 let problem = Problem::new(
@@ -312,11 +343,11 @@ pub struct Panel {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PanelError {
     /// A member that is neither a solver configuration nor a baseline.
-    #[error("unknown panel member '{0}': expected SOLVER@NODES[:sSEED] (solvers: {solvers}), neighbours, splices[@NODES], identity, single-rule, memoriser or shortcuts", solvers = SOLVER_NAMES.join(", "))]
+    #[error("unknown panel member '{0}': expected SOLVER@NODES[:sSEED][:fromLEN] (solvers: {solvers}), neighbours, splices[@NODES], identity, single-rule, memoriser or shortcuts", solvers = SOLVER_NAMES.join(", "))]
     Unknown(String),
-    /// A member whose node budget or seed is no number, or a budget of 0 or over
-    /// [`MAX_NODES`].
-    #[error("panel member '{0}': the node budget must be an integer from 1 to {MAX_NODES} and the seed an integer, as in beam@300:s1")]
+    /// A member whose node budget, seed or shortest gold is no number, or a budget of 0
+    /// or over [`MAX_NODES`].
+    #[error("panel member '{0}': the node budget must be an integer from 1 to {MAX_NODES}, the seed and the shortest gold integers, as in beam@300:s1 or beam-ends-chain@300:s3:from12")]
     BadNumber(String),
     /// No member at all.
     #[error("the panel is empty: name at least one member, e.g. {DEFAULT_PANEL}")]
@@ -326,7 +357,7 @@ pub enum PanelError {
 impl FromStr for Panel {
     type Err = PanelError;
 
-    /// Reads a comma-separated list: `SOLVER@NODES[:sSEED]`, `identity`, `single-rule`,
+    /// Reads a comma-separated list: `SOLVER@NODES[:sSEED][:fromLEN]`, `identity`, `single-rule`,
     /// `memoriser`, `shortcuts` (the three baselines), or `neighbours` (the gold's).
     fn from_str(text: &str) -> Result<Self, PanelError> {
         let mut members = Vec::new();
@@ -361,11 +392,15 @@ impl FromStr for Panel {
             if solver_by_name(name).is_none() {
                 return Err(PanelError::Unknown(item.to_owned()));
             }
+            let bad = || PanelError::BadNumber(item.to_owned());
+            let (rest, min_len) = match rest.split_once(":from") {
+                Some((r, l)) => (r, l.parse().map_err(|_| bad())?),
+                None => (rest, 0),
+            };
             let (nodes, seed) = match rest.split_once(":s") {
                 Some((n, s)) => (n, Some(s)),
                 None => (rest, None),
             };
-            let bad = || PanelError::BadNumber(item.to_owned());
             let nodes: u64 = (nodes.parse().ok())
                 .filter(|n| (1..=MAX_NODES).contains(n))
                 .ok_or_else(bad)?;
@@ -374,6 +409,7 @@ impl FromStr for Panel {
                 name: name.to_owned(),
                 nodes,
                 seed,
+                min_len,
             });
         }
         let mut unique = Vec::new();
@@ -581,6 +617,46 @@ mod tests {
                 "{e}"
             );
         }
+    }
+
+    #[test]
+    fn a_solver_member_can_be_kept_to_long_golds() {
+        let p: Panel = "beam@40:from3,beam@40:s2:from12,beam@40:s1"
+            .parse()
+            .unwrap();
+        assert_eq!(p.to_string(), "beam@40:from3,beam@40:s2:from12,beam@40:s1");
+        assert!(matches!(
+            p.members()[1],
+            Attacker::Solver {
+                seed: 2,
+                min_len: 12,
+                ..
+            }
+        ));
+        for bad in [
+            "beam@40:fromx",
+            "beam@40:from",
+            "beam@x:from3",
+            "beam@40:s1:from-1",
+        ] {
+            assert_eq!(bad.parse::<Panel>(), Err(PanelError::BadNumber(bad.into())));
+        }
+        // Line 27's gold has 2 rules: a member from 3 rules on gives no answer, the same
+        // member from 2 on gives the ungated one's, and without a gold it always runs.
+        let inst = line_27();
+        let at = |min_len| Attacker::Solver {
+            name: "beam".into(),
+            nodes: 40,
+            seed: 0,
+            min_len,
+        };
+        let ungated = at(0).answers(&inst, 0);
+        assert_eq!(ungated.len(), 1);
+        assert!(at(3).answers(&inst, 0).is_empty());
+        assert_eq!(at(2).answers(&inst, 0), ungated);
+        let mut no_gold = inst.clone();
+        no_gold.cascade = None;
+        assert_eq!(at(3).answers(&no_gold, 0), ungated);
     }
 
     #[test]

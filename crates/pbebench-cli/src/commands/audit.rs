@@ -79,8 +79,9 @@ pub struct Args {
     max_collapsed: f64,
     /// Attackers of the identifiability check, comma-separated: neighbours (the gold's
     /// cascades one edit away), splices[@NODES] (the gold with up to 3 consecutive rules
-    /// re-solved), SOLVER@NODES[:sSEED], identity, single-rule, memoriser,
-    /// shortcuts (the three); "none" skips the check.
+    /// re-solved), SOLVER@NODES[:sSEED][:fromLEN] (:fromLEN: on golds of LEN rules or
+    /// more only), identity, single-rule, memoriser, shortcuts (the three); "none" skips
+    /// the check.
     #[arg(long, value_name = "LIST", default_value = pbebench_vet::DEFAULT_PANEL)]
     panel: String,
     /// Seed of the identifiability solvers' example orders.

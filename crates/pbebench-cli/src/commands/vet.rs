@@ -34,8 +34,9 @@ Panel members: neighbours (the gold's cascades one edit away: a rule dropped, tw
 side cut, a letter of context added), splices[@NODES] (the gold with a window of up to 3 \
 consecutive rules replaced by what the built-in solver finds, at NODES search nodes (100), for \
 the visible examples' forms before and after the window, with the rule cap's slack), \
-SOLVER@NODES[:sSEED] (the built-in solver with a node budget; \
-a seed shows it the examples in another order), identity, single-rule, memoriser, shortcuts (the \
+SOLVER@NODES[:sSEED][:fromLEN] (the built-in solver with a node budget; \
+a seed shows it the examples in another order, :fromLEN runs it on golds of LEN rules or more \
+only), identity, single-rule, memoriser, shortcuts (the \
 three).\n\n\
 The run is deterministic for a seed whatever --threads (solver members run under node budgets, \
 their repair step counted in evaluations, not time). It is resumable: each instance's result is appended to OUT.partial, and the same command resumes from \

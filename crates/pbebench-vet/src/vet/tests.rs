@@ -254,6 +254,22 @@ fn the_default_panel_is_deterministic_too() {
     assert_eq!(std::fs::read(&one).unwrap(), std::fs::read(&two).unwrap());
 }
 
+/// The search from both ends, as the default panel has it (its halves and peels share the
+/// node budget, not the clock), kept to golds of 4 rules or more: the same file on 1 and 2
+/// threads.
+#[test]
+fn a_gated_search_from_both_ends_is_deterministic() {
+    let (p, data) = lite(16, 3);
+    let dir = tempfile::tempdir().unwrap();
+    let mut o = options("neighbours,beam-ends-chain@120:s3:from4", 8);
+    o.params = Some(p);
+    let one = dir.path().join("one.jsonl");
+    let two = dir.path().join("two.jsonl");
+    run(&data, &o, &one, 1).unwrap();
+    run(&data, &o, &two, 2).unwrap();
+    assert_eq!(std::fs::read(&one).unwrap(), std::fs::read(&two).unwrap());
+}
+
 /// Stops the run (by a panic, as a kill would, leaving the journal) after `after` slots.
 struct StopAfter(usize);
 
@@ -337,7 +353,11 @@ fn a_journal_of_an_older_version_resumes() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("v.jsonl");
     std::fs::write(dir.path().join("v.jsonl.partial"), &journal).unwrap();
-    let o = options(crate::DEFAULT_PANEL, 12);
+    // The panel it was written with (the default panel until issue 40 added a member).
+    let o = options(
+        "neighbours,beam@300,beam-hunks@300:s1,beam-distance@300:s2,shortcuts",
+        12,
+    );
     let summary = run(&instances, &o, &out, 1).unwrap();
     assert_eq!(summary.resumed, 2);
     let kept: Vec<serde_json::Value> = (journal.lines().skip(1))
