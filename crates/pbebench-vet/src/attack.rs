@@ -357,8 +357,9 @@ pub enum PanelError {
 impl FromStr for Panel {
     type Err = PanelError;
 
-    /// Reads a comma-separated list: `SOLVER@NODES[:sSEED][:fromLEN]`, `identity`, `single-rule`,
-    /// `memoriser`, `shortcuts` (the three baselines), or `neighbours` (the gold's).
+    /// Reads a comma-separated list: `SOLVER@NODES[:sSEED][:fromLEN]`, `identity`,
+    /// `single-rule`, `memoriser`, `shortcuts` (the three baselines), or `neighbours` (the
+    /// gold's).
     fn from_str(text: &str) -> Result<Self, PanelError> {
         let mut members = Vec::new();
         for item in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
