@@ -238,20 +238,27 @@ fn the_output_does_not_depend_on_the_thread_count() {
     assert!(a.added > 0, "the test exercises repair: {a:?}");
 }
 
-/// The default panel, whose solvers are bounded by node budgets (their repair step counted
-/// in evaluations, not time), gives the same file on 1 and 2 threads, whatever the load.
-#[test]
-fn the_default_panel_is_deterministic_too() {
+/// Vets 16 `lite` instances of seed 3 with `panel` (at most 8 examples) on 1 and on 2
+/// threads, asserts the two files are the same bytes, and returns the 1-thread summary.
+fn same_file_on_one_and_two_threads(panel: &str) -> VetSummary {
     let (p, data) = lite(16, 3);
     let dir = tempfile::tempdir().unwrap();
-    let mut o = options(crate::DEFAULT_PANEL, 8);
+    let mut o = options(panel, 8);
     o.params = Some(p);
     let one = dir.path().join("one.jsonl");
     let two = dir.path().join("two.jsonl");
     let a = run(&data, &o, &one, 1).unwrap();
     run(&data, &o, &two, 2).unwrap();
-    assert!(a.added > 0, "the test exercises repair: {a:?}");
     assert_eq!(std::fs::read(&one).unwrap(), std::fs::read(&two).unwrap());
+    a
+}
+
+/// The default panel, whose solvers are bounded by node budgets (their repair step counted
+/// in evaluations, not time), gives the same file on 1 and 2 threads, whatever the load.
+#[test]
+fn the_default_panel_is_deterministic_too() {
+    let a = same_file_on_one_and_two_threads(crate::DEFAULT_PANEL);
+    assert!(a.added > 0, "the test exercises repair: {a:?}");
 }
 
 /// The search from both ends, as the default panel has it (its halves and peels share the
@@ -259,15 +266,7 @@ fn the_default_panel_is_deterministic_too() {
 /// threads.
 #[test]
 fn a_gated_search_from_both_ends_is_deterministic() {
-    let (p, data) = lite(16, 3);
-    let dir = tempfile::tempdir().unwrap();
-    let mut o = options("neighbours,beam-ends-chain@120:s3:from4", 8);
-    o.params = Some(p);
-    let one = dir.path().join("one.jsonl");
-    let two = dir.path().join("two.jsonl");
-    run(&data, &o, &one, 1).unwrap();
-    run(&data, &o, &two, 2).unwrap();
-    assert_eq!(std::fs::read(&one).unwrap(), std::fs::read(&two).unwrap());
+    same_file_on_one_and_two_threads("neighbours,beam-ends-chain@120:s3:from4");
 }
 
 /// Stops the run (by a panic, as a kill would, leaving the journal) after `after` slots.
