@@ -36,6 +36,7 @@ mod ends;
 mod holdout;
 mod laws;
 mod lev;
+mod order;
 mod prior;
 mod problem;
 mod propose;

@@ -2,6 +2,8 @@
 
 use super::queries::rivals;
 use super::{bound, fits_all};
+use crate::encode::{Encoded, SymRule};
+use crate::Problem;
 use pbebench::probe::Task;
 use pbebench::{Cascade, Rule};
 use std::time::{Duration, Instant};
@@ -24,11 +26,7 @@ pub(super) fn mend(
         c.apply_bounded(&inputs[k], limit).as_deref() == Ok(outputs[k].as_str())
     };
     let order: Vec<usize> = (new_from..inputs.len()).chain(0..new_from).collect();
-    let short = |s: &str| s.chars().count() <= task.max_rule_len;
-    let learnt: Vec<Rule> = (new_from..inputs.len())
-        .filter(|&k| !right(candidate, k) && short(&inputs[k]) && short(&outputs[k]))
-        .filter_map(|k| Rule::new(inputs[k].as_str(), outputs[k].as_str()).ok())
-        .collect();
+    let learnt = learnt(candidate, task, (inputs, outputs), new_from);
     let rules = candidate.rules();
     let room = rules.len() < task.max_rules;
     let inserted = learnt.iter().filter(|_| room).flat_map(|rule| {
@@ -47,6 +45,75 @@ pub(super) fn mend(
         }
     }
     None
+}
+
+/// The rules the examples from `new_from` on show and `candidate` lacks: the input of one
+/// it gets wrong to its output, when both are short enough to be a rule (the pattern of a
+/// hidden rule probed alone).
+fn learnt(
+    candidate: &Cascade,
+    task: &Task,
+    (inputs, outputs): (&[String], &[String]),
+    new_from: usize,
+) -> Vec<Rule> {
+    let limit = bound(outputs, "");
+    let short = |s: &str| s.chars().count() <= task.max_rule_len;
+    (new_from..inputs.len())
+        .filter(|&k| short(&inputs[k]) && short(&outputs[k]))
+        .filter(|&k| candidate.apply_bounded(&inputs[k], limit).as_deref() != Ok(&outputs[k]))
+        .filter_map(|k| Rule::new(inputs[k].as_str(), outputs[k].as_str()).ok())
+        .collect()
+}
+
+/// Rule applications (each to every known example) the order search of [`reorder`] may
+/// spend.
+const REORDER_NODES: u64 = 50_000;
+
+/// A cascade that fits every known example, found by the exact order search
+/// ([`crate::order`]) over a pool of rules: `candidate`'s, in its order (the first
+/// sequence tried), the rules the last round showed ([`learnt`]), then those of earlier
+/// candidates (`seen`). A candidate that holds most of the hidden rules, some in the
+/// wrong order and patched by others, is what a re-solve fails to repair.
+pub(super) fn reorder(
+    candidate: &Cascade,
+    seen: &[Rule],
+    task: &Task,
+    io: (&[String], &[String]),
+    new_from: usize,
+    deadline: Instant,
+) -> Option<Cascade> {
+    let problem = Problem::new(
+        io.0.to_vec(),
+        io.1.to_vec(),
+        task.max_rules,
+        task.max_rule_len,
+        &task.alphabet,
+    )
+    .ok()?;
+    let enc = Encoded::new(&problem);
+    let mut pool: Vec<SymRule> = Vec::new();
+    let rules = (candidate.rules().iter().cloned())
+        .chain(learnt(candidate, task, io, new_from))
+        .chain(seen.iter().cloned());
+    for rule in rules {
+        let one = enc.encode_rules(&Cascade::new(vec![rule]));
+        if let Some(sym) = one.and_then(|mut v| v.pop()) {
+            if !pool.contains(&sym) && pool.len() < 64 {
+                pool.push(sym);
+            }
+        }
+    }
+    let found = crate::order::order(
+        &pool,
+        &enc.inputs,
+        &enc.targets,
+        task.max_rules,
+        REORDER_NODES,
+        deadline,
+    )
+    .0?;
+    let found = enc.cascade(&found);
+    fits_all(&found, io.0, io.1).then_some(found)
 }
 
 /// `cascade` with rules dropped while it still fits every example: first rules whose

@@ -8,9 +8,11 @@
 //! The loop is counterexample-guided, one round at a time ([`Probing`]):
 //!
 //! 1. **Re-solve** ([`Probing::resolve`]): a candidate that the last round surprised is
-//!    first mended in place ([`mend()`]: a rule a short probe showed, or one local change);
-//!    else the examples known so far are solved again, from the candidate
-//!    ([`Solver::solve_from`]). Each candidate is simplified ([`mend::simplest`]).
+//!    first mended in place ([`mend()`]: a rule a short probe showed, or one local change),
+//!    else re-ordered ([`reorder`]: an exact search for an order of its rules, the rules
+//!    just shown and those of earlier candidates, that fits); else the examples known so
+//!    far are solved again, from the candidate ([`Solver::solve_from`]). Each candidate is
+//!    simplified ([`mend::simplest`]).
 //! 2. **Next queries** ([`Probing::next_queries`]), the first kind that has any: inputs on
 //!    which rivals of the candidate that fit every known example differ from it
 //!    ([`queries::distinguishing`]); its patterns and replacements alone; the pair cover
@@ -34,11 +36,11 @@ mod queries;
 mod tests;
 
 use crate::{Budget, Problem, SolveOutcome, SolveStats, Solver, Status};
-use mend::{mend, simplest};
+use mend::{mend, reorder, simplest};
 use pack::{pack, separator, split, PACKED_PROBES};
 use pbebench::equiv::{self, InputSpace};
 use pbebench::probe::{Oracle, Probe, Task};
-use pbebench::Cascade;
+use pbebench::{Cascade, Rule};
 use queries::{
     distinguishing, focused_inputs, isolating, pair_cover, seed_of, windows_of, PairCover, SplitMix,
 };
@@ -77,6 +79,10 @@ pub struct ActiveConfig {
     pub mend: bool,
     /// Re-solve from the candidate ([`Solver::solve_from`]) rather than from scratch.
     pub warm_start: bool,
+    /// When mending fails, search exactly for an order of the candidate's rules, the
+    /// rules just learnt and those of earlier candidates that fits (`reorder`), before a
+    /// re-solve.
+    pub reorder: bool,
 }
 
 impl Default for ActiveConfig {
@@ -98,6 +104,7 @@ impl Default for ActiveConfig {
             pack: true,
             mend: true,
             warm_start: true,
+            reorder: true,
         }
     }
 }
@@ -157,6 +164,8 @@ struct Probing<'a> {
     rng: SplitMix,
     stats: SolveStats,
     answer: Option<Cascade>,
+    /// The rules of every candidate so far, in order of first appearance.
+    seen: Vec<Rule>,
     last_status: Status,
     solves: u32,
     need_solve: bool,
@@ -212,6 +221,7 @@ impl<'a> Probing<'a> {
             rng: SplitMix(seed_of(&task.id)),
             stats: SolveStats::default(),
             answer: None,
+            seen: Vec::new(),
             last_status: Status::Exhausted,
             solves: 0,
             need_solve: true,
@@ -249,6 +259,11 @@ impl<'a> Probing<'a> {
     fn adopt(&mut self, cascade: Cascade) {
         let limit = self.budget.time_limit;
         let simple = simplest(cascade, &self.inputs, &self.outputs, self.start, limit);
+        for rule in simple.rules() {
+            if !self.seen.contains(rule) {
+                self.seen.push(rule.clone());
+            }
+        }
         self.answer = Some(simple);
         self.stale = false;
         self.need_solve = false;
@@ -258,8 +273,24 @@ impl<'a> Probing<'a> {
     fn mend_candidate(&mut self) {
         let deadline = pbebench::deadline(self.start, self.budget.time_limit);
         let io = (self.inputs.as_slice(), self.outputs.as_slice());
-        let mended =
-            (self.answer.as_ref()).and_then(|c| mend(c, &self.task, io, self.new_from, deadline));
+        let Some(candidate) = self.answer.as_ref() else {
+            return;
+        };
+        let mut mended = mend(candidate, &self.task, io, self.new_from, deadline);
+        if mended.is_none() && self.config.reorder {
+            // A quarter of the time left at most: the re-solve that follows a failure
+            // needs the rest.
+            let left = deadline.saturating_duration_since(Instant::now());
+            let deadline = Instant::now() + left / 4;
+            mended = reorder(
+                candidate,
+                &self.seen,
+                &self.task,
+                io,
+                self.new_from,
+                deadline,
+            );
+        }
         if let Some(mended) = mended {
             self.adopt(mended);
         }

@@ -276,6 +276,36 @@ fn a_surprised_candidate_is_mended_by_the_rule_it_learnt() {
     assert_eq!(mend(&candidate, &task, (&inputs, &outputs), 1, later), None);
 }
 
+/// Gold `c → d`, `b → c`, `a → b` (each letter one step on), answered by the same rules
+/// in the opposite order, which take `a`, `b` and `c` all to `d`: no single change of
+/// the answer fits once `a`, `b` and `c` are probed, but an order of its rules does.
+#[test]
+fn a_candidate_with_the_right_rules_in_the_wrong_order_is_reordered() {
+    let inst = instance("t", &[("a", "b")], &["a"], "abcd");
+    let task = Oracle::new(&inst, 50).unwrap().task().clone();
+    let strings = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let inputs = strings(&["dd", "a", "b", "c", "cab"]);
+    let outputs = strings(&["dd", "b", "c", "d", "dbc"]);
+    let candidate = cascade(&[("a", "b"), ("b", "c"), ("c", "d")]);
+    let later = Instant::now() + Duration::from_secs(10);
+    assert_eq!(mend(&candidate, &task, (&inputs, &outputs), 1, later), None);
+    let found = reorder(&candidate, &[], &task, (&inputs, &outputs), 1, later).unwrap();
+    assert_eq!(found, cascade(&[("c", "d"), ("b", "c"), ("a", "b")]));
+    // Without `c → d` in the pool (a candidate that never had it, and `c` not probed
+    // alone), no order fits.
+    let inputs = strings(&["dd", "a", "b", "cab"]);
+    let outputs = strings(&["dd", "b", "c", "dbc"]);
+    let fewer = cascade(&[("a", "b"), ("b", "c")]);
+    assert_eq!(
+        reorder(&fewer, &[], &task, (&inputs, &outputs), 1, later),
+        None
+    );
+    // Rules of an earlier candidate join the pool.
+    let seen = [Rule::new("c", "d").unwrap()];
+    let found = reorder(&fewer, &seen, &task, (&inputs, &outputs), 1, later).unwrap();
+    assert_eq!(found, cascade(&[("c", "d"), ("b", "c"), ("a", "b")]));
+}
+
 /// Queries are joined in order, each whole in one input of at most the length given,
 /// into as many inputs as allowed; the ones left out are not reported as asked.
 #[test]
