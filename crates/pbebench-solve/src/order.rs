@@ -55,7 +55,9 @@ impl Letters {
 /// every input to its target, if the walk finds one within `max_nodes` rule applications
 /// (each to every example) and before `deadline`. `pool`'s order is the order children
 /// are tried in: put the likeliest sequence first. Also returns the rule applications
-/// spent.
+/// spent. No intermediate string may grow past sixteen times the longest target (at
+/// least 256 letters), the bound the probing loop holds its candidates to: a pool of
+/// untrusted rules cannot exhaust memory.
 pub(crate) fn order(
     pool: &[SymRule],
     inputs: &[Sym],
@@ -67,10 +69,12 @@ pub(crate) fn order(
     if pool.len() > 64 || inputs.len() != targets.len() {
         return (None, 0);
     }
+    let longest = targets.iter().map(Vec::len).max().unwrap_or(0);
     let mut walk = Walk {
         pool,
         targets,
         cap,
+        max_len: (16 * longest).max(256),
         max_nodes,
         deadline,
         nodes: 0,
@@ -94,6 +98,8 @@ struct Walk<'a> {
     pool: &'a [SymRule],
     targets: &'a [Sym],
     cap: usize,
+    /// The longest intermediate string allowed.
+    max_len: usize,
     max_nodes: u64,
     deadline: Instant,
     nodes: u64,
@@ -133,7 +139,7 @@ impl Walk<'_> {
             for (s, out) in state.iter().zip(next.iter_mut()) {
                 changed |= apply_into(s, &rule.a, &rule.b, out);
             }
-            if !changed {
+            if !changed || next.iter().any(|s| s.len() > self.max_len) {
                 continue;
             }
             self.chosen.push(k);

@@ -182,6 +182,30 @@ fn stops_at_the_node_budget_and_the_deadline() {
     assert_eq!((found, nodes), (Some(pool[..1].to_vec()), 1));
 }
 
+#[test]
+fn intermediate_strings_stay_bounded() {
+    // Twelve doublings would take 100 letters to 409,600 (and `aaa → b` keeps the letter
+    // `b` of the target within reach, so nothing else ends a branch early); past 256
+    // letters (sixteen times the target, at least 256) a branch ends, so the walk gives
+    // up within a few hundred applications, where unbounded it walks tens of thousands.
+    let mut pool = vec![
+        SymRule {
+            a: sym("a"),
+            b: sym("aa")
+        };
+        12
+    ];
+    pool.push(SymRule {
+        a: sym("aaa"),
+        b: sym("b"),
+    });
+    let far = Instant::now() + Duration::from_secs(3600);
+    let input = [sym(&"a".repeat(100))];
+    let (found, nodes) = order(&pool, &input, &[sym("b")], 13, u64::MAX, far);
+    assert_eq!(found, None);
+    assert!(nodes < 1000, "{nodes} rule applications");
+}
+
 /// The authors' published length-10 file (64 cascades of 10 rules, 50 examples each):
 /// every gold, its rules shuffled, is put back in an order that fits, within a node
 /// budget.
