@@ -7,6 +7,14 @@
 //! (`benches/solve/probe.md`). This search is a depth-first walk over sequences that
 //! never misses a fit within its budget: every pruning below is sound.
 //!
+//! Its twin in the core, `pbebench::reorder::solve_order` (the reordering task's
+//! baseline), searches permutations of *every* rule given, with one pruning (a letter
+//! the output lacks must be in an unused pattern) and no deadline; this walk takes any
+//! subset of the pool and prunes more. One walk serving both would live in the core,
+//! with a switch for "every rule once"; the baseline's first order and node counts, and
+//! so its published figures, would change with it, so it is left for a change that
+//! re-measures them.
+//!
 //! - A rule that changes no example where it would go is not put there (the sequence
 //!   without it is walked too).
 //! - Two rules over disjoint letters, neither deleting, commute: after rule `j`, a rule
