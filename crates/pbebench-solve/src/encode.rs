@@ -105,19 +105,25 @@ impl Encoded {
     /// The symbol rules of `cascade`; `None` when it uses a letter the examples and the
     /// alphabet lack.
     pub fn encode_rules(&self, cascade: &Cascade) -> Option<Vec<SymRule>> {
+        cascade
+            .rules()
+            .iter()
+            .map(|r| self.encode_rule(r))
+            .collect()
+    }
+
+    /// The symbol rule of `rule`; `None` when it uses a letter the examples and the
+    /// alphabet lack.
+    pub fn encode_rule(&self, rule: &Rule) -> Option<SymRule> {
         let sym = |s: &str| -> Option<Sym> {
             s.chars()
                 .map(|c| self.letters.binary_search(&c).ok().map(|i| i as u8))
                 .collect()
         };
-        (cascade.rules().iter())
-            .map(|r| {
-                Some(SymRule {
-                    a: sym(r.pattern())?,
-                    b: sym(r.replacement())?,
-                })
-            })
-            .collect()
+        Some(SymRule {
+            a: sym(rule.pattern())?,
+            b: sym(rule.replacement())?,
+        })
     }
 
     /// True when a rule may use every symbol of `s`.

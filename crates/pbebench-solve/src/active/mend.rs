@@ -1,9 +1,8 @@
 //! A surprised candidate mended in place, and every candidate simplified, without a solve.
 
 use super::queries::rivals;
-use super::{bound, fits_all};
+use super::{bound, fits_all, problem_of};
 use crate::encode::{Encoded, SymRule};
-use crate::Problem;
 use pbebench::probe::Task;
 use pbebench::{Cascade, Rule};
 use std::time::{Duration, Instant};
@@ -82,25 +81,15 @@ pub(super) fn reorder(
     new_from: usize,
     deadline: Instant,
 ) -> Option<Cascade> {
-    let problem = Problem::new(
-        io.0.to_vec(),
-        io.1.to_vec(),
-        task.max_rules,
-        task.max_rule_len,
-        &task.alphabet,
-    )
-    .ok()?;
+    let problem = problem_of(task, io.0.to_vec(), io.1.to_vec())?;
     let enc = Encoded::new(&problem);
     let mut pool: Vec<SymRule> = Vec::new();
     let rules = (candidate.rules().iter().cloned())
         .chain(learnt(candidate, task, io, new_from))
         .chain(seen.iter().cloned());
-    for rule in rules {
-        let one = enc.encode_rules(&Cascade::new(vec![rule]));
-        if let Some(sym) = one.and_then(|mut v| v.pop()) {
-            if !pool.contains(&sym) && pool.len() < 64 {
-                pool.push(sym);
-            }
+    for sym in rules.filter_map(|rule| enc.encode_rule(&rule)) {
+        if !pool.contains(&sym) && pool.len() < 64 {
+            pool.push(sym);
         }
     }
     let found = crate::order::order(
