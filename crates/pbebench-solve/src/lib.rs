@@ -323,8 +323,10 @@ pub const DEFAULT_SOLVER: &str = "beam-ends-chain";
 /// Revision 7: [`solve_probing`] packs the pair cover into long probes where the oracle
 /// takes them, and covers pairs in up to 16 probes instead of 12. Revision 8:
 /// `beam-ends-chain` re-solves from probing's candidate ([`Solver::solve_from`]) in its
-/// forward half.
-pub const SOLVER_REVISION: u32 = 8;
+/// forward half. Revision 9: [`solve_probing`] searches an order of a surprised
+/// candidate's rules before a re-solve, and in packed rounds probes the strings around
+/// its rules before random stretches.
+pub const SOLVER_REVISION: u32 = 9;
 
 /// The registered solver called `name`, or `None`.
 pub fn solver_by_name(name: &str) -> Option<Box<dyn Solver>> {

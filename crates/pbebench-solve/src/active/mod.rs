@@ -17,7 +17,9 @@
 //!    which rivals of the candidate that fit every known example differ from it
 //!    ([`queries::distinguishing`]); its patterns and replacements alone; the pair cover
 //!    of the alphabet ([`queries::pair_cover`]); pieces, traces and undone forms of its
-//!    patterns; windows of the visible inputs; then focused random inputs until the
+//!    patterns; windows of the visible inputs; in packed rounds, the strings around its
+//!    rules ([`queries::neighbours`]: where one rule writes into another's pattern, and
+//!    each pattern with a letter added or changed); then focused random inputs until the
 //!    budget is spent. Short queries are packed several to a probe, joined by a letter no
 //!    rule of the candidate touches ([`pack`]).
 //! 3. **Record** ([`Probing::record`]): the answers (and the pieces of packed probes)
@@ -42,7 +44,8 @@ use pbebench::equiv::{self, InputSpace};
 use pbebench::probe::{Oracle, Probe, Task};
 use pbebench::{Cascade, Rule};
 use queries::{
-    distinguishing, focused_inputs, isolating, pair_cover, seed_of, windows_of, PairCover, SplitMix,
+    distinguishing, focused_inputs, isolating, neighbours, pair_cover, seed_of, windows_of,
+    PairCover, SplitMix,
 };
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
@@ -83,14 +86,18 @@ pub struct ActiveConfig {
     /// rules just learnt and those of earlier candidates that fits (`reorder`), before a
     /// re-solve.
     pub reorder: bool,
+    /// In packed rounds, once the other queries are spent, probe the strings around the
+    /// candidate's rules (`neighbours`) before focused random inputs, where the pair
+    /// cover was packed too (probes long enough to hold every pair of letters).
+    pub neighbours: bool,
 }
 
 impl Default for ActiveConfig {
     /// 8 distinguishing inputs (or isolating ones, or windows) a round, at most 300
     /// comparisons a round; the patterns and replacements alone; the pair cover (at most
-    /// 16 inputs, 4 a round, or 2 a round when packed); windows of 3 letters; then
-    /// focused inputs 4 at a time, as long as the oracle accepts, until the budget is
-    /// spent.
+    /// 16 inputs, 4 a round, or 2 a round when packed); windows of 3 letters; the strings
+    /// around the candidate's rules, when packed; then focused inputs 4 at a time, as
+    /// long as the oracle accepts, until the budget is spent.
     fn default() -> Self {
         ActiveConfig {
             batch: 8,
@@ -105,6 +112,7 @@ impl Default for ActiveConfig {
             mend: true,
             warm_start: true,
             reorder: true,
+            neighbours: true,
         }
     }
 }
@@ -395,14 +403,23 @@ impl<'a> Probing<'a> {
                     self.config.focused_len.unwrap_or(self.task.max_probe_len),
                 ),
             };
-            queries = focused_inputs(
-                candidate,
-                &self.task,
-                &self.known,
-                count,
-                len,
-                &mut self.rng,
-            );
+            // Only where the pair cover was packed (probes of 256 letters on the full
+            // preset): with shorter probes it leaves pairs of letters out, and random
+            // stretches are what meets a latent pair; the neighbours took their probes and
+            // lost one such instance of 60 at 32 letters (`benches/solve/probe.md`).
+            if sep.is_some() && self.config.neighbours && self.pairs.packed {
+                queries = neighbours(candidate, &self.task, &self.known);
+            }
+            if queries.is_empty() {
+                queries = focused_inputs(
+                    candidate,
+                    &self.task,
+                    &self.known,
+                    count,
+                    len,
+                    &mut self.rng,
+                );
+            }
             if queries.is_empty() {
                 return None;
             }

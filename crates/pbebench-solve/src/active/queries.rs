@@ -1,7 +1,7 @@
 //! The queries a probing round asks ([`super::solve_probing`]): inputs on which rivals of
 //! the candidate differ from it, the candidate's patterns and replacements alone and
 //! their pieces and traces, the pair cover of the alphabet, windows of the visible
-//! inputs, and focused random inputs.
+//! inputs, the strings around its rules, and focused random inputs.
 
 use super::{fits_all, ActiveConfig};
 use pbebench::equiv::{self, InputSpace, Limits};
@@ -403,6 +403,76 @@ pub(super) fn focused_inputs(
         }
     }
     out
+}
+
+/// Short strings around the candidate's rules where a hidden rule it lacks would act,
+/// for packed rounds once the other queries are spent, in this order:
+///
+/// 1. two patterns that overlap, joined (`bzk` and `kjx` give `bzkjx`: which rewrites
+///    first); where one rule writes what begins or ends another's pattern, the first
+///    rule's pattern with the rest of the other's beside it (`JJA → GI` and `sG → Fu`
+///    give `sJJA`): the two in the other order, which the candidate may have swapped;
+/// 2. each pattern with a letter before it and with one after it, from the letters the
+///    candidate's patterns hold (`wF → CG` gives `wFq`, where the hidden rules are
+///    `wF → rl`, `lq → kY`);
+/// 3. each pattern of two letters or more with its first letter, and with its last,
+///    changed to one of those letters (`ZaT → BAn` gives `KaT`, where a hidden
+///    intermediate `WaT` is also written by `K → W`).
+///
+/// A candidate that fits every example but folds, swaps or widens hidden rules differs
+/// from them on such strings, which random inputs of the same length rarely hold.
+pub(super) fn neighbours(candidate: &Cascade, task: &Task, known: &HashSet<String>) -> Vec<String> {
+    let rules: Vec<(Vec<char>, Vec<char>)> = (candidate.rules().iter())
+        .map(|r| {
+            (
+                r.pattern().chars().collect(),
+                r.replacement().chars().collect(),
+            )
+        })
+        .collect();
+    let mut letters: Vec<char> = rules.iter().flat_map(|(a, _)| a.iter().copied()).collect();
+    letters.sort_unstable();
+    letters.dedup();
+    let mut all: Vec<Vec<char>> = Vec::new();
+    for (a1, b1) in &rules {
+        for (a2, _) in &rules {
+            for s in 1..a2.len().min(a1.len()) {
+                if a1.ends_with(&a2[..s]) {
+                    all.push([a1.as_slice(), &a2[s..]].concat());
+                }
+            }
+            for s in 1..a2.len().min(b1.len() + 1) {
+                if b1.ends_with(&a2[..s]) {
+                    all.push([a1.as_slice(), &a2[s..]].concat());
+                }
+                if b1.starts_with(&a2[a2.len() - s..]) {
+                    all.push([&a2[..a2.len() - s], a1.as_slice()].concat());
+                }
+            }
+        }
+    }
+    for (a, _) in &rules {
+        for &x in &letters {
+            all.push([&[x], a.as_slice()].concat());
+            all.push([a.as_slice(), &[x]].concat());
+        }
+    }
+    for (a, _) in rules.iter().filter(|(a, _)| a.len() >= 2) {
+        for &x in &letters {
+            all.push([&[x], &a[1..]].concat());
+            all.push([&a[..a.len() - 1], &[x]].concat());
+        }
+    }
+    let mut seen: HashSet<String> = HashSet::new();
+    (all.into_iter())
+        .map(|q| q.into_iter().collect::<String>())
+        .filter(|q| {
+            q.chars().count() <= task.max_probe_len
+                && q.chars().all(|c| task.alphabet.contains(c))
+                && !known.contains(q)
+                && seen.insert(q.clone())
+        })
+        .collect()
 }
 
 /// The pairs of neighbouring letters of `s`, in order.

@@ -415,6 +415,53 @@ fn traced_and_undone_forms_hold_a_hidden_pattern() {
     assert_ne!(gold.apply("rvJ"), candidate.apply("rvJ"));
 }
 
+/// Three misses of the full preset (lengths 16 and 18) that spent their 50 probes on
+/// random inputs: the candidate fits every example and differs from the hidden cascade
+/// only on strings around its own rules, one of each kind `neighbours` asks.
+#[test]
+fn neighbours_hold_the_strings_a_swapped_folded_or_widened_rule_gets_wrong() {
+    let inst = instance("t", &[("a", "b")], &["ca"], "ACFGIJKLTVWYZabhjklnqrsuvwxz");
+    let task = Oracle::new(&inst, 50).unwrap().task().clone();
+    let none = HashSet::new();
+    // Gold `JJA → GI` before `sG → aCC`, `aCC → Fu`; the candidate has `sG → Fu` first:
+    // `JJA` writes the `G` that ends `sG`, so `s` then `JJA`.
+    let gold = cascade(&[("JJA", "GI"), ("sG", "aCC"), ("aCC", "Fu")]);
+    let candidate = cascade(&[("sG", "Fu"), ("JJA", "GI")]);
+    let probes = neighbours(&candidate, &task, &none);
+    assert_eq!(probes[0], "sJJA");
+    assert_ne!(gold.apply("sJJA"), candidate.apply("sJJA"));
+    // Gold `bzk → kjx`, `kjx → avh`, answered by `kjx → bzk`, `bzk → avh` (Lite): the
+    // two patterns overlap in `k`.
+    let gold = cascade(&[("bzk", "kjx"), ("kjx", "avh")]);
+    let candidate = cascade(&[("kjx", "bzk"), ("bzk", "avh")]);
+    let probes = neighbours(&candidate, &task, &none);
+    assert_eq!(probes[..2], ["kjxjx", "bzkjx"]);
+    assert_ne!(gold.apply("bzkjx"), candidate.apply("bzkjx"));
+    // Gold `wF → rl`, `lq → kY`, `rl → CG`, answered by `wF → CG`, `lq → kY`: `wF`
+    // with a letter after it.
+    let gold = cascade(&[("wF", "rl"), ("lq", "kY"), ("rl", "CG")]);
+    let candidate = cascade(&[("wF", "CG"), ("lq", "kY")]);
+    let probes = neighbours(&candidate, &task, &none);
+    assert!(probes.iter().any(|p| p == "wFq"), "{probes:?}");
+    assert_ne!(gold.apply("wFq"), candidate.apply("wFq"));
+    // Gold `K → W`, `Z → VlW`, `WaT → An`, `VlW → L`, answered by `ZaT → An`… with
+    // `K → W`, `Z → L`: `ZaT` with another first letter.
+    let gold = cascade(&[("K", "W"), ("Z", "VlW"), ("WaT", "An"), ("VlW", "L")]);
+    let candidate = cascade(&[("ZaT", "VlAn"), ("K", "W"), ("Z", "L")]);
+    let probes = neighbours(&candidate, &task, &none);
+    assert!(probes.iter().any(|p| p == "KaT"), "{probes:?}");
+    assert_ne!(gold.apply("KaT"), candidate.apply("KaT"));
+    // Each string once, none known, none longer than a probe or off the alphabet.
+    let known: HashSet<String> = probes[..3].iter().cloned().collect();
+    let again = neighbours(&candidate, &task, &known);
+    assert_eq!(again, probes[3..]);
+    assert!(again
+        .iter()
+        .all(|p| p.chars().all(|c| task.alphabet.contains(c))));
+    let unique: HashSet<&String> = again.iter().collect();
+    assert_eq!(unique.len(), again.len());
+}
+
 #[test]
 fn simplest_drops_rules_that_patch_each_other() {
     let c: Cascade = [("a", "b"), ("b", "a"), ("a", "c")]
