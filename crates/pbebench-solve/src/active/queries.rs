@@ -154,11 +154,6 @@ pub(super) fn isolating(
     parts: bool,
 ) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    let fits = |s: &str| {
-        !s.is_empty()
-            && s.chars().count() <= task.max_probe_len
-            && s.chars().all(|c| task.alphabet.contains(c))
-    };
     let rules = candidate.rules();
     let (forms, undone) = if parts {
         traces(rules, task.max_probe_len)
@@ -186,7 +181,7 @@ pub(super) fn isolating(
         if out.len() >= count {
             break;
         }
-        if fits(s) && !known.contains(s) && !out.iter().any(|o| o == s) {
+        if askable(task, s) && !known.contains(s) && !out.iter().any(|o| o == s) {
             out.push(s.to_string());
         }
     }
@@ -466,13 +461,16 @@ pub(super) fn neighbours(candidate: &Cascade, task: &Task, known: &HashSet<Strin
     let mut seen: HashSet<String> = HashSet::new();
     (all.into_iter())
         .map(|q| q.into_iter().collect::<String>())
-        .filter(|q| {
-            q.chars().count() <= task.max_probe_len
-                && q.chars().all(|c| task.alphabet.contains(c))
-                && !known.contains(q)
-                && seen.insert(q.clone())
-        })
+        .filter(|q| askable(task, q) && !known.contains(q) && seen.insert(q.clone()))
         .collect()
+}
+
+/// Whether the oracle of `task` takes `s` as a query: not empty, within the probe length,
+/// every letter in the alphabet.
+fn askable(task: &Task, s: &str) -> bool {
+    !s.is_empty()
+        && s.chars().count() <= task.max_probe_len
+        && s.chars().all(|c| task.alphabet.contains(c))
 }
 
 /// The pairs of neighbouring letters of `s`, in order.
