@@ -14,9 +14,16 @@ among all of them; also counted then: records where one of the 3 best undos is a
 the gold that can be moved to the end of the gold without changing an output (an undo on
 the gold's own path, if not its last rule).
 
-Usage: undo_rank.py DATASET [--aligned]
+With --chain, chains of undos instead (the two kinds in turn, as with --aligned), up to
+8 deep: how many steps the greedy chain (the best undo each time, as `beam-ends-chain`
+takes them) stays on the gold's own path, against an oracle chain that takes, each time,
+the first undo of the ranking that is on that path. The gap between the two is what a
+better ranking could win.
+
+Usage: undo_rank.py DATASET [--aligned | --chain]
 """
 import json
+import statistics
 import sys
 
 
@@ -126,8 +133,51 @@ def on_gold_path(d, undo):
     return all(apply(moved, i) == o for i, o in zip(d["inputs"], d["outputs"]))
 
 
+def peeled(gold, inputs, goals, undo):
+    """The gold and goals after `undo`, when it is a rule of the gold that can be moved to
+    its end without changing a goal (a step on the gold's path); else None."""
+    if undo not in gold:
+        return None
+    j = gold.index(undo)
+    rest = gold[:j] + gold[j + 1:]
+    back = [g.replace(undo[1], undo[0]) for g in goals]
+    if all(apply(rest, i) == b for i, b in zip(inputs, back)):
+        return rest, back
+    return None
+
+
+def chain_depth(d, oracle, deepest=8):
+    """Steps a chain of undos stays on the gold's path: the best undo each time, or with
+    `oracle` the first one on the path."""
+    gold = [tuple(r) for r in d["cascade"]]
+    inputs, goals = d["inputs"], d["outputs"]
+    max_len = d.get("max_rule_len", 3)
+    depth = 0
+    while depth < deepest:
+        undos = ranked(inputs, goals, d["alphabet"], max_len, True)
+        steps = (peeled(gold, inputs, goals, u) for u in (undos if oracle else undos[:1]))
+        step = next((s for s in steps if s), None)
+        if step is None:
+            break
+        gold, goals = step
+        depth += 1
+    return depth
+
+
+def chains(path):
+    records = [json.loads(line) for line in open(path)]
+    for name, oracle in (("greedy", False), ("oracle", True)):
+        depths = sorted(chain_depth(d, oracle) for d in records)
+        print(f"{path}: {name} chain on the gold's path for a median of "
+              f"{statistics.median(depths)} undos (mean {statistics.mean(depths):.2f}); "
+              f"4 or more in {sum(x >= 4 for x in depths)} of {len(depths)}")
+
+
 def main():
     path = sys.argv[1]
+    if "--chain" in sys.argv[2:]:
+        chains(path)
+        return
     aligned = "--aligned" in sys.argv[2:]
     n = undoable = exact = on_path = 0
     ranks = []
