@@ -165,7 +165,9 @@ def chain_depth(d, oracle, deepest=8):
 
 
 def chains(path):
-    records = [json.loads(line) for line in open(path)]
+    records = [json.loads(line) for line in open(path) if line.strip()]
+    if not records:
+        sys.exit(f"undo_rank.py: {path} holds no records")
     for name, oracle in (("greedy", False), ("oracle", True)):
         depths = sorted(chain_depth(d, oracle) for d in records)
         print(f"{path}: {name} chain on the gold's path for a median of "
