@@ -120,8 +120,9 @@ def main():
     for n, stat in enumerate(read_jsonl(args.stats, "statistics"), 1):
         if stat.get("id") not in gold:
             sys.exit(f"by_length.py: {args.stats}:{n}: instance {stat.get('id')!r} is not in {args.dataset}")
-        if "time_s" not in stat:
-            sys.exit(f"by_length.py: {args.stats}:{n}: no time_s (not a statistics line)")
+        time_s = stat.get("time_s")
+        if isinstance(time_s, bool) or not isinstance(time_s, (int, float)) or time_s < 0:
+            sys.exit(f"by_length.py: {args.stats}:{n}: time_s is {time_s!r}, not seconds (not a statistics line)")
         length, (chance, found) = gold[stat["id"]]
         by_len[length].append((stat, chance, found))
     if not by_len:
