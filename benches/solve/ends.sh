@@ -5,9 +5,9 @@
 # 1. the oracle peel: the published length-30 file (first $N_PUB records) solved as it is,
 #    with the gold's last 6 rules peeled off the outputs, and with its first 6 peeled off
 #    the inputs (peel.py; the rule cap drops by 6 either way);
-# 2. `beam-ends`, `beam-ends-aligned` and `beam-ends-chain` (crates/pbebench-solve/src/
-#    ends.rs) against `beam` on the same records, on generated lengths 20, 25 and 30 (fresh
-#    seeds), and on a sample of published Lite.
+# 2. `beam-ends`, `beam-ends-aligned`, `beam-ends-chain` and `beam-ends-tree`
+#    (crates/pbebench-solve/src/ends.rs) against `beam` on the same records, on generated
+#    lengths 20, 25 and 30 (fresh seeds), and on a sample of published Lite.
 #
 # Knobs: NODES (node cap per solve, default 1000), N_PUB (default 8), N_GEN per length
 # (default 6), LITE_STEP (every k-th published Lite record, default 42), THREADS (default 1).
@@ -58,12 +58,13 @@ python3 benches/solve/paired.py "as it is=$OUT/pub30.beam.stats" \
 
 # 2. beam-ends against beam, back to back.
 for set in pub30 gen-20 gen-25 gen-30 lite; do
-  for s in beam beam-ends beam-ends-aligned beam-ends-chain; do
+  for s in beam beam-ends beam-ends-aligned beam-ends-chain beam-ends-tree; do
     [ -e "$OUT/$set.$s.stats" ] ||
       "$RUN" "$OUT/$set.jsonl" "$OUT/$set.$s.out" "$OUT/$set.$s.stats" "$NODES" "$s" 0 32 "$THREADS" "$TIME_LIMIT"
   done
   python3 benches/solve/paired.py "beam=$OUT/$set.beam.stats" \
     "beam-ends=$OUT/$set.beam-ends.stats" \
     "beam-ends-aligned=$OUT/$set.beam-ends-aligned.stats" \
-    "beam-ends-chain=$OUT/$set.beam-ends-chain.stats" | tee "$OUT/ends-$set.md"
+    "beam-ends-chain=$OUT/$set.beam-ends-chain.stats" \
+    "beam-ends-tree=$OUT/$set.beam-ends-tree.stats" | tee "$OUT/ends-$set.md"
 done

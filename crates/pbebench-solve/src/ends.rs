@@ -10,8 +10,10 @@
 //! search alone folds the chain into `l → OyS` and spends rules patching what `W`'s other
 //! occurrences needed; undone, `OyS` becomes `W` again and the chain is one rule shorter.
 //!
-//! Five variants: `beam-ends-chain` (the default solver: the first try a chain of 4
-//! undos, the variant that pays at 30 s, benches/solve/ends.md), and four experiments
+//! Six variants: `beam-ends-tree` (the default solver: the first try a chain of 4 undos,
+//! then chains of 1 to 3 that branch among the best three undos at their last step),
+//! `beam-ends-chain` (the chain of 4, then single undos: the vetting panel's member, the
+//! default before), and four experiments
 //! kept by name, `beam-ends` (the hidden-letter undos alone), `beam-ends-aligned` (also the
 //! undos read off the alignments, one per try), `beam-ends-chain-only` (the chained try
 //! alone, with the whole peel half) and `beam-ends-detours` (chains off the greedy path
@@ -42,6 +44,10 @@ pub struct EndsSolver {
     /// `a` an aligned input window no goal holds, `b` the goal window), besides the
     /// hidden-letter undos.
     pub aligned: bool,
+    /// After the greedy chain, short chains in place of the single-undo tries: the greedy
+    /// chain's first undo followed by each of the `tries` best next undos, then its first
+    /// two followed by each of those, then the single undos (`beam-ends-tree`).
+    pub short_chains: bool,
     /// Chains tried after the greedy one, each taking the second-best undo at one step
     /// (the first step, then the second, …) and the best at the others, in place of the
     /// single-undo tries; 0: no such chains.
@@ -56,6 +62,7 @@ impl Default for EndsSolver {
             depth: 2,
             chain: 1,
             aligned: false,
+            short_chains: false,
             detours: 0,
         }
     }
@@ -64,6 +71,7 @@ impl Default for EndsSolver {
 impl Solver for EndsSolver {
     fn name(&self) -> &'static str {
         match (self.aligned, self.chain > 1) {
+            (true, true) if self.short_chains => "beam-ends-tree",
             (true, true) if self.detours > 0 => "beam-ends-detours",
             (true, true) if self.tries == 1 => "beam-ends-chain-only",
             (true, true) => "beam-ends-chain",
@@ -126,10 +134,11 @@ impl EndsSolver {
         let peels = peels(problem, self);
         let n = peels.len() as u64;
         for (k, (suffix, goals)) in peels.into_iter().enumerate() {
-            // With detours, the greedy chain keeps the third it has without them (its fits
-            // need most of it, benches/solve/ends.md) and the detours share the rest.
+            // With detours or short chains, the greedy chain keeps the third it has without
+            // them (its fits need most of it, benches/solve/ends.md) and the others share
+            // the rest.
             let parts = match (k, self.detours) {
-                (0, d) if d > 0 => 3.min(n),
+                (0, d) if d > 0 || self.short_chains => 3.min(n),
                 _ => n - k as u64,
             };
             let (share, until) = split(parts, deadline);
@@ -174,6 +183,9 @@ fn add_stats(total: &mut SolveStats, one: &SolveStats) {
 /// last up to `depth`; with `detours`, the greedy chain and its detours instead.
 fn peels(problem: &Problem, how: &EndsSolver) -> Vec<(Vec<Rule>, Vec<String>)> {
     let outputs = problem.outputs().to_vec();
+    if how.short_chains {
+        return with_short_chains(problem, how, outputs);
+    }
     if how.detours > 0 {
         let mut out = Vec::new();
         for detour in std::iter::once(None).chain((0..how.detours.min(how.chain)).map(Some)) {
@@ -195,6 +207,55 @@ fn peels(problem: &Problem, how: &EndsSolver) -> Vec<(Vec<Rule>, Vec<String>)> {
             chained(problem, vec![rule], goals, how, depth, None)
         })
         .collect()
+}
+
+/// The greedy chain of `how.chain` undos, then short chains: the greedy chain's first `d`
+/// undos followed by each of the `how.tries` best next undos, for `d` = 1, 2 and then 0
+/// (the single undos). A forward search often fits the problem a chain of 2 or 3 leaves
+/// where the chain of 4 left the gold's path at its last undo, or where the gold's path
+/// is the second or third undo at one step (benches/solve/ends.md, section 13).
+fn with_short_chains(
+    problem: &Problem,
+    how: &EndsSolver,
+    outputs: Vec<String>,
+) -> Vec<(Vec<Rule>, Vec<String>)> {
+    let mut out: Vec<(Vec<Rule>, Vec<String>)> = Vec::new();
+    out.extend(chained(
+        problem,
+        Vec::new(),
+        outputs.clone(),
+        how,
+        how.chain,
+        None,
+    ));
+    let mut levels = Vec::new();
+    let (mut suffix, mut goals) = (Vec::new(), outputs);
+    for _ in 0..3 {
+        if suffix.len() + 2 > problem.max_rules() {
+            break;
+        }
+        let next = undos(problem, problem.inputs(), &goals, how.tries, how.aligned);
+        levels.push((suffix.clone(), next.clone()));
+        let Some((rule, back)) = next.into_iter().next() else {
+            break;
+        };
+        suffix.insert(0, rule);
+        goals = back;
+    }
+    for d in [1, 2, 0] {
+        let Some((suffix, next)) = levels.get(d) else {
+            continue;
+        };
+        for (rule, back) in next {
+            let mut s = vec![rule.clone()];
+            s.extend(suffix.iter().cloned());
+            let peel = (s, back.clone());
+            if !out.contains(&peel) {
+                out.push(peel);
+            }
+        }
+    }
+    out
 }
 
 /// `suffix` (which leaves `goals`) chained on to up to `depth` undos, each the best undo
@@ -528,20 +589,39 @@ mod tests {
             .to_vec();
         let outputs = gold.apply_all(&inputs);
         let problem = Problem::new(inputs.clone(), outputs.clone(), 5, 3, "abclqxyzOSW").unwrap();
-        for detours in [0, 4] {
+        for (detours, short_chains) in [(0, false), (4, false), (0, true)] {
             let how = EndsSolver {
                 aligned: true,
                 chain: 4,
                 detours,
+                short_chains,
                 ..EndsSolver::default()
             };
             let peels = peels(&problem, &how);
             assert!(peels.len() > 1);
             assert!(peels[0].0.len() > 1, "the first try is chained");
-            if detours > 0 {
-                // The detours are chains too, each another than the ones before.
-                assert!(peels.iter().all(|(suffix, _)| suffix.len() > 1));
+            if detours > 0 || short_chains {
+                // Each try another than the ones before.
                 assert!((1..peels.len()).all(|k| !peels[..k].contains(&peels[k])));
+            }
+            if detours > 0 {
+                // The detours are chains too.
+                assert!(peels.iter().all(|(suffix, _)| suffix.len() > 1));
+            }
+            if short_chains {
+                // After the greedy chain: chains of 2, then 3 (while the forward part keeps
+                // a rule), then single undos, each sharing all but its first undo with
+                // the greedy chain.
+                let lens: Vec<usize> = peels[1..].iter().map(|(s, _)| s.len()).collect();
+                assert!(
+                    lens.windows(2).all(|w| w[0] <= w[1] || w[1] == 1),
+                    "{lens:?}"
+                );
+                assert!(lens.contains(&2) && lens.contains(&1), "{lens:?}");
+                let greedy = &peels[0].0;
+                for (suffix, _) in &peels[1..] {
+                    assert_eq!(suffix[1..], greedy[greedy.len() - suffix.len() + 1..]);
+                }
             }
             for (suffix, goals) in &peels {
                 assert!(suffix.len() < problem.max_rules());
