@@ -211,26 +211,20 @@ fn peels(problem: &Problem, how: &EndsSolver) -> Vec<(Vec<Rule>, Vec<String>)> {
 
 /// The greedy chain of `how.chain` undos, then short chains: the greedy chain's first `d`
 /// undos followed by each of the `how.tries` best next undos, for `d` = 1, 2 and then 0
-/// (the single undos). A forward search often fits the problem a chain of 2 or 3 leaves
-/// where the chain of 4 left the gold's path at its last undo, or where the gold's path
-/// is the second or third undo at one step (benches/solve/ends.md, section 13).
+/// (the single undos; `d` stays below `how.chain`). A forward search often fits the
+/// problem a chain of 2 or 3 leaves where the chain of 4 left the gold's path at its last
+/// undo, or where the gold's path is the second or third undo at one step
+/// (benches/solve/ends.md, section 13).
 fn with_short_chains(
     problem: &Problem,
     how: &EndsSolver,
     outputs: Vec<String>,
 ) -> Vec<(Vec<Rule>, Vec<String>)> {
-    let mut out: Vec<(Vec<Rule>, Vec<String>)> = Vec::new();
-    out.extend(chained(
-        problem,
-        Vec::new(),
-        outputs.clone(),
-        how,
-        how.chain,
-        None,
-    ));
+    // One walk down the greedy chain's first steps, keeping the best undos of each (the
+    // greedy one is the first of them: `undos` ranks before it takes `count`).
     let mut levels = Vec::new();
     let (mut suffix, mut goals) = (Vec::new(), outputs);
-    for _ in 0..3 {
+    for _ in 0..how.chain.min(3) {
         if suffix.len() + 2 > problem.max_rules() {
             break;
         }
@@ -242,6 +236,9 @@ fn with_short_chains(
         suffix.insert(0, rule);
         goals = back;
     }
+    // The greedy chain goes on from where the walk stopped.
+    let mut out: Vec<(Vec<Rule>, Vec<String>)> = Vec::new();
+    out.extend(chained(problem, suffix, goals, how, how.chain, None));
     for d in [1, 2, 0] {
         let Some((suffix, next)) = levels.get(d) else {
             continue;
