@@ -132,36 +132,44 @@ impl Encoded {
     }
 }
 
-/// Position of the first occurrence of `needle` (non-empty) in `hay`.
+/// The first occurrence of `needle` (never empty) in `hay`. It jumps from one occurrence
+/// of the needle's first symbol to the next and compares the rest in place: the solver
+/// asks this of every example for every candidate, mostly to hear "nowhere", and the
+/// slices are too short for a `memcmp` call to pay (benches/solve/ends.md, section 14).
 #[inline]
 pub(crate) fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
-    let first = needle[0];
-    let n = needle.len();
-    if hay.len() < n {
-        return None;
+    let (first, rest) = (needle[0], &needle[1..]);
+    let last = hay.len().checked_sub(needle.len())?;
+    let mut i = 0;
+    while i <= last {
+        let j = i + hay[i..=last].iter().position(|&c| c == first)?;
+        if hay[j + 1..j + needle.len()]
+            .iter()
+            .zip(rest)
+            .all(|(x, y)| x == y)
+        {
+            return Some(j);
+        }
+        i = j + 1;
     }
-    (0..=hay.len() - n).find(|&i| hay[i] == first && &hay[i..i + n] == needle)
+    None
 }
 
-/// `s.replace(a, b)` into `out` (cleared first); returns whether anything matched.
+/// `s.replace(a, b)` into `out` (cleared first); returns whether anything matched. The
+/// stretches between matches are copied whole: most calls match nothing, and the copy is
+/// then one `memcpy` (byte-by-byte pushes were a fifth of a search's time).
 #[inline]
 pub(crate) fn apply_into(s: &[u8], a: &[u8], b: &[u8], out: &mut Sym) -> bool {
     out.clear();
-    let n = a.len();
-    let mut i = 0;
-    let mut changed = false;
-    while i + n <= s.len() {
-        if s[i] == a[0] && &s[i..i + n] == a {
-            out.extend_from_slice(b);
-            i += n;
-            changed = true;
-        } else {
-            out.push(s[i]);
-            i += 1;
-        }
+    // `copied`: the end of what `out` holds of `s`, which is where the next match may start.
+    let mut copied = 0;
+    while let Some(p) = find(&s[copied..], a) {
+        out.extend_from_slice(&s[copied..copied + p]);
+        out.extend_from_slice(b);
+        copied += p + a.len();
     }
-    out.extend_from_slice(&s[i..]);
-    changed
+    out.extend_from_slice(&s[copied..]);
+    copied > 0
 }
 
 /// A small fast hasher (FxHash) for symbol strings and state vectors.
@@ -220,6 +228,28 @@ mod tests {
         assert_eq!(out, b"xyz");
         assert_eq!(find(b"xyzyz", b"yz"), Some(1));
         assert_eq!(find(b"xy", b"xyz"), None);
+    }
+
+    /// Against `str::replace` (CPython's `str.replace` semantics: left to right, without
+    /// overlaps), on strings over three letters, where matches crowd and overlap.
+    #[test]
+    fn byte_replace_matches_str_replace_on_random_strings() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+        let mut word = |lo: usize, hi: usize| -> Vec<u8> {
+            let len = rng.random_range(lo..=hi);
+            (0..len).map(|_| rng.random_range(0..3u8)).collect()
+        };
+        let text = |v: &[u8]| v.iter().map(|&c| char::from(b'a' + c)).collect::<String>();
+        let mut out = Vec::new();
+        for _ in 0..20_000 {
+            let (s, a, b) = (word(0, 12), word(1, 3), word(0, 3));
+            let want = text(&s).replace(&text(&a), &text(&b));
+            let changed = apply_into(&s, &a, &b, &mut out);
+            assert_eq!(text(&out), want, "{:?}.replace({:?}, {:?})", s, a, b);
+            assert_eq!(changed, text(&s).contains(&text(&a)));
+            assert_eq!(find(&s, &a), text(&s).find(&text(&a)));
+        }
     }
 
     #[test]
