@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Oracle peel (issue 40): a dataset with k of each gold cascade's rules taken off one end.
 
-    peel.py DATASET {last,first} K > PEELED.jsonl
+    peel.py DATASET {last,first} K [--from RESPONSES] > PEELED.jsonl
 
 `last`: the outputs become the forms before the gold's last K rules (the solver fits the
 first n-K); `first`: the inputs become the forms after its first K (the solver fits the
@@ -10,8 +10,19 @@ peeled rules stays within the original cap. Held-out examples and the rules' rec
 interactions are dropped. Reads and
 writes pbebench's own JSONL (`pbebench export --to pbebench` converts the authors').
 `str.replace` is the core's `replace` (left to right, non-overlapping).
+
+`--from RESPONSES` (with `first`): the first K rules of each record's answer in
+RESPONSES (a `solve_nodes` or `pbebench solve` responses file; its near miss when the
+solve found no fit) are taken off the inputs instead of the gold's, and K is a
+comma-separated list (`--from R.jsonl first 2,4,8`: one record per K, its id suffixed
+`-headK`). Only the records whose answer is unsolved are written when RESPONSES has a
+statistics file beside it (`R.stats` for `R.resp`). The `cascade` written is then the
+gold's rules after the first K, which need not reproduce the new examples: solve such
+a file with `SOLVE_NODES_GOLD=bounded`, and read `solved`, not `recovered`.
 """
 import json
+import os
+import re
 import sys
 
 
@@ -21,11 +32,92 @@ def run(rules, s):
     return s
 
 
+RULE = re.compile(r"replace\('([^']*)', '([^']*)'\)")  # the solvers' letters need no escapes
+
+
+def fail(message):
+    sys.exit(f"peel.py: {message}")
+
+
+def read_jsonl(path):
+    try:
+        lines = open(path, encoding="utf-8").read().splitlines()
+    except OSError as e:
+        fail(f"{path}: {e.strerror}")
+    out = []
+    for n, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            out.append(json.loads(line))
+        except ValueError:
+            fail(f"{path}:{n}: not a JSON line")
+    return out
+
+
+def answers(path):
+    """Each record's answer rules, and the ids to peel (the unsolved ones if known)."""
+    rules = {}
+    for n, d in enumerate(read_jsonl(path), 1):
+        if "id" not in d or "response" not in d:
+            fail(f"{path}:{n}: a responses line has 'id' and 'response'")
+        rules[str(d["id"])] = RULE.findall(d["response"] or "")
+    stats = re.sub(r"\.resp$", ".stats", path)
+    if stats != path and os.path.exists(stats):
+        keep = {str(s["id"]) for s in read_jsonl(stats) if not s.get("solved")}
+    else:
+        keep = set(rules)
+    return rules, keep
+
+
+def head_peels(path, ks, source):
+    rules, keep = answers(source)
+    for d in read_jsonl(path):
+        i = str(d["id"])
+        if i not in keep:
+            continue
+        if i not in rules:
+            fail(f"{source}: no answer for record '{i}' of {path}")
+        near = rules[i]
+        for k in ks:
+            kk = min(k, len(near), d["max_rules"] - 1)
+            r = dict(d)
+            r["id"] = f"{i}-head{k}"
+            r["inputs"] = [run(near[:kk], s) for s in d["inputs"]]
+            r["cascade"] = d["cascade"][kk:]
+            r["cascade_len"] = len(r["cascade"])
+            r["max_rules"] = d["max_rules"] - kk
+            r["heldout_inputs"] = []
+            r["heldout_outputs"] = []
+            r["interactions"] = []
+            print(json.dumps(r, separators=(",", ":")))
+
+
 def main():
-    path, side, k = sys.argv[1], sys.argv[2], int(sys.argv[3])
-    assert side in ("last", "first"), "side must be 'last' or 'first'"
-    for line in open(path):
-        d = json.loads(line)
+    args = sys.argv[1:]
+    source = None
+    if "--from" in args:
+        at = args.index("--from")
+        if at + 1 >= len(args):
+            fail("--from needs a responses file")
+        source = args[at + 1]
+        del args[at : at + 2]
+    if len(args) != 3 or args[1] not in ("last", "first"):
+        fail("usage: peel.py DATASET {last,first} K [--from RESPONSES]")
+    path, side = args[0], args[1]
+    try:
+        ks = [int(k) for k in args[2].split(",")]
+    except ValueError:
+        fail(f"K must be a whole number (or a list with --from), not '{args[2]}'")
+    if source is not None:
+        if side != "first":
+            fail("--from peels an answer's first rules: use 'first'")
+        head_peels(path, ks, source)
+        return
+    if len(ks) != 1:
+        fail("a list of K needs --from")
+    k = ks[0]
+    for d in read_jsonl(path):
         rules = d["cascade"]
         n = len(rules)
         kk = min(k, n - 1)
