@@ -164,8 +164,33 @@ def chain_depth(d, oracle, deepest=8):
     return depth
 
 
+def read_records(path):
+    """The records of a JSONL dataset; a missing file, a line that is no JSON object or
+    a record without the fields read here is a one-line error naming the file and line."""
+    try:
+        lines = open(path, encoding="utf-8").read().splitlines()
+    except (OSError, UnicodeDecodeError) as e:
+        sys.exit(f"undo_rank.py: {path}: {getattr(e, 'strerror', None) or e}")
+    records = []
+    for n, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            d = json.loads(line)
+        except ValueError:
+            sys.exit(f"undo_rank.py: {path}:{n}: not a JSON line")
+        missing = [k for k in ("inputs", "outputs", "cascade", "alphabet")
+                   if not isinstance(d, dict) or k not in d]
+        if missing:
+            sys.exit(f"undo_rank.py: {path}:{n}: a record needs {', '.join(missing)}")
+        if not d["cascade"]:
+            sys.exit(f"undo_rank.py: {path}:{n}: the gold cascade is empty")
+        records.append(d)
+    return records
+
+
 def chains(path):
-    records = [json.loads(line) for line in open(path) if line.strip()]
+    records = read_records(path)
     if not records:
         sys.exit(f"undo_rank.py: {path} holds no records")
     for name, oracle in (("greedy", False), ("oracle", True)):
@@ -176,6 +201,8 @@ def chains(path):
 
 
 def main():
+    if len(sys.argv) < 2 or sys.argv[1].startswith("-"):
+        sys.exit("usage: undo_rank.py DATASET [--aligned | --chain]")
     path = sys.argv[1]
     if "--chain" in sys.argv[2:]:
         chains(path)
@@ -183,8 +210,7 @@ def main():
     aligned = "--aligned" in sys.argv[2:]
     n = undoable = exact = on_path = 0
     ranks = []
-    for line in open(path):
-        d = json.loads(line)
+    for d in read_records(path):
         n += 1
         a, b = d["cascade"][-1]
         goals = d["outputs"]
