@@ -74,8 +74,12 @@ fn main() -> ExitCode {
         return ExitCode::from(2);
     };
     let gold = match std::env::var("SOLVE_NODES_GOLD").as_deref() {
-        Err(_) | Ok("reproduces") => pbebench::GoldCheck::Reproduces,
+        Err(std::env::VarError::NotPresent) | Ok("reproduces") => pbebench::GoldCheck::Reproduces,
         Ok("bounded") => pbebench::GoldCheck::Bounded,
+        Err(std::env::VarError::NotUnicode(_)) => {
+            eprintln!("solve_nodes: SOLVE_NODES_GOLD is 'reproduces' or 'bounded'");
+            return ExitCode::from(2);
+        }
         Ok(other) => {
             eprintln!("solve_nodes: SOLVE_NODES_GOLD is 'reproduces' or 'bounded', not '{other}'");
             return ExitCode::from(2);
