@@ -28,21 +28,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from ceiling import ceiling_of  # noqa: E402
-
-
-def read_jsonl(path, what):
-    try:
-        with open(path, encoding="utf-8") as f:
-            rows = []
-            for n, line in enumerate(f, 1):
-                if line.strip():
-                    try:
-                        rows.append(json.loads(line))
-                    except json.JSONDecodeError as e:
-                        sys.exit(f"by_length.py: {path}:{n}: not a JSON line ({e.msg})")
-            return rows
-    except (OSError, UnicodeDecodeError) as e:
-        sys.exit(f"by_length.py: cannot read the {what} {path}: {e}")
+from jsonl import read_jsonl  # noqa: E402
 
 
 def quantile(sorted_values, q):

@@ -25,6 +25,9 @@ import os
 import re
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from jsonl import read_jsonl  # noqa: E402
+
 
 def run(rules, s):
     for a, b in rules:
@@ -39,32 +42,16 @@ def fail(message):
     sys.exit(f"peel.py: {message}")
 
 
-def read_jsonl(path):
-    try:
-        lines = open(path, encoding="utf-8").read().splitlines()
-    except OSError as e:
-        fail(f"{path}: {e.strerror}")
-    out = []
-    for n, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            out.append(json.loads(line))
-        except ValueError:
-            fail(f"{path}:{n}: not a JSON line")
-    return out
-
-
 def answers(path):
     """Each record's answer rules, and the ids to peel (the unsolved ones if known)."""
     rules = {}
-    for n, d in enumerate(read_jsonl(path), 1):
+    for n, d in enumerate(read_jsonl(path, "responses"), 1):
         if "id" not in d or "response" not in d:
             fail(f"{path}:{n}: a responses line has 'id' and 'response'")
         rules[str(d["id"])] = RULE.findall(d["response"] or "")
     stats = re.sub(r"\.resp$", ".stats", path)
     if stats != path and os.path.exists(stats):
-        keep = {str(s["id"]) for s in read_jsonl(stats) if not s.get("solved")}
+        keep = {str(s["id"]) for s in read_jsonl(stats, "statistics") if not s.get("solved")}
     else:
         keep = set(rules)
     return rules, keep
@@ -72,7 +59,7 @@ def answers(path):
 
 def head_peels(path, ks, source):
     rules, keep = answers(source)
-    for d in read_jsonl(path):
+    for d in read_jsonl(path, "dataset"):
         i = str(d["id"])
         if i not in keep:
             continue
@@ -117,7 +104,7 @@ def main():
     if len(ks) != 1:
         fail("a list of K needs --from")
     k = ks[0]
-    for d in read_jsonl(path):
+    for d in read_jsonl(path, "dataset"):
         rules = d["cascade"]
         n = len(rules)
         kk = min(k, n - 1)

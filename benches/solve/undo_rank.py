@@ -22,9 +22,12 @@ better ranking could win.
 
 Usage: undo_rank.py DATASET [--aligned | --chain]
 """
-import json
+import os
 import statistics
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from jsonl import read_jsonl  # noqa: E402
 
 
 def lev(s, t):
@@ -165,27 +168,16 @@ def chain_depth(d, oracle, deepest=8):
 
 
 def read_records(path):
-    """The records of a JSONL dataset; a missing file, a line that is no JSON object or
-    a record without the fields read here is a one-line error naming the file and line."""
-    try:
-        lines = open(path, encoding="utf-8").read().splitlines()
-    except (OSError, UnicodeDecodeError) as e:
-        sys.exit(f"undo_rank.py: {path}: {getattr(e, 'strerror', None) or e}")
-    records = []
-    for n, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            d = json.loads(line)
-        except ValueError:
-            sys.exit(f"undo_rank.py: {path}:{n}: not a JSON line")
+    """The records of a JSONL dataset; a record without the fields read here is a
+    one-line error naming the file and line, as an unreadable file or line is."""
+    records = read_jsonl(path, "dataset")
+    for n, d in enumerate(records, 1):
         missing = [k for k in ("inputs", "outputs", "cascade", "alphabet")
                    if not isinstance(d, dict) or k not in d]
         if missing:
-            sys.exit(f"undo_rank.py: {path}:{n}: a record needs {', '.join(missing)}")
+            sys.exit(f"undo_rank.py: {path}: record {n}: a record needs {', '.join(missing)}")
         if not d["cascade"]:
-            sys.exit(f"undo_rank.py: {path}:{n}: the gold cascade is empty")
-        records.append(d)
+            sys.exit(f"undo_rank.py: {path}: record {n}: the gold cascade is empty")
     return records
 
 

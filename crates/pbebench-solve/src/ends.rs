@@ -137,8 +137,8 @@ impl EndsSolver {
             // With detours or short chains, the greedy chain keeps the third it has without
             // them (its fits need most of it, benches/solve/ends.md) and the others share
             // the rest.
-            let parts = match (k, self.detours) {
-                (0, d) if d > 0 || self.short_chains => 3.min(n),
+            let parts = match k {
+                0 if self.detours > 0 || self.short_chains => 3.min(n),
                 _ => n - k as u64,
             };
             let (share, until) = split(parts, deadline);
@@ -229,10 +229,10 @@ fn with_short_chains(
             break;
         }
         let next = undos(problem, problem.inputs(), &goals, how.tries, how.aligned);
-        levels.push((suffix.clone(), next.clone()));
-        let Some((rule, back)) = next.into_iter().next() else {
+        let Some((rule, back)) = next.first().cloned() else {
             break;
         };
+        levels.push((suffix.clone(), next));
         suffix.insert(0, rule);
         goals = back;
     }

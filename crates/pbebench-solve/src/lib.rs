@@ -263,10 +263,10 @@ fn verified(
 /// Names of the registered solvers; the first is the default. `beam-ends-tree` and
 /// `beam-ends-chain` are [`EndsSolver`]: `beam`, and when `beam` finds no fit, a search
 /// from the outputs' end (for long cascades), the first trying more chains of undos than
-/// the second (the vetting panel's member). `beam` is [`PriorSolver`] (the most probable fit); `beam-v1` is
-/// the beam search alone, as it was before (the first fit it finds), kept to be measured
-/// side by side; `beam-distance` and `beam-hunks` are `beam-v1` with one of its two
-/// rankings.
+/// the second (the vetting panel's member). `beam` is [`PriorSolver`] (the most probable
+/// fit); `beam-v1` is the beam search alone, as it was before (the first fit it finds),
+/// kept to be measured side by side; `beam-distance` and `beam-hunks` are `beam-v1` with
+/// one of its two rankings.
 pub const SOLVER_NAMES: &[&str] = &{
     let mut names = [""; SOLVERS.len()];
     let mut k = 0;
